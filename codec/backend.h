@@ -1,0 +1,82 @@
+/*
+ * backend.h -- the seam between the pipeline and where the pixel-parallel
+ * stages run. A backend does colour transform + level shift, the spatial
+ * transform and (de)quantization for a whole image; entropy coding and the
+ * container stay on the host. The CPU backend (codec/backend_cpu.c) is the
+ * reference; the CUDA backend (cuda/) must give the same bits.
+ */
+#ifndef WC_BACKEND_H
+#define WC_BACKEND_H
+
+#include "wc_common.h"
+
+enum { WC_COLOUR_NONE = 0, WC_COLOUR_RCT = 1, WC_COLOUR_ICT = 2 };
+#define WC_MAX_STEPS 64 /* DWT: 3*15+1 bands; DCT/LOT: 64 frequencies */
+
+/*
+ * What to do to an image. Components 0..2 go through `colour` when
+ * components >= 3; alpha (component 1 of GA, 3 of RGBA) and gray never do.
+ * Each component c has its own wavelet (53 or 97) and steps[c][band] in
+ * dwt_bands order (or zigzag-free raster order of the 8x8 block for
+ * DCT/LOT).
+ *
+ * Sample preparation: s = sample - 2^(bit_depth-1) (level shift).
+ * RCT (int): Y = (R + 2G + B) >> 2, U = B - G, V = R - G.
+ * ICT (float, in this order, no FMA):
+ *   Y  = (0.299f*R + 0.587f*G) + 0.114f*B
+ *   Cb = (-0.168736f*R + -0.331264f*G) + 0.5f*B
+ *   Cr = (0.5f*R + -0.418688f*G) + -0.081312f*B
+ * Inverse ICT: R = Y + 1.402f*Cr; G = (Y + -0.344136f*Cb) + -0.714136f*Cr;
+ *              B = Y + 1.772f*Cb.
+ * Float planes (9/7) are made from the integer components (float)s, then
+ * colour, then transform. An integer plane (5/3) with ICT is not allowed.
+ *
+ * Quantization of a coefficient c (int32 or float) with step D, threshold T:
+ *   a = fabsf((float)c); if (a < T) q = 0; else q = (int32)(a / D);
+ *   q carries c's sign. When D == 1 and T == 0 for an int plane, q = c.
+ * Dequantization: q == 0 -> 0; else v = ((float)|q| + recon) * D, with q's
+ * sign; int planes take (int32)floorf(v + 0.5f) of the magnitude.
+ * Output samples: int planes exact; float planes rounded as
+ * (int32)floorf(x + 0.5f), then + 2^(bit_depth-1), clamped to the range.
+ */
+typedef struct wc_stage_plan {
+    uint32_t width, height, components, bit_depth;
+    int colour;                      /* WC_COLOUR_* */
+    int transform;                   /* WC_TRANSFORM_* */
+    int wavelet[4];                  /* 53 or 97 per component */
+    int levels;                      /* DWT levels */
+    float steps[4][WC_MAX_STEPS];    /* per component, per band */
+    float threshold[4];              /* per component */
+    float recon;                     /* reconstruction offset in [0, 1) */
+    int quantize;                    /* forward: 0 = stop before quantizing */
+} wc_stage_plan;
+
+/* Coefficient planes, width x height each, row-major, Mallat layout.
+ * q[c] holds quantized coefficients; f[c] holds unquantized float
+ * coefficients of 9/7 planes when plan->quantize == 0 (and q[c] the 5/3
+ * integer coefficients). The caller owns and sizes the planes. */
+typedef struct wc_coeffs {
+    uint32_t width, height, components;
+    int32_t *q[4];
+    float *f[4];
+} wc_coeffs;
+
+/* A backend: plain C function pointers over an opaque self. */
+typedef struct wc_backend_ops {
+    const char *name;
+    /* Creates the backend's state (device buffers, streams); fails with
+     * WC_ERR_BACKEND and a message when no device can be used. */
+    wc_status (*create)(void **self, wc_err *err);
+    void (*destroy)(void *self);
+    wc_status (*forward)(void *self, const wc_stage_plan *plan, const wc_image *in,
+                         wc_coeffs *out, wc_err *err);
+    /* out->pixels is allocated by the caller for the plan's size/layout. */
+    wc_status (*inverse)(void *self, const wc_stage_plan *plan, const wc_coeffs *in,
+                         wc_image *out, wc_err *err);
+} wc_backend_ops;
+
+const wc_backend_ops *wc_backend_cpu(void);
+/* The CUDA backend, or NULL in a build without the CUDA toolkit. */
+const wc_backend_ops *wc_backend_cuda(void);
+
+#endif /* WC_BACKEND_H */

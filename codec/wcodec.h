@@ -1,0 +1,217 @@
+/*
+ * wcodec.h -- the public API of wcodec, a wavelet image codec.
+ *
+ * Everything a program needs is declared here; nothing else is installed.
+ * All functions return a wc_status (WC_OK == 0) unless they say otherwise.
+ * The library keeps no global mutable state: separate wc_ctx objects may be
+ * used from separate threads at the same time.
+ *
+ * Typical use (see samples/embed.c):
+ *
+ *     wc_params p;
+ *     wc_params_init(&p);             // lossless by default
+ *     wc_ctx *ctx = wc_ctx_create();
+ *     size_t cap = wc_encode_bound(&img, &p);
+ *     uint8_t *buf = malloc(cap);
+ *     size_t len;
+ *     if (wc_encode(ctx, &p, &img, buf, cap, &len) != WC_OK)
+ *         fprintf(stderr, "%s\n", wc_ctx_error(ctx));
+ *     wc_ctx_free(ctx);
+ */
+#ifndef WCODEC_H
+#define WCODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(WC_BUILDING_LIBRARY) && defined(__GNUC__)
+#define WC_API __attribute__((visibility("default")))
+#else
+#define WC_API
+#endif
+
+/* ---- version ------------------------------------------------------------ */
+
+#define WC_VERSION_MAJOR 0
+#define WC_VERSION_MINOR 1
+#define WC_VERSION_PATCH 0
+#define WC_VERSION_NUMBER \
+    (WC_VERSION_MAJOR * 10000 + WC_VERSION_MINOR * 100 + WC_VERSION_PATCH)
+
+/* Returns WC_VERSION_NUMBER of the library actually linked. */
+WC_API unsigned wc_version_number(void);
+/* Returns "MAJOR.MINOR.PATCH" of the linked library; static storage. */
+WC_API const char *wc_version_string(void);
+
+/* ---- status ------------------------------------------------------------- */
+
+typedef enum wc_status {
+    WC_OK = 0,
+    WC_ERR_ARG,         /* a parameter is out of range or NULL */
+    WC_ERR_NOMEM,       /* an allocation failed */
+    WC_ERR_IO,          /* a file could not be read or written */
+    WC_ERR_FORMAT,      /* not a wcodec file, or an unreadable image file */
+    WC_ERR_VERSION,     /* a format version this library does not read */
+    WC_ERR_CORRUPT,     /* a field or a coded payload is inconsistent */
+    WC_ERR_CHECKSUM,    /* a chunk's CRC-32 does not match */
+    WC_ERR_TRUNCATED,   /* the data ends before the file does */
+    WC_ERR_LIMIT,       /* the file asks for more than the set limits */
+    WC_ERR_UNSUPPORTED, /* valid, but a feature this build does not have */
+    WC_ERR_BACKEND,     /* the compute backend (GPU) failed or is missing */
+    WC_ERR_BUFFER       /* the output buffer is too small */
+} wc_status;
+
+/* Names a status in a short English phrase; never NULL, static storage. */
+WC_API const char *wc_strerror(wc_status s);
+
+/* ---- images --------------------------------------------------------------- */
+
+/*
+ * An image in memory: interleaved samples, row after row.
+ * components: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA.
+ * bit_depth 1..8: one uint8_t per sample; 9..16: one uint16_t per sample in
+ * host byte order. Sample values lie in [0, 2^bit_depth - 1].
+ * stride: bytes from one row to the next (0 means tightly packed).
+ */
+typedef struct wc_image {
+    uint32_t width;
+    uint32_t height;
+    uint32_t components;
+    uint32_t bit_depth;
+    size_t stride;
+    void *pixels;
+} wc_image;
+
+/* Bytes per row of a tightly packed image (0 on overflow). */
+WC_API size_t wc_image_row_bytes(const wc_image *img);
+/* Allocates img->pixels for the size and layout already set in img (tightly
+ * packed; stride is set). Free with wc_image_free. */
+WC_API wc_status wc_image_alloc(wc_image *img);
+/* Frees pixels allocated by the library and clears the pointer; NULL ok. */
+WC_API void wc_image_free(wc_image *img);
+
+/* ---- parameters ----------------------------------------------------------- */
+
+typedef enum wc_transform { WC_TRANSFORM_DWT = 0, WC_TRANSFORM_DCT = 1, WC_TRANSFORM_LOT = 2 } wc_transform;
+typedef enum wc_entropy { WC_ENTROPY_HUFFMAN = 0, WC_ENTROPY_DEFLATE = 1 } wc_entropy;
+typedef enum wc_backend_kind { WC_BACKEND_AUTO = 0, WC_BACKEND_CPU = 1, WC_BACKEND_CUDA = 2 } wc_backend_kind;
+
+#define WC_MAX_LEVELS 15
+#define WC_DEFAULT_MAX_PIXELS ((uint64_t)1 << 31)
+
+/*
+ * Encoder and decoder parameters. Fill with wc_params_init, then change what
+ * you need. Of quality, step and bpp the encoder uses the first that is set
+ * in the order bpp, step, quality; lossless ignores all three.
+ */
+typedef struct wc_params {
+    uint32_t abi;          /* set by wc_params_init; do not touch */
+    int lossless;          /* 1 (default): DWT 5/3, step 1, exact */
+    wc_transform transform;/* lossy only: DWT (default), DCT, LOT */
+    int wavelet;           /* 53 or 97; lossy default 97 */
+    int levels;            /* DWT levels 0..15, default 5 (capped by size) */
+    float quality;         /* 1..100; 0 = not set (lossy default 75) */
+    float step;            /* base quantizer step > 0; 0 = not set */
+    float bpp;             /* target bits per pixel > 0; 0 = not set */
+    float threshold;       /* zero coefficients with |c| < threshold */
+    wc_entropy entropy;    /* Huffman (default) or deflate */
+    int deflate_level;     /* 1..9, default 6 */
+    int block_size;        /* code-block side: 16, 32, 64 (default), 128 */
+    int threads;           /* 0 = all cores, else that many */
+    wc_backend_kind backend; /* AUTO (default), CPU or CUDA */
+    uint64_t max_pixels;   /* decode refuses images larger than this */
+    uint64_t max_memory;   /* decode refuses to need more bytes; 0 = none */
+    int verbose;           /* 1: the library reports choices to the ctx log */
+} wc_params;
+
+#define WC_ABI_VERSION 1u
+WC_API void wc_params_init_abi(wc_params *p, unsigned abi, size_t size);
+/* Sets every field of *p to its default (lossless, Huffman, 5 levels). */
+#define wc_params_init(p) wc_params_init_abi((p), WC_ABI_VERSION, sizeof(wc_params))
+
+/* ---- context ------------------------------------------------------------- */
+
+/* Holds scratch memory, worker threads' buffers, the GPU backend if used,
+ * and the message of the last error. One context per thread at a time. */
+typedef struct wc_ctx wc_ctx;
+
+/* Returns a new context, or NULL when out of memory. */
+WC_API wc_ctx *wc_ctx_create(void);
+/* Frees a context and everything it holds; NULL is accepted. */
+WC_API void wc_ctx_free(wc_ctx *ctx);
+/* The message of the last failed call on ctx, naming what and where (e.g.
+ * "chunk BDAT#1 at byte 812: CRC mismatch"); "" when none. Owned by ctx. */
+WC_API const char *wc_ctx_error(const wc_ctx *ctx);
+/* Name of the backend the last encode/decode ran on ("cpu" or "cuda"). */
+WC_API const char *wc_ctx_backend(const wc_ctx *ctx);
+
+/* ---- encode / decode between memory buffers ----------------------------- */
+
+/* An upper bound on the encoded size of img with params p; 0 on bad args. */
+WC_API size_t wc_encode_bound(const wc_image *img, const wc_params *p);
+
+/*
+ * Encodes img into dst[0..cap). On WC_OK *written holds the file's size.
+ * The output depends only on img and p: not on threads, backend or machine.
+ */
+WC_API wc_status wc_encode(wc_ctx *ctx, const wc_params *p, const wc_image *img,
+                           void *dst, size_t cap, size_t *written);
+
+/* Like wc_encode but allocates the output; free *out with free(). */
+WC_API wc_status wc_encode_alloc(wc_ctx *ctx, const wc_params *p, const wc_image *img,
+                                 void **out, size_t *out_size);
+
+/* What a file's header says, read without decoding. */
+typedef struct wc_info {
+    uint32_t width, height, components, bit_depth;
+    uint32_t format_major, format_minor;
+    int lossless;
+    wc_transform transform;
+    int wavelet;              /* 53 or 97 */
+    int levels;
+    int colour;               /* 0 none, 1 RCT, 2 ICT */
+    wc_entropy entropy;
+    int block_size;
+    float base_step;
+    uint32_t bands;           /* subbands per component */
+    uint64_t file_bytes;
+    uint64_t component_bytes[4];
+    uint64_t band_bytes[4][3 * WC_MAX_LEVELS + 1]; /* index 0 = LL */
+} wc_info;
+
+/* Reads the header and index of a file in memory into *info. */
+WC_API wc_status wc_inspect(wc_ctx *ctx, const void *src, size_t size, wc_info *info);
+
+/*
+ * Decodes src[0..size) into *out, allocating out->pixels (free with
+ * wc_image_free). p may be NULL for defaults; its max_pixels, max_memory,
+ * threads and backend apply. Any damage yields an error, never a crash.
+ */
+WC_API wc_status wc_decode(wc_ctx *ctx, const wc_params *p, const void *src, size_t size,
+                           wc_image *out);
+
+/* ---- files ------------------------------------------------------------------ */
+
+/* Reads a PNG (any bit depth, gray/GA/RGB/RGBA/palette, interlaced) or a
+ * PGM/PPM (P5/P6, maxval up to 65535) into *img (free with wc_image_free).
+ * max_pixels caps the size (0 = WC_DEFAULT_MAX_PIXELS). */
+WC_API wc_status wc_image_read(wc_ctx *ctx, const char *path, uint64_t max_pixels, wc_image *img);
+
+/* Writes img as PNG, or PGM/PPM when path ends in .pgm/.ppm/.pnm, through a
+ * temporary file renamed at the end: a failure leaves no file behind. */
+WC_API wc_status wc_image_write(wc_ctx *ctx, const char *path, const wc_image *img);
+
+/* Writes size bytes to path atomically (temporary file, then rename). */
+WC_API wc_status wc_file_write(wc_ctx *ctx, const char *path, const void *data, size_t size);
+/* Reads a whole file (at most max_bytes; 0 = 4 GiB); free *data with free(). */
+WC_API wc_status wc_file_read(wc_ctx *ctx, const char *path, size_t max_bytes, void **data,
+                              size_t *size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* WCODEC_H */

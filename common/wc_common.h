@@ -1,0 +1,75 @@
+/*
+ * wc_common.h -- the one internal header every layer shares: error
+ * reporting, the allocation wrapper, small integer helpers and the plane
+ * types the backend seam passes around. Public types come from wcodec.h.
+ */
+#ifndef WC_COMMON_H
+#define WC_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wcodec.h"
+
+/* ---- errors with a place ------------------------------------------------ */
+
+/* Where a failure is described: the first failure's message is kept. */
+typedef struct wc_err {
+    char msg[256];
+} wc_err;
+
+/* Formats msg into err (when err is non-NULL and still empty) and returns s. */
+wc_status wc_fail(wc_err *err, wc_status s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+#define WC_RETURN_IF(cond, err, status, ...)                                 \
+    do {                                                                     \
+        if (cond) return wc_fail((err), (status), __VA_ARGS__);              \
+    } while (0)
+
+#define WC_FORWARD_IF_ERROR(expr)                                            \
+    do {                                                                     \
+        wc_status wc_s_ = (expr);                                            \
+        if (wc_s_ != WC_OK) return wc_s_;                                    \
+    } while (0)
+
+/* ---- allocation ------------------------------------------------------------ */
+
+/* Every allocation goes through these so tests can inject failures. They
+ * return NULL on a zero or overflowing size too. */
+void *wc_malloc(size_t n);
+void *wc_calloc(size_t count, size_t size);
+void *wc_malloc_array(size_t count, size_t size); /* overflow-checked */
+void *wc_realloc(void *p, size_t n);
+void wc_free(void *p);
+
+/* Test hook: the n-th allocation from now on (this thread) fails; -1 never. */
+void wc_alloc_fail_after(long n);
+
+/* ---- small helpers ------------------------------------------------------- */
+
+static inline uint32_t wc_ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+static inline int32_t wc_floor_div2(int32_t a) { return a >> 1; } /* arithmetic shift */
+static inline uint32_t wc_rd32le(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline void wc_wr32le(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+}
+static inline uint16_t wc_rd16le(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static inline void wc_wr16le(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+
+/* Multiplies with overflow detection: returns 0 and sets *out on success. */
+static inline int wc_mul_overflow(size_t a, size_t b, size_t *out)
+{
+    if (a != 0 && b > SIZE_MAX / a) return 1;
+    *out = a * b;
+    return 0;
+}
+
+#endif /* WC_COMMON_H */

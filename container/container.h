@@ -1,0 +1,115 @@
+/*
+ * container.h -- the .wcx file format: chunk writer, bounds-checked chunk
+ * reader, and the header record. The spec is container/FORMAT.md; the
+ * constants below mirror it.
+ *
+ * A file is the 8-byte magic followed by chunks:
+ *   u32 length (LE) | 4-byte type | length bytes of data | u32 CRC-32 (LE)
+ * The CRC (zlib's crc32) covers the type and the data. Known types:
+ *   WHDR header (first), WTAB entropy tables, WIDX code-block index,
+ *   WDAT code-block data, WEND (last, empty). Unknown types are skipped.
+ */
+#ifndef WC_CONTAINER_H
+#define WC_CONTAINER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wc_common.h"
+
+#define WCX_MAGIC "\x89WCX\r\n\x1a\n"
+#define WCX_MAGIC_SIZE 8
+#define WCX_VERSION_MAJOR 1
+#define WCX_VERSION_MINOR 0
+#define WCX_CHUNK_OVERHEAD 12u
+#define WCX_MAX_CHUNK_SIZE 0x7FFFFFFFu
+#define WCX_MAX_CHUNKS 4096u
+#define WCX_MAX_STEPS 64
+
+#define WCX_FOURCC(a, b, c, d) \
+    ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
+#define WCX_WHDR WCX_FOURCC('W', 'H', 'D', 'R')
+#define WCX_WTAB WCX_FOURCC('W', 'T', 'A', 'B')
+#define WCX_WIDX WCX_FOURCC('W', 'I', 'D', 'X')
+#define WCX_WDAT WCX_FOURCC('W', 'D', 'A', 'T')
+#define WCX_WEND WCX_FOURCC('W', 'E', 'N', 'D')
+
+/* ---- writer ------------------------------------------------------------------ */
+
+/* Writes into a caller's buffer; overflow is sticky and reported at the end,
+ * so callers can write everything and check once. */
+typedef struct wcx_writer {
+    uint8_t *buf;
+    size_t cap;
+    size_t pos;
+    size_t chunk_start; /* offset of the open chunk's length field */
+    int open;
+    int overflow;
+} wcx_writer;
+
+/* Starts a file (writes the magic). */
+void wcx_writer_init(wcx_writer *w, uint8_t *buf, size_t cap);
+/* Opens a chunk of the given type; its data is written with wcx_write or
+ * directly at wcx_chunk_space and committed with wcx_chunk_commit. */
+void wcx_chunk_begin(wcx_writer *w, uint32_t type);
+void wcx_write(wcx_writer *w, const void *data, size_t n);
+/* Pointer to n writable bytes at the current position, or NULL if the
+ * buffer is too small (then the writer is marked as overflowed). */
+uint8_t *wcx_chunk_space(wcx_writer *w, size_t n);
+void wcx_chunk_commit(wcx_writer *w, size_t n);
+/* Closes the open chunk: fills in its length and CRC. */
+void wcx_chunk_end(wcx_writer *w);
+/* Writes a whole chunk at once. */
+void wcx_put_chunk(wcx_writer *w, uint32_t type, const void *data, size_t n);
+/* Bytes written so far; WC_ERR_BUFFER if the buffer overflowed. */
+wc_status wcx_writer_finish(wcx_writer *w, size_t *size);
+
+/* ---- reader ------------------------------------------------------------------ */
+
+typedef struct wcx_chunk {
+    uint32_t type;
+    uint32_t size;
+    const uint8_t *data;
+    size_t offset; /* of the chunk's length field in the file */
+    unsigned index; /* position in the file, 0-based */
+} wcx_chunk;
+
+/* Checks the magic, walks every chunk checking lengths against the buffer
+ * and each CRC, requires WHDR first and WEND last with nothing after it,
+ * and lists the chunks (at most max, else WC_ERR_LIMIT). Errors name the
+ * chunk, its index and byte offset. */
+wc_status wcx_read_chunks(const uint8_t *src, size_t size, wcx_chunk *chunks, size_t max,
+                          size_t *count, wc_err *err);
+
+/* Printable name of a chunk type ("WDAT", or hex for unprintable). */
+void wcx_type_name(uint32_t type, char out[9]);
+
+/* ---- header record (payload of WHDR) ---------------------------------------- */
+
+typedef struct wcx_header {
+    uint16_t version_major, version_minor;
+    uint32_t width, height;
+    uint8_t components;   /* 1..4 */
+    uint8_t bit_depth;    /* 1..16 */
+    uint8_t colour;       /* 0 none, 1 RCT, 2 ICT */
+    uint8_t transform;    /* 0 DWT, 1 DCT, 2 LOT */
+    uint8_t levels;       /* 0..15 (DWT) */
+    uint8_t entropy;      /* 0 Huffman, 1 deflate */
+    uint8_t block_log2;   /* code-block side 2^block_log2, 4..7 */
+    uint8_t flags;        /* bit 0: lossless */
+    uint8_t wavelet[4];   /* per component: 53 or 97 */
+    float base_step;      /* the step the user chose (informative) */
+    float recon;          /* dequantization offset, [0, 1) */
+    uint8_t nsteps;       /* steps per component */
+    float steps[4][WCX_MAX_STEPS];
+} wcx_header;
+
+/* Bytes of a serialised header. */
+size_t wcx_header_size(const wcx_header *h);
+/* Serialises h into out (at least wcx_header_size bytes). */
+void wcx_header_write(const wcx_header *h, uint8_t *out);
+/* Parses and validates a WHDR payload: version (refuses other majors),
+ * every field's range, steps finite and > 0, size consistent. */
+wc_status wcx_header_parse(const uint8_t *p, size_t size, wcx_header *h, wc_err *err);
+
+#endif /* WC_CONTAINER_H */
