@@ -1,0 +1,124 @@
+/*
+ * chunk_reader.c -- walks a .wcx file in memory and lists its chunks.
+ *
+ * The file is untrusted: every length is compared with the bytes that
+ * remain before anything it covers is read, so a damaged or hostile file
+ * yields a status and a message naming the chunk (index, type, byte
+ * offset), never a read outside [src, src + size). Chunk payloads are not
+ * interpreted here; the codec does that and skips types it does not know.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "container.h"
+
+void wcx_type_name(uint32_t type, char out[9])
+{
+    uint8_t b[4] = {(uint8_t)type, (uint8_t)(type >> 8), (uint8_t)(type >> 16),
+                    (uint8_t)(type >> 24)};
+    int printable = 1;
+    for (int i = 0; i < 4; i++)
+        if (b[i] < 0x20 || b[i] > 0x7E) printable = 0;
+    if (printable) {
+        memcpy(out, b, 4);
+        out[4] = '\0';
+    } else {
+        /* Bytes in file order, so the name matches a hex dump. */
+        snprintf(out, 9, "%02X%02X%02X%02X", b[0], b[1], b[2], b[3]);
+    }
+}
+
+/* The 8-byte signature: an empty or foreign file is "not ours"; a prefix
+ * of the signature is a file cut short. */
+static wc_status wcx_check_magic(const uint8_t *src, size_t size, wc_err *err)
+{
+    WC_RETURN_IF(size == 0, err, WC_ERR_FORMAT, "not a wcodec file (empty input)");
+    size_t n = size < WCX_MAGIC_SIZE ? size : WCX_MAGIC_SIZE;
+    WC_RETURN_IF(memcmp(src, WCX_MAGIC, n) != 0, err, WC_ERR_FORMAT,
+                 "not a wcodec file (bad signature)");
+    WC_RETURN_IF(size < WCX_MAGIC_SIZE, err, WC_ERR_TRUNCATED,
+                 "file is %zu bytes, shorter than the %d-byte signature", size, WCX_MAGIC_SIZE);
+    return WC_OK;
+}
+
+/* Reads the chunk at off into *c after checking that its length, data and
+ * CRC lie inside the file and that the CRC matches. */
+static wc_status wcx_read_one(const uint8_t *src, size_t size, size_t off, unsigned index,
+                              wcx_chunk *c, wc_err *err)
+{
+    size_t left = size - off;
+    char name[9] = "?";
+    if (left >= 8) wcx_type_name(wc_rd32le(src + off + 4), name);
+    WC_RETURN_IF(left < 8, err, WC_ERR_TRUNCATED,
+                 "chunk %u at byte %zu: %zu bytes left, the chunk header needs 8", index, off,
+                 left);
+    uint32_t len = wc_rd32le(src + off);
+    uint32_t type = wc_rd32le(src + off + 4);
+    WC_RETURN_IF(len > WCX_MAX_CHUNK_SIZE, err, WC_ERR_CORRUPT,
+                 "chunk %u (%s) at byte %zu: length %lu exceeds the %lu-byte maximum", index,
+                 name, off, (unsigned long)len, (unsigned long)WCX_MAX_CHUNK_SIZE);
+    /* left >= 8 and len <= 2^31 - 1, so neither side can wrap. */
+    WC_RETURN_IF((size_t)len + 4 > left - 8, err, WC_ERR_TRUNCATED,
+                 "chunk %u (%s) at byte %zu: length %lu needs %zu bytes, only %zu left", index,
+                 name, off, (unsigned long)len, (size_t)len + WCX_CHUNK_OVERHEAD, left);
+    const uint8_t *data = src + off + 8;
+    uint32_t stored = wc_rd32le(data + len);
+    uint32_t actual = (uint32_t)crc32(0L, src + off + 4, (uInt)len + 4u);
+    WC_RETURN_IF(stored != actual, err, WC_ERR_CHECKSUM,
+                 "chunk %u (%s) at byte %zu: CRC mismatch (stored %08lX, computed %08lX)", index,
+                 name, off, (unsigned long)stored, (unsigned long)actual);
+    c->type = type;
+    c->size = len;
+    c->data = data;
+    c->offset = off;
+    c->index = index;
+    return WC_OK;
+}
+
+/* The rules on where chunks may sit: WHDR first and only there, WEND empty.
+ * (WEND being last is checked by the walk: nothing may follow it.) */
+static wc_status wcx_check_order(const wcx_chunk *c, wc_err *err)
+{
+    char name[9];
+    wcx_type_name(c->type, name);
+    WC_RETURN_IF(c->index == 0 && c->type != WCX_WHDR, err, WC_ERR_CORRUPT,
+                 "chunk 0 (%s) at byte %zu: the first chunk must be WHDR", name, c->offset);
+    WC_RETURN_IF(c->index > 0 && c->type == WCX_WHDR, err, WC_ERR_CORRUPT,
+                 "chunk %u (WHDR) at byte %zu: a second WHDR", c->index, c->offset);
+    WC_RETURN_IF(c->type == WCX_WEND && c->size != 0, err, WC_ERR_CORRUPT,
+                 "chunk %u (WEND) at byte %zu: WEND must be empty, has %lu bytes", c->index,
+                 c->offset, (unsigned long)c->size);
+    return WC_OK;
+}
+
+wc_status wcx_read_chunks(const uint8_t *src, size_t size, wcx_chunk *chunks, size_t max,
+                          size_t *count, wc_err *err)
+{
+    WC_RETURN_IF(count == NULL || (src == NULL && size > 0) || (chunks == NULL && max > 0), err,
+                 WC_ERR_ARG, "wcx_read_chunks: NULL argument");
+    *count = 0;
+    WC_FORWARD_IF_ERROR(wcx_check_magic(src, size, err));
+    size_t limit = max < WCX_MAX_CHUNKS ? max : WCX_MAX_CHUNKS;
+    size_t off = WCX_MAGIC_SIZE;
+    unsigned index = 0;
+    int ended = 0;
+    while (off < size) {
+        WC_RETURN_IF(ended, err, WC_ERR_CORRUPT, "chunk %u at byte %zu: %zu bytes after WEND",
+                     index, off, size - off);
+        WC_RETURN_IF(index >= limit, err, WC_ERR_LIMIT,
+                     "chunk %u at byte %zu: more than %zu chunks", index, off, limit);
+        wcx_chunk *c = &chunks[index];
+        WC_FORWARD_IF_ERROR(wcx_read_one(src, size, off, index, c, err));
+        WC_FORWARD_IF_ERROR(wcx_check_order(c, err));
+        ended = c->type == WCX_WEND;
+        off += WCX_CHUNK_OVERHEAD + (size_t)c->size;
+        index++;
+    }
+    WC_RETURN_IF(!ended, err, WC_ERR_TRUNCATED,
+                 "file ends at byte %zu after %u chunks, without a WEND chunk", size, index);
+    /* Only a fully verified file hands out its list, so no caller can act
+     * on the chunks of a file that turned out to be damaged further on. */
+    *count = index;
+    return WC_OK;
+}
