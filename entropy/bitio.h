@@ -79,10 +79,12 @@ typedef struct bitr {
     size_t fake;        /* zero bits supplied past the end */
 } bitr;
 
+/* buf may be NULL when size is 0 (NULL + 0 is undefined in C, hence the
+ * test). */
 static inline void bitr_init(bitr *r, const uint8_t *buf, size_t size)
 {
     r->p = buf;
-    r->end = buf + size;
+    r->end = size ? buf + size : buf;
     r->acc = 0;
     r->n = 0;
     r->fake = 0;
@@ -119,6 +121,8 @@ static inline uint32_t bitr_peek(bitr *r, unsigned n)
     return (uint32_t)(r->acc & ((((uint64_t)1) << n) - 1));
 }
 
+/* Consumes n bits; n must not exceed what the last bitr_peek made
+ * available (a peek of at least n bits since the last skip or get). */
 static inline void bitr_skip(bitr *r, unsigned n)
 {
     r->acc >>= n;

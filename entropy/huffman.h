@@ -23,7 +23,12 @@
 
 /* Code lengths (<= max_len <= HUF_MAX_LEN) minimising sum freq*len; unused
  * symbols (freq 0) get 0. A single used symbol gets length 1 (coded with
- * zero bits, see above). All-zero counts give all-zero lengths. */
+ * zero bits, see above). All-zero counts give all-zero lengths. Two or more
+ * used symbols always get a complete code (Kraft sum 1). max_len is taken
+ * as HUF_MAX_LEN when larger and raised to ceil(log2(used)) when too small
+ * for the alphabet. The result depends on the counts alone: on equal
+ * counts the lower symbol gets the shorter (or equal) code. nsym <=
+ * HUF_MAX_SYMS; len has nsym entries. */
 void huf_build_lengths(const uint32_t *freq, unsigned nsym, unsigned max_len, uint8_t *len);
 
 /* Encoder table: per symbol the code (bit-reversed, ready for bitw_put) and
@@ -74,8 +79,13 @@ static inline unsigned huf_get(bitr *r, const huf_dec *dec)
 }
 
 /* Serialises the lengths of a table of nsym symbols compactly; the reader
- * gets nsym from its caller. huf_lengths_read validates like
- * huf_dec_build's rules for ranges (not completeness). */
+ * gets nsym from its caller. Format (huffman.c has the details): 7 bits of
+ * "last used symbol + 1", then per listed symbol 1 bit "same length as the
+ * previous", 3 bits "one more / one less", or 6 bits "any length". Not byte
+ * aligned; callers flush or continue as they like. huf_lengths_read
+ * validates ranges (nsym <= HUF_MAX_SYMS, lengths <= HUF_MAX_LEN, listed
+ * symbols <= nsym), not completeness, which huf_dec_build checks; it writes
+ * only len[0..nsym) and returns WC_ERR_TRUNCATED when the bits run out. */
 void huf_lengths_write(bitw *w, const uint8_t *len, unsigned nsym);
 wc_status huf_lengths_read(bitr *r, uint8_t *len, unsigned nsym, wc_err *err);
 

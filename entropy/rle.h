@@ -2,9 +2,12 @@
  * rle.h -- zero-run RLE of integer coefficients into a byte stream, the
  * front end of the deflate entropy mode.
  *
- * Tokens: a zero run of length n >= 1 is the varint (n << 1 | 1); a nonzero
- * value v is the varint (zigzag(v) - 1) << 1 ... (see rle.c for the exact
- * token grammar; it is also in container/FORMAT.md).
+ * Tokens are unsigned LEB128 varints (7 bits a byte, low group first, at
+ * most 5 bytes, no overlong spelling). A run of n >= 1 zeros is the token
+ * ((n - 1) << 1) | 1 (n <= 2^34); a nonzero value v is (zigzag(v) - 1) << 1
+ * with zigzag 0,-1,1,-2.. -> 0,1,2,3... A run follows a run only when the
+ * first is 2^34 long, so each sequence has one encoding. The grammar is
+ * part of the file format; rle.c has the details.
  */
 #ifndef WC_RLE_H
 #define WC_RLE_H

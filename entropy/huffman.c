@@ -1,0 +1,296 @@
+/*
+ * huffman.c -- length-limited canonical Huffman codes.
+ *
+ * Lengths come from package-merge (Larmore & Hirschberg, "coin collector"):
+ * it is optimal under the length limit and, for two or more symbols, gives
+ * a Kraft sum of exactly 1, so the decoder's completeness check never
+ * rejects what the encoder made. All orders are total orders on
+ * (count, symbol), so the lengths depend on the counts alone.
+ *
+ * The decoder validates a table completely before writing anything that
+ * depends on it (the CVE-2023-4863 lesson: a table built from unchecked
+ * counts writes out of bounds).
+ *
+ * Length-table format (huf_lengths_write/read), LSB-first bits:
+ *   7 bits  end = last used symbol + 1 (0..64; must be <= nsym, and
+ *           symbol end-1 must be used); symbols >= end have length 0
+ *   then for each symbol s < end, with prev = 0 before symbol 0:
+ *     0          len = prev
+ *     1 0 d      len = prev + 1 (d = 0) or prev - 1 (d = 1)
+ *     1 1 llll   len = llll (only when |llll - prev| > 1: one spelling
+ *                per table, so tables serialise canonically)
+ * Neighbouring symbols (magnitude classes) have similar lengths, so most
+ * symbols cost 1 to 3 bits.
+ */
+#include "huffman.h"
+
+#include <string.h>
+
+#define HUF_LIST_MAX (2 * HUF_MAX_SYMS)
+#define HUF_END_BITS 7
+
+/* Orders the used symbols by ascending count; on equal counts the higher
+ * symbol comes first, so it is the one that gets the longer code and low
+ * symbols (usually the frequent small magnitudes) stay short. Insertion
+ * sort: at most 64 entries, and stable by construction. */
+static unsigned huf_sort_used(const uint32_t *freq, unsigned nsym, uint8_t *order)
+{
+    unsigned n = 0;
+    for (unsigned s = 0; s < nsym; s++) {
+        if (freq[s] == 0) continue;
+        unsigned i = n++;
+        while (i > 0 && freq[order[i - 1]] >= freq[s]) {
+            order[i] = order[i - 1];
+            i--;
+        }
+        order[i] = (uint8_t)s;
+    }
+    return n;
+}
+
+/* Smallest L with 2^L >= n: below it no prefix code exists. */
+static unsigned huf_min_len(unsigned n)
+{
+    unsigned l = 0;
+    while ((1u << l) < n) l++;
+    return l;
+}
+
+/* Package-merge. Level d (0 = depth 1 .. levels-1 = deepest) holds a list
+ * of items sorted by weight: the leaves merged with the pairs ("packages")
+ * of level d+1's list, a leaf before a package of equal weight. Only the
+ * first 2n-2 items of any list can ever be chosen, so lists stop there.
+ * The solution takes the first 2n-2 items of level 0; each package chosen
+ * at level d stands for two items chosen at level d+1. A symbol's code
+ * length is the number of levels at which its leaf is chosen, and since
+ * leaves keep their order inside every list, the chosen leaves of a level
+ * are always a prefix of order[]. */
+static void huf_package_merge(const uint32_t *freq, const uint8_t *order, unsigned n,
+                              unsigned levels, uint8_t *len)
+{
+    uint8_t is_pkg[HUF_MAX_LEN][HUF_LIST_MAX];
+    uint64_t weight[2][HUF_LIST_MAX];
+    unsigned cnt[HUF_MAX_LEN];
+    unsigned keep = 2 * n - 2;
+
+    unsigned cur = 0;
+    for (unsigned i = 0; i < n; i++) {
+        weight[cur][i] = freq[order[i]];
+        is_pkg[levels - 1][i] = 0;
+    }
+    cnt[levels - 1] = n < keep ? n : keep;
+    for (unsigned d = levels - 1; d-- > 0;) {
+        const uint64_t *below = weight[cur];
+        uint64_t *w = weight[cur ^ 1];
+        unsigned npkg = cnt[d + 1] / 2, i = 0, j = 0, k = 0;
+        while (k < keep && (i < n || j < npkg)) {
+            uint64_t pw = j < npkg ? below[2 * j] + below[2 * j + 1] : 0;
+            int leaf = j == npkg || (i < n && freq[order[i]] <= pw);
+            w[k] = leaf ? freq[order[i]] : pw;
+            is_pkg[d][k++] = (uint8_t)!leaf;
+            if (leaf) i++; else j++;
+        }
+        cnt[d] = k;
+        cur ^= 1;
+    }
+
+    unsigned need = keep;
+    for (unsigned d = 0; d < levels && need > 0; d++) {
+        unsigned leaves = 0;
+        for (unsigned k = 0; k < need; k++) leaves += !is_pkg[d][k];
+        for (unsigned k = 0; k < leaves; k++) len[order[k]]++;
+        need = 2 * (need - leaves);
+    }
+}
+
+void huf_build_lengths(const uint32_t *freq, unsigned nsym, unsigned max_len, uint8_t *len)
+{
+    uint8_t order[HUF_MAX_SYMS];
+    memset(len, 0, nsym);
+    if (nsym > HUF_MAX_SYMS) nsym = HUF_MAX_SYMS;
+    unsigned n = huf_sort_used(freq, nsym, order);
+    if (n == 0) return;
+    if (n == 1) {
+        len[order[0]] = 1;
+        return;
+    }
+    unsigned levels = max_len > HUF_MAX_LEN ? HUF_MAX_LEN : max_len;
+    if (levels < huf_min_len(n)) levels = huf_min_len(n);
+    huf_package_merge(freq, order, n, levels, len);
+}
+
+static unsigned huf_reverse(unsigned code, unsigned n)
+{
+    unsigned r = 0;
+    for (unsigned i = 0; i < n; i++) {
+        r = (r << 1) | (code & 1);
+        code >>= 1;
+    }
+    return r;
+}
+
+void huf_enc_build(huf_enc *enc, const uint8_t *len, unsigned nsym)
+{
+    unsigned count[HUF_MAX_LEN + 1] = {0}, next[HUF_MAX_LEN + 1], used = 0;
+    memset(enc, 0, sizeof *enc);
+    if (nsym > HUF_MAX_SYMS) nsym = HUF_MAX_SYMS;
+    for (unsigned s = 0; s < nsym; s++) {
+        if (len[s] >= 1 && len[s] <= HUF_MAX_LEN) {
+            count[len[s]]++;
+            used++;
+        }
+    }
+    if (used < 2) return; /* one symbol: zero bits; none: nothing to code */
+    unsigned code = 0;
+    for (unsigned l = 1; l <= HUF_MAX_LEN; l++) {
+        code = (code + count[l - 1]) << 1;
+        next[l] = code;
+    }
+    for (unsigned s = 0; s < nsym; s++) {
+        unsigned l = len[s];
+        if (l < 1 || l > HUF_MAX_LEN) continue;
+        enc->code[s] = (uint16_t)huf_reverse(next[l]++, l);
+        enc->bits[s] = (uint8_t)l;
+    }
+}
+
+/* Checks everything huf_dec_build relies on; fills count[] and reports
+ * the number of used symbols and the last one. Writes nothing else. */
+static wc_status huf_validate(const uint8_t *len, unsigned nsym, unsigned *count,
+                              unsigned *used, unsigned *last, wc_err *err)
+{
+    WC_RETURN_IF(nsym == 0 || nsym > HUF_MAX_SYMS, err, WC_ERR_CORRUPT,
+                 "huffman: table of %u symbols (1..%d allowed)", nsym, HUF_MAX_SYMS);
+    *used = 0;
+    for (unsigned s = 0; s < nsym; s++) {
+        WC_RETURN_IF(len[s] > HUF_MAX_LEN, err, WC_ERR_CORRUPT,
+                     "huffman: symbol %u has length %u (max %d)", s, len[s], HUF_MAX_LEN);
+        count[len[s]]++;
+        if (len[s] != 0) {
+            (*used)++;
+            *last = s;
+        }
+    }
+    WC_RETURN_IF(*used == 0, err, WC_ERR_CORRUPT, "huffman: table of %u symbols has none used",
+                 nsym);
+    if (*used == 1) return WC_OK;
+    int left = 1; /* code space left, in units of the current length */
+    for (unsigned l = 1; l <= HUF_MAX_LEN; l++) {
+        left = 2 * left - (int)count[l];
+        WC_RETURN_IF(left < 0, err, WC_ERR_CORRUPT, "huffman: over-subscribed at length %u", l);
+    }
+    WC_RETURN_IF(left != 0, err, WC_ERR_CORRUPT,
+                 "huffman: incomplete code (%d of %d codes of length %d unused)", left,
+                 1 << HUF_MAX_LEN, HUF_MAX_LEN);
+    return WC_OK;
+}
+
+wc_status huf_dec_build(huf_dec *dec, const uint8_t *len, unsigned nsym, wc_err *err)
+{
+    unsigned count[HUF_MAX_LEN + 1] = {0}, used = 0, last = 0;
+    WC_FORWARD_IF_ERROR(huf_validate(len, nsym, count, &used, &last, err));
+
+    memset(dec, 0, sizeof *dec);
+    if (used == 1) {
+        dec->single = 1;
+        dec->single_sym = (uint8_t)last;
+        return WC_OK;
+    }
+    unsigned offs[HUF_MAX_LEN + 1];
+    offs[1] = 0;
+    for (unsigned l = 1; l < HUF_MAX_LEN; l++) offs[l + 1] = offs[l] + count[l];
+    for (unsigned s = 0; s < nsym; s++)
+        if (len[s] != 0) dec->sorted[offs[len[s]]++] = (uint8_t)s;
+
+    /* Canonical codes in sorted order; a code of l <= HUF_FAST_BITS bits
+     * owns every table index whose low l bits are its reversed code. */
+    unsigned code = 0, idx = 0;
+    for (unsigned l = 1; l <= HUF_MAX_LEN; l++) {
+        dec->count[l] = (uint16_t)count[l];
+        for (unsigned k = 0; k < count[l]; k++, idx++, code++) {
+            if (l > HUF_FAST_BITS) continue;
+            uint16_t e = (uint16_t)(dec->sorted[idx] | l << 8);
+            for (unsigned i = huf_reverse(code, l); i < (1u << HUF_FAST_BITS); i += 1u << l)
+                dec->fast[i] = e;
+        }
+        code <<= 1;
+    }
+    return WC_OK;
+}
+
+/* Canonical decoding one bit at a time (as in zlib's puff): at each length,
+ * codes [first, first + count) are the ones of that length. */
+unsigned huf_get_slow(bitr *r, const huf_dec *dec)
+{
+    if (dec->single) return dec->single_sym;
+    uint32_t bits = bitr_peek(r, HUF_MAX_LEN);
+    unsigned code = 0, first = 0, index = 0;
+    for (unsigned l = 1; l <= HUF_MAX_LEN; l++) {
+        code |= bits & 1;
+        bits >>= 1;
+        unsigned c = dec->count[l];
+        if (code - first < c) {
+            bitr_skip(r, l);
+            return dec->sorted[(index + code - first) & (HUF_MAX_SYMS - 1)];
+        }
+        index += c;
+        first = (first + c) << 1;
+        code <<= 1;
+    }
+    /* Unreachable with a table from huf_dec_build (complete codes); a
+     * zeroed decoder still consumes bits so loops make progress. */
+    bitr_skip(r, HUF_MAX_LEN);
+    return dec->sorted[0];
+}
+
+void huf_lengths_write(bitw *w, const uint8_t *len, unsigned nsym)
+{
+    unsigned end = 0;
+    if (nsym > HUF_MAX_SYMS) nsym = HUF_MAX_SYMS;
+    for (unsigned s = 0; s < nsym; s++)
+        if (len[s] != 0) end = s + 1;
+    bitw_put(w, end, HUF_END_BITS);
+    unsigned prev = 0;
+    for (unsigned s = 0; s < end; s++) {
+        unsigned l = len[s] & 15u;
+        if (l == prev) {
+            bitw_put(w, 0, 1);
+        } else if (l == prev + 1 || l + 1 == prev) {
+            bitw_put(w, 1 | 0u << 1 | (unsigned)(l + 1 == prev) << 2, 3);
+        } else {
+            bitw_put(w, 1 | 1u << 1 | l << 2, 6);
+        }
+        prev = l;
+    }
+}
+
+wc_status huf_lengths_read(bitr *r, uint8_t *len, unsigned nsym, wc_err *err)
+{
+    WC_RETURN_IF(nsym > HUF_MAX_SYMS, err, WC_ERR_CORRUPT,
+                 "huffman: table of %u symbols (max %d)", nsym, HUF_MAX_SYMS);
+    unsigned end = bitr_get(r, HUF_END_BITS);
+    WC_RETURN_IF(end > nsym, err, WC_ERR_CORRUPT,
+                 "huffman: length table lists %u symbols, alphabet has %u", end, nsym);
+    int prev = 0;
+    for (unsigned s = 0; s < end; s++) {
+        int l = prev;
+        if (bitr_get(r, 1)) {
+            if (bitr_get(r, 1) == 0) {
+                l = bitr_get(r, 1) ? prev - 1 : prev + 1;
+                WC_RETURN_IF(l < 0 || l > HUF_MAX_LEN, err, WC_ERR_CORRUPT,
+                             "huffman: length of symbol %u steps out of 0..%d", s, HUF_MAX_LEN);
+            } else {
+                l = (int)bitr_get(r, 4);
+                WC_RETURN_IF(l - prev <= 1 && prev - l <= 1, err, WC_ERR_CORRUPT,
+                             "huffman: non-canonical length %d of symbol %u", l, s);
+            }
+        }
+        len[s] = (uint8_t)l;
+        prev = l;
+    }
+    WC_RETURN_IF(end > 0 && len[end - 1] == 0, err, WC_ERR_CORRUPT,
+                 "huffman: length table ends with an unused symbol %u", end - 1);
+    WC_RETURN_IF(bitr_overrun(r), err, WC_ERR_TRUNCATED, "huffman: length table truncated");
+    memset(len + end, 0, nsym - end);
+    return WC_OK;
+}
