@@ -1,0 +1,460 @@
+/*
+ * image_png.c -- PNG reading and writing through libpng 1.6.
+ *
+ * Two choices the rest of wcodec relies on (also stated in image_io.h):
+ *
+ *  - tRNS on gray and RGB images (one transparent colour key) is ignored.
+ *    Expanding it to alpha would turn 1/2/4-bit gray into 8-bit and change
+ *    the component count; the reader's promise is the file's exact samples.
+ *    Palette tRNS is honoured: the palette expands to RGBA.
+ *
+ *  - Depths PNG cannot store (gray 3, 5..7, 9..15; colour 1..7, 9..15) are
+ *    written at the next larger PNG depth with the values unchanged -- not
+ *    shifted up as the PNG spec suggests -- and an sBIT chunk naming the
+ *    true depth. The reader takes sBIT as the image depth when every sample
+ *    fits in it and the storage class (8 or 16 bit) does not change, so such
+ *    files read back exactly; a file whose samples were shifted up the usual
+ *    way keeps its container depth (still exact, only the label differs).
+ *
+ * libpng reports errors with longjmp. Each setjmp sits in a small function
+ * whose only state is a struct owned by its caller, so nothing the error
+ * path frees is a non-volatile local modified after setjmp (C11 7.13.2.1).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <png.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "image_io.h"
+
+/* Ancillary chunks (text, ICC profiles) may not make libpng allocate more
+ * than this; the image itself is capped by the pixel limit instead. */
+#define PNG_CHUNK_BYTES_MAX ((png_alloc_size_t)8 << 20)
+#define PNG_CHUNKS_MAX 1000u
+#define PNG_SIG_BYTES 8
+
+/* The byte source or sink and the error report shared with libpng. */
+typedef struct png_io {
+    const uint8_t *data; /* read first: the bytes after the signature that */
+    size_t size;         /* are already in memory (all of them for a memory */
+    size_t pos;          /* source, the head of a file for a file source) */
+    FILE *fp;            /* then this file, if any; or the sink for writing */
+    const char *path;
+    size_t total;        /* bytes read after the signature, for messages */
+    wc_status status;    /* set by the I/O callbacks before they jump */
+    wc_status fallback;  /* status of any other libpng error */
+    int nomem;           /* an allocation failed; libpng's error follows */
+    char msg[200];
+} png_io;
+
+typedef struct png_reader {
+    png_io io;
+    png_structp png;
+    png_infop info;
+    uint64_t max_pixels;
+    wc_image *img;
+    wc_err *err;
+    uint8_t *pixels; /* owned until handed to *img */
+    png_bytep *rows;
+} png_reader;
+
+typedef struct png_writer {
+    png_io io;
+    png_structp png;
+    png_infop info;
+    const wc_image *img;
+    size_t stride;
+} png_writer;
+
+static int png_host_little_endian(void)
+{
+    const uint16_t one = 1;
+    uint8_t first;
+    memcpy(&first, &one, 1);
+    return first == 1;
+}
+
+/* ---- libpng callbacks: memory, messages, I/O ------------------------------ */
+
+static png_voidp png_cb_malloc(png_structp png, png_alloc_size_t n)
+{
+    void *p = n <= SIZE_MAX ? wc_malloc((size_t)n) : NULL;
+    png_io *io = png_get_mem_ptr(png);
+    if (p == NULL && io != NULL) io->nomem = 1;
+    return p;
+}
+
+static void png_cb_free(png_structp png, png_voidp p)
+{
+    (void)png;
+    wc_free(p);
+}
+
+static void png_cb_error(png_structp png, png_const_charp msg)
+{
+    png_io *io = png_get_error_ptr(png);
+    if (io->msg[0] == '\0') snprintf(io->msg, sizeof io->msg, "%s", msg ? msg : "libpng error");
+    png_longjmp(png, 1);
+}
+
+/* Warnings are about things libpng recovered from (a bad ancillary chunk's
+ * CRC, an sRGB profile quirk); printing them from a library would be rude. */
+static void png_cb_warning(png_structp png, png_const_charp msg)
+{
+    (void)png;
+    (void)msg;
+}
+
+/* Stops decoding with a message of our own and a precise status. */
+static void png_io_jump(png_structp png, png_io *io, wc_status s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(io->msg, sizeof io->msg, fmt, ap);
+    va_end(ap);
+    io->status = s;
+    png_longjmp(png, 1);
+}
+
+static void png_cb_read(png_structp png, png_bytep out, size_t n)
+{
+    png_io *io = png_get_io_ptr(png);
+    size_t got = io->size - io->pos < n ? io->size - io->pos : n;
+    if (got > 0) memcpy(out, io->data + io->pos, got);
+    io->pos += got;
+    if (got < n && io->fp != NULL) {
+        got += fread(out + got, 1, n - got, io->fp);
+        if (got < n && ferror(io->fp))
+            png_io_jump(png, io, WC_ERR_IO, "cannot read %s: %s", io->path, strerror(errno));
+    }
+    if (got < n)
+        png_io_jump(png, io, WC_ERR_TRUNCATED, "truncated: %s ends at byte %zu",
+                    io->path ? io->path : "data", io->total + got + PNG_SIG_BYTES);
+    io->total += n;
+}
+
+static void png_cb_write(png_structp png, png_bytep data, size_t n)
+{
+    png_io *io = png_get_io_ptr(png);
+    if (fwrite(data, 1, n, io->fp) != n)
+        png_io_jump(png, io, WC_ERR_IO, "cannot write %s: %s", io->path, strerror(errno));
+}
+
+/* Given because libpng would otherwise treat our io pointer as a FILE *. */
+static void png_cb_flush(png_structp png)
+{
+    png_io *io = png_get_io_ptr(png);
+    if (fflush(io->fp) != 0)
+        png_io_jump(png, io, WC_ERR_IO, "cannot write %s: %s", io->path, strerror(errno));
+}
+
+/* The status and message after a longjmp. libpng's text is kept as it is,
+ * e.g. "PNG: IHDR: CRC error". */
+static wc_status png_io_fail(const png_io *io, wc_err *err)
+{
+    wc_status s = io->fallback;
+    if (io->status != WC_OK)
+        s = io->status;
+    else if (io->nomem)
+        s = WC_ERR_NOMEM;
+    else if (strstr(io->msg, "CRC error") != NULL)
+        s = WC_ERR_CHECKSUM;
+    return wc_fail(err, s, "PNG: %s", io->msg[0] ? io->msg : "libpng error");
+}
+
+/* ---- reading ------------------------------------------------------------- */
+
+static wc_status png_check_limit(uint32_t w, uint32_t h, uint64_t max_pixels, wc_err *err)
+{
+    uint64_t limit = max_pixels ? max_pixels : WC_DEFAULT_MAX_PIXELS;
+    WC_RETURN_IF((uint64_t)w * h > limit, err, WC_ERR_LIMIT,
+                 "image %" PRIu32 "x%" PRIu32 " exceeds the pixel limit %" PRIu64, w, h, limit);
+    return WC_OK;
+}
+
+/* Reads the size from the IHDR (always the first chunk) before libpng
+ * does, so the limit holds even when the rest of the file is missing or
+ * damaged. The CRC is not checked yet: a damaged IHDR that claims too many
+ * pixels is refused as too large rather than as damaged. */
+static wc_status png_precheck_size(const uint8_t *p, size_t n, uint64_t max_pixels, wc_err *err)
+{
+    if (n < 16 || memcmp(p + 4, "IHDR", 4) != 0) return WC_OK; /* libpng will say why */
+    return png_check_limit(png_get_uint_32(p + 8), png_get_uint_32(p + 12), max_pixels, err);
+}
+
+/* Asks libpng for one sample per byte (or per host-order uint16) at the
+ * file's own values: no scaling, no gamma, no tRNS on gray/RGB. */
+static void png_setup_transforms(png_structp png, png_infop info, int depth, int ctype)
+{
+    if (ctype == PNG_COLOR_TYPE_PALETTE) {
+        png_set_palette_to_rgb(png);
+        if (png_get_valid(png, info, PNG_INFO_tRNS)) png_set_tRNS_to_alpha(png);
+    } else if (depth < 8) {
+        png_set_packing(png);
+    }
+    if (depth == 16 && png_host_little_endian()) png_set_swap(png);
+    (void)png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+}
+
+/* Sizes the output from what libpng will deliver and allocates it. */
+static wc_status png_alloc_image(png_reader *r, wc_image *out)
+{
+    size_t bps = out->bit_depth > 8 ? 2 : 1, row, total;
+    WC_RETURN_IF(wc_mul_overflow(out->width, out->components * bps, &row) ||
+                     wc_mul_overflow(row, out->height, &total),
+                 r->err, WC_ERR_LIMIT, "image %" PRIu32 "x%" PRIu32 " does not fit in memory",
+                 out->width, out->height);
+    WC_RETURN_IF(png_get_rowbytes(r->png, r->info) != row, r->err, WC_ERR_UNSUPPORTED,
+                 "PNG: unexpected row layout (%zu bytes, expected %zu)",
+                 (size_t)png_get_rowbytes(r->png, r->info), row);
+    r->pixels = wc_malloc(total);
+    r->rows = wc_malloc_array(out->height, sizeof *r->rows);
+    WC_RETURN_IF(r->pixels == NULL || r->rows == NULL, r->err, WC_ERR_NOMEM,
+                 "PNG: cannot allocate %zu bytes for a %" PRIu32 "x%" PRIu32 " image", total,
+                 out->width, out->height);
+    for (uint32_t y = 0; y < out->height; y++) r->rows[y] = r->pixels + (size_t)y * row;
+    out->stride = row;
+    return WC_OK;
+}
+
+static uint32_t png_max_sample(const wc_image *img)
+{
+    size_t n = (size_t)img->width * img->height * img->components;
+    uint32_t m = 0;
+    if (img->bit_depth > 8) {
+        const uint16_t *s = img->pixels;
+        for (size_t i = 0; i < n; i++) m = s[i] > m ? s[i] : m;
+    } else {
+        const uint8_t *s = img->pixels;
+        for (size_t i = 0; i < n; i++) m = s[i] > m ? s[i] : m;
+    }
+    return m;
+}
+
+/* The depth sBIT names when the samples are our unshifted kind (see top). */
+static uint32_t png_sbit_depth(png_structp png, png_infop info, int ctype, const wc_image *img)
+{
+    png_color_8p sig = NULL;
+    if (ctype == PNG_COLOR_TYPE_PALETTE || !png_get_sBIT(png, info, &sig) || sig == NULL)
+        return img->bit_depth;
+    uint32_t bits = sig->gray;
+    if (ctype & PNG_COLOR_MASK_COLOR) {
+        bits = sig->red > sig->green ? sig->red : sig->green;
+        bits = sig->blue > bits ? sig->blue : bits;
+    }
+    if ((ctype & PNG_COLOR_MASK_ALPHA) && sig->alpha > bits) bits = sig->alpha;
+    if (bits == 0 || bits >= img->bit_depth || (bits > 8) != (img->bit_depth > 8))
+        return img->bit_depth;
+    return png_max_sample(img) >> bits ? img->bit_depth : bits;
+}
+
+static wc_status png_read_body(png_reader *r)
+{
+    png_structp png = r->png;
+    png_infop info = r->info;
+    png_set_sig_bytes(png, PNG_SIG_BYTES);
+    png_set_read_fn(png, &r->io, png_cb_read);
+    /* Per-dimension limits at the PNG maximum: the real cap is the pixel
+     * product (png_precheck_size, and below on the header libpng parsed),
+     * applied before anything image-sized is allocated. */
+    png_set_user_limits(png, PNG_UINT_31_MAX, PNG_UINT_31_MAX);
+    png_set_chunk_cache_max(png, PNG_CHUNKS_MAX);
+    png_set_chunk_malloc_max(png, PNG_CHUNK_BYTES_MAX);
+    png_read_info(png, info);
+
+    png_uint_32 w, h;
+    int depth, ctype, interlace;
+    png_get_IHDR(png, info, &w, &h, &depth, &ctype, &interlace, NULL, NULL);
+    WC_FORWARD_IF_ERROR(png_check_limit(w, h, r->max_pixels, r->err));
+    png_setup_transforms(png, info, depth, ctype);
+
+    wc_image out = {w, h, png_get_channels(png, info), 0, 0, NULL};
+    out.bit_depth = ctype == PNG_COLOR_TYPE_PALETTE ? 8u : (uint32_t)depth;
+    WC_FORWARD_IF_ERROR(png_alloc_image(r, &out));
+    png_read_image(png, r->rows);
+    png_read_end(png, info); /* reads to IEND: a cut-off file is an error */
+
+    out.pixels = r->pixels;
+    out.bit_depth = png_sbit_depth(png, info, ctype, &out);
+    r->pixels = NULL;
+    *r->img = out;
+    return WC_OK;
+}
+
+static wc_status png_read_guarded(png_reader *r)
+{
+    if (setjmp(png_jmpbuf(r->png))) return png_io_fail(&r->io, r->err);
+    return png_read_body(r);
+}
+
+/* Runs the decoder on r's source and frees everything but the result. */
+static wc_status png_decode(png_reader *r)
+{
+    wc_status s = WC_ERR_NOMEM;
+    r->io.fallback = WC_ERR_CORRUPT;
+    r->png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, &r->io, png_cb_error,
+                                      png_cb_warning, &r->io, png_cb_malloc, png_cb_free);
+    if (r->png != NULL) r->info = png_create_info_struct(r->png);
+    if (r->info != NULL) s = png_read_guarded(r);
+    else wc_fail(r->err, s, "PNG: cannot create the libpng reader");
+    png_destroy_read_struct(&r->png, &r->info, NULL);
+    wc_free(r->rows);
+    wc_free(r->pixels);
+    return s;
+}
+
+static wc_status png_verify_sig(const uint8_t *sig, size_t n, const char *where, wc_err *err)
+{
+    size_t k = n < PNG_SIG_BYTES ? n : PNG_SIG_BYTES;
+    WC_RETURN_IF(k == 0 || png_sig_cmp(sig, 0, k) != 0, err, WC_ERR_FORMAT,
+                 "PNG: not a PNG file%s%s", where ? ": " : "", where ? where : "");
+    WC_RETURN_IF(k < PNG_SIG_BYTES, err, WC_ERR_TRUNCATED,
+                 "PNG: truncated: data ends inside the signature (%zu bytes)", k);
+    return WC_OK;
+}
+
+wc_status png_read_mem(const uint8_t *data, size_t size, uint64_t max_pixels, wc_image *img,
+                       wc_err *err)
+{
+    WC_RETURN_IF(img == NULL || (data == NULL && size > 0), err, WC_ERR_ARG,
+                 "PNG: no input or no output image");
+    memset(img, 0, sizeof *img);
+    WC_FORWARD_IF_ERROR(png_verify_sig(data, size, NULL, err));
+    WC_FORWARD_IF_ERROR(
+        png_precheck_size(data + PNG_SIG_BYTES, size - PNG_SIG_BYTES, max_pixels, err));
+    png_reader r = {.max_pixels = max_pixels, .img = img, .err = err};
+    r.io.data = data + PNG_SIG_BYTES;
+    r.io.size = size - PNG_SIG_BYTES;
+    return png_decode(&r);
+}
+
+wc_status png_read_file(const char *path, uint64_t max_pixels, wc_image *img, wc_err *err)
+{
+    WC_RETURN_IF(img == NULL || path == NULL, err, WC_ERR_ARG, "PNG: no path or no output image");
+    memset(img, 0, sizeof *img);
+    FILE *fp = fopen(path, "rb");
+    WC_RETURN_IF(fp == NULL, err, WC_ERR_IO, "PNG: cannot open %s: %s", path, strerror(errno));
+    uint8_t head[PNG_SIG_BYTES + 16]; /* signature, IHDR length, type, width, height */
+    size_t got = fread(head, 1, sizeof head, fp);
+    wc_status s = ferror(fp) ? wc_fail(err, WC_ERR_IO, "PNG: cannot read %s: %s", path,
+                                       strerror(errno))
+                             : png_verify_sig(head, got, path, err);
+    if (s == WC_OK)
+        s = png_precheck_size(head + PNG_SIG_BYTES, got - PNG_SIG_BYTES, max_pixels, err);
+    if (s == WC_OK) {
+        png_reader r = {.max_pixels = max_pixels, .img = img, .err = err};
+        r.io.data = head + PNG_SIG_BYTES;
+        r.io.size = got - PNG_SIG_BYTES;
+        r.io.fp = fp;
+        r.io.path = path;
+        s = png_decode(&r);
+    }
+    fclose(fp); /* read-only: a close error loses nothing */
+    return s;
+}
+
+/* ---- writing ------------------------------------------------------------- */
+
+/* Checks the layout and that every sample lies in [0, 2^bit_depth - 1]
+ * (a larger one would silently corrupt its neighbours in a packed row). */
+static wc_status png_check_image(const wc_image *img, size_t *stride, wc_err *err)
+{
+    WC_RETURN_IF(img == NULL || img->pixels == NULL, err, WC_ERR_ARG, "PNG: no image to write");
+    WC_RETURN_IF(img->width == 0 || img->height == 0 || img->width > PNG_UINT_31_MAX ||
+                     img->height > PNG_UINT_31_MAX,
+                 err, WC_ERR_ARG, "PNG: cannot write a %" PRIu32 "x%" PRIu32 " image",
+                 img->width, img->height);
+    WC_RETURN_IF(img->components < 1 || img->components > 4 || img->bit_depth < 1 ||
+                     img->bit_depth > 16,
+                 err, WC_ERR_ARG, "PNG: cannot write %" PRIu32 " components at %" PRIu32 " bits",
+                 img->components, img->bit_depth);
+    size_t bps = img->bit_depth > 8 ? 2 : 1, row;
+    WC_RETURN_IF(wc_mul_overflow(img->width, img->components * bps, &row), err, WC_ERR_ARG,
+                 "PNG: image row too large");
+    WC_RETURN_IF(img->stride != 0 && img->stride < row, err, WC_ERR_ARG,
+                 "PNG: stride %zu is less than the row size %zu", img->stride, row);
+    *stride = img->stride ? img->stride : row;
+    uint32_t maxv = (1u << img->bit_depth) - 1;
+    size_t n = (size_t)img->width * img->components;
+    for (uint32_t y = 0; y < img->height; y++) {
+        const uint8_t *p = (const uint8_t *)img->pixels + (size_t)y * *stride;
+        for (size_t i = 0; i < n; i++) {
+            uint16_t v = p[i];
+            if (bps == 2) memcpy(&v, p + 2 * i, 2); /* a stride may leave rows unaligned */
+            WC_RETURN_IF(v > maxv, err, WC_ERR_ARG,
+                         "PNG: sample %u at x=%zu, y=%" PRIu32 " does not fit in %" PRIu32
+                         " bits",
+                         (unsigned)v, i / img->components, y, img->bit_depth);
+        }
+    }
+    return WC_OK;
+}
+
+/* The PNG depth that holds bit_depth exactly (PNG allows 1/2/4 only for
+ * gray and palette). */
+static int png_file_depth(uint32_t components, uint32_t depth)
+{
+    if (depth > 8) return 16;
+    if (components > 1 || depth > 4) return 8;
+    return depth > 2 ? 4 : (int)depth;
+}
+
+static wc_status png_write_body(png_writer *w)
+{
+    static const int ctypes[4] = {PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
+                                  PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
+    const wc_image *img = w->img;
+    int fdepth = png_file_depth(img->components, img->bit_depth);
+    png_set_write_fn(w->png, &w->io, png_cb_write, png_cb_flush);
+    png_set_user_limits(w->png, PNG_UINT_31_MAX, PNG_UINT_31_MAX); /* default is 10^6 */
+    png_set_compression_level(w->png, 6);
+    png_set_IHDR(w->png, w->info, img->width, img->height, fdepth, ctypes[img->components - 1],
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    if ((uint32_t)fdepth != img->bit_depth) {
+        png_color_8 sig = {0};
+        png_byte d = (png_byte)img->bit_depth;
+        if (img->components >= 3) sig.red = sig.green = sig.blue = d;
+        else sig.gray = d;
+        if (img->components % 2 == 0) sig.alpha = d;
+        png_set_sBIT(w->png, w->info, &sig);
+    }
+    png_write_info(w->png, w->info);
+    if (fdepth < 8) png_set_packing(w->png);
+    if (fdepth == 16 && png_host_little_endian()) png_set_swap(w->png);
+    for (uint32_t y = 0; y < img->height; y++)
+        png_write_row(w->png, (const uint8_t *)img->pixels + (size_t)y * w->stride);
+    png_write_end(w->png, w->info);
+    return WC_OK;
+}
+
+static wc_status png_write_guarded(png_writer *w, wc_err *err)
+{
+    if (setjmp(png_jmpbuf(w->png))) return png_io_fail(&w->io, err);
+    return png_write_body(w);
+}
+
+wc_status png_write_file(const char *path, const wc_image *img, wc_err *err)
+{
+    png_writer w = {.img = img};
+    WC_RETURN_IF(path == NULL, err, WC_ERR_ARG, "PNG: no output path");
+    WC_FORWARD_IF_ERROR(png_check_image(img, &w.stride, err));
+    w.io.fp = fopen(path, "wb");
+    WC_RETURN_IF(w.io.fp == NULL, err, WC_ERR_IO, "PNG: cannot create %s: %s", path,
+                 strerror(errno));
+    w.io.path = path;
+    w.io.fallback = WC_ERR_ARG; /* the layout was checked; libpng refusing it is ours */
+    wc_status s = WC_ERR_NOMEM;
+    w.png = png_create_write_struct_2(PNG_LIBPNG_VER_STRING, &w.io, png_cb_error, png_cb_warning,
+                                      &w.io, png_cb_malloc, png_cb_free);
+    if (w.png != NULL) w.info = png_create_info_struct(w.png);
+    if (w.info != NULL) s = png_write_guarded(&w, err);
+    else wc_fail(err, s, "PNG: cannot create the libpng writer");
+    png_destroy_write_struct(&w.png, &w.info);
+    if (fclose(w.io.fp) != 0 && s == WC_OK)
+        s = wc_fail(err, WC_ERR_IO, "PNG: cannot write %s: %s", path, strerror(errno));
+    if (s != WC_OK) remove(path); /* leave no half-written file behind */
+    return s;
+}
