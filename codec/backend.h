@@ -16,9 +16,11 @@ enum { WC_COLOUR_NONE = 0, WC_COLOUR_RCT = 1, WC_COLOUR_ICT = 2 };
 /*
  * What to do to an image. Components 0..2 go through `colour` when
  * components >= 3; alpha (component 1 of GA, 3 of RGBA) and gray never do.
- * Each component c has its own wavelet (53 or 97) and steps[c][band] in
- * dwt_bands order (or zigzag-free raster order of the 8x8 block for
- * DCT/LOT).
+ * Each component c has its own transform (alpha is always DWT 5/3 so it
+ * stays exact), wavelet (53 or 97) and steps[c][band] in dwt_bands order,
+ * or in raster order of the 8x8 block (index (y&7)*8 + (x&7)) for DCT/LOT.
+ * DCT/LOT planes are first extended to multiples of 8 by mirroring
+ * (blk8_pad), so their coefficient planes are ceil8(w) x ceil8(h).
  *
  * Sample preparation: s = sample - 2^(bit_depth-1) (level shift).
  * RCT (int): Y = (R + 2G + B) >> 2, U = B - G, V = R - G.
@@ -36,14 +38,19 @@ enum { WC_COLOUR_NONE = 0, WC_COLOUR_RCT = 1, WC_COLOUR_ICT = 2 };
  *   q carries c's sign. When D == 1 and T == 0 for an int plane, q = c.
  * Dequantization: q == 0 -> 0; else v = ((float)|q| + recon) * D, with q's
  * sign; int planes take (int32)floorf(v + 0.5f) of the magnitude.
- * Output samples: int planes exact; float planes rounded as
- * (int32)floorf(x + 0.5f), then + 2^(bit_depth-1), clamped to the range.
+ * Dequantizing an int plane with D == 1 leaves it as it is (lossless).
+ * Magnitudes are capped at WC_QMAX (quant.h) so nothing leaves int32.
+ * Output samples: int planes exact; float planes as floorf(x + 0.5f)
+ * clamped in float to [-2^(d-1), 2^(d-1) - 1] (NaN to the low end), then
+ * converted; + 2^(bit_depth-1); int planes clamped to [0, 2^d - 1].
+ * Integer lifting and RCT use wrapping (uint32) adds so damaged files
+ * cannot cause signed overflow.
  */
 typedef struct wc_stage_plan {
     uint32_t width, height, components, bit_depth;
     int colour;                      /* WC_COLOUR_* */
-    int transform;                   /* WC_TRANSFORM_* */
-    int wavelet[4];                  /* 53 or 97 per component */
+    int transform[4];                /* WC_TRANSFORM_* per component */
+    int wavelet[4];                  /* 53 or 97 per component (DWT) */
     int levels;                      /* DWT levels */
     float steps[4][WC_MAX_STEPS];    /* per component, per band */
     float threshold[4];              /* per component */
@@ -51,12 +58,13 @@ typedef struct wc_stage_plan {
     int quantize;                    /* forward: 0 = stop before quantizing */
 } wc_stage_plan;
 
-/* Coefficient planes, width x height each, row-major, Mallat layout.
+/* Coefficient planes, width[c] x height[c], row-major, Mallat layout.
  * q[c] holds quantized coefficients; f[c] holds unquantized float
  * coefficients of 9/7 planes when plan->quantize == 0 (and q[c] the 5/3
  * integer coefficients). The caller owns and sizes the planes. */
 typedef struct wc_coeffs {
-    uint32_t width, height, components;
+    uint32_t width[4], height[4]; /* per component (DCT/LOT: padded) */
+    uint32_t components;
     int32_t *q[4];
     float *f[4];
 } wc_coeffs;

@@ -177,10 +177,12 @@ typedef struct wc_info {
     wc_entropy entropy;
     int block_size;
     float base_step;
-    uint32_t bands;           /* subbands per component */
+    uint32_t bands;           /* bands of component 0 */
     uint64_t file_bytes;
     uint64_t component_bytes[4];
-    uint64_t band_bytes[4][3 * WC_MAX_LEVELS + 1]; /* index 0 = LL */
+    /* Coded bytes per band in coding order: DWT: LL, then HL, LH, HH from
+     * the coarsest level down; DCT/LOT: the 64 frequencies in zigzag order. */
+    uint64_t band_bytes[4][64];
 } wc_info;
 
 /* Reads the header and index of a file in memory into *info. */
@@ -193,6 +195,22 @@ WC_API wc_status wc_inspect(wc_ctx *ctx, const void *src, size_t size, wc_info *
  */
 WC_API wc_status wc_decode(wc_ctx *ctx, const wc_params *p, const void *src, size_t size,
                            wc_image *out);
+
+/* ---- quality metrics ---------------------------------------------------------- */
+
+/* How far b is from a (same size and layout). PSNR peaks at 2^depth - 1;
+ * identical data gives INFINITY. "rgb" averages the squared error over
+ * the colour channels (all but alpha), as codec comparisons report it. */
+typedef struct wc_metrics {
+    double psnr[4];          /* per component */
+    double psnr_rgb;         /* over the colour channels */
+    double psnr_y;           /* of BT.601 luma (colour images; = psnr[0] for gray) */
+    double mse_rgb;
+    uint32_t max_abs_error;  /* over all components */
+    double ssim;             /* mean SSIM of luma, 11x11 Gaussian window */
+} wc_metrics;
+
+WC_API wc_status wc_compare_images(const wc_image *a, const wc_image *b, wc_metrics *m);
 
 /* ---- files ------------------------------------------------------------------ */
 

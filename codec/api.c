@@ -1,0 +1,143 @@
+/* api.c -- version, parameters, contexts and image buffers. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "context.h"
+
+#define WC_STR2(x) #x
+#define WC_STR(x) WC_STR2(x)
+
+unsigned wc_version_number(void) { return WC_VERSION_NUMBER; }
+
+const char *wc_version_string(void)
+{
+    return WC_STR(WC_VERSION_MAJOR) "." WC_STR(WC_VERSION_MINOR) "." WC_STR(WC_VERSION_PATCH);
+}
+
+void wc_params_init_abi(wc_params *p, unsigned abi, size_t size)
+{
+    if (p == NULL) return;
+    if (abi != WC_ABI_VERSION || size != sizeof(wc_params)) {
+        /* A program built against another layout: refuse loudly rather than
+         * write past its struct. */
+        fprintf(stderr, "wcodec: wc_params ABI mismatch (program %u/%zu, library %u/%zu)\n", abi,
+                size, WC_ABI_VERSION, sizeof(wc_params));
+        abort();
+    }
+    memset(p, 0, sizeof *p);
+    p->abi = WC_ABI_VERSION;
+    p->lossless = 1;
+    p->transform = WC_TRANSFORM_DWT;
+    p->wavelet = 0; /* 53 when lossless, else 97 */
+    p->levels = 5;
+    p->entropy = WC_ENTROPY_HUFFMAN;
+    p->deflate_level = 6;
+    p->block_size = 64;
+    p->threads = 0;
+    p->backend = WC_BACKEND_AUTO;
+    p->max_pixels = WC_DEFAULT_MAX_PIXELS;
+    p->max_memory = 0;
+}
+
+wc_ctx *wc_ctx_create(void)
+{
+    wc_ctx *ctx = wc_calloc(1, sizeof *ctx);
+    return ctx;
+}
+
+void wc_ctx_free(wc_ctx *ctx)
+{
+    if (ctx == NULL) return;
+    if (ctx->backend && ctx->backend->destroy) ctx->backend->destroy(ctx->backend_self);
+    wc_free(ctx);
+}
+
+const char *wc_ctx_error(const wc_ctx *ctx) { return ctx ? ctx->err.msg : ""; }
+
+const char *wc_ctx_backend(const wc_ctx *ctx)
+{
+    return ctx && ctx->backend ? ctx->backend->name : "none";
+}
+
+void ctx_begin(wc_ctx *ctx)
+{
+    ctx->err.msg[0] = '\0';
+    ctx->note[0] = '\0';
+    memset(&ctx->times, 0, sizeof ctx->times);
+}
+
+double ctx_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static wc_status use_backend(wc_ctx *ctx, const wc_backend_ops *ops, wc_err *err)
+{
+    if (ctx->backend == ops) return WC_OK;
+    void *self = NULL;
+    WC_FORWARD_IF_ERROR(ops->create(&self, err));
+    if (ctx->backend && ctx->backend->destroy) ctx->backend->destroy(ctx->backend_self);
+    ctx->backend = ops;
+    ctx->backend_self = self;
+    return WC_OK;
+}
+
+wc_status ctx_backend(wc_ctx *ctx, wc_backend_kind kind)
+{
+    const char *env = getenv("WC_BACKEND");
+    if (env && strcmp(env, "cpu") == 0) {
+        if (kind == WC_BACKEND_AUTO)
+            snprintf(ctx->note, sizeof ctx->note, "backend: cpu (WC_BACKEND=cpu)");
+        kind = WC_BACKEND_CPU;
+    }
+    if (kind == WC_BACKEND_CPU) return use_backend(ctx, wc_backend_cpu(), &ctx->err);
+    const wc_backend_ops *cuda = wc_backend_cuda();
+    if (kind == WC_BACKEND_CUDA) {
+        WC_RETURN_IF(!cuda, &ctx->err, WC_ERR_BACKEND,
+                     "the CUDA backend is not part of this build (no CUDA toolkit at build time)");
+        return use_backend(ctx, cuda, &ctx->err);
+    }
+    if (cuda) {
+        wc_err probe = {{0}};
+        if (use_backend(ctx, cuda, &probe) == WC_OK) {
+            snprintf(ctx->note, sizeof ctx->note, "backend: cuda");
+            return WC_OK;
+        }
+        snprintf(ctx->note, sizeof ctx->note, "backend: cpu (CUDA unavailable: %s)", probe.msg);
+    } else if (!ctx->note[0]) {
+        snprintf(ctx->note, sizeof ctx->note, "backend: cpu (built without CUDA)");
+    }
+    return use_backend(ctx, wc_backend_cpu(), &ctx->err);
+}
+
+size_t wc_image_row_bytes(const wc_image *img)
+{
+    if (!img) return 0;
+    size_t bps = img->bit_depth > 8 ? 2 : 1, n;
+    if (wc_mul_overflow((size_t)img->width, (size_t)img->components * bps, &n)) return 0;
+    return n;
+}
+
+wc_status wc_image_alloc(wc_image *img)
+{
+    if (!img || img->width == 0 || img->height == 0 || img->components < 1 ||
+        img->components > 4 || img->bit_depth < 1 || img->bit_depth > 16)
+        return WC_ERR_ARG;
+    size_t row = wc_image_row_bytes(img), total;
+    if (row == 0 || wc_mul_overflow(row, img->height, &total)) return WC_ERR_LIMIT;
+    img->pixels = wc_malloc(total);
+    if (!img->pixels) return WC_ERR_NOMEM;
+    img->stride = row;
+    return WC_OK;
+}
+
+void wc_image_free(wc_image *img)
+{
+    if (!img) return;
+    wc_free(img->pixels);
+    img->pixels = NULL;
+}

@@ -1,0 +1,198 @@
+/*
+ * backend_cpu.c -- the reference backend: colour, transform and
+ * quantization on the host, stage by stage. The CUDA backend must produce
+ * exactly these coefficients and pixels.
+ */
+#include <string.h>
+
+#include "backend.h"
+#include "colour.h"
+#include "dct8.h"
+#include "dwt.h"
+#include "lot8.h"
+#include "quant.h"
+
+static wc_status cpu_create(void **self, wc_err *err)
+{
+    (void)err;
+    *self = NULL;
+    return WC_OK;
+}
+
+static void cpu_destroy(void *self) { (void)self; }
+
+static int is_float(const wc_stage_plan *p, uint32_t c)
+{
+    return p->transform[c] != WC_TRANSFORM_DWT || p->wavelet[c] == 97;
+}
+
+static quant_layout layout_of(const wc_stage_plan *p, uint32_t c, uint32_t w, uint32_t h)
+{
+    quant_layout lay = {w, h, p->transform[c] != WC_TRANSFORM_DWT, p->levels};
+    return lay;
+}
+
+/* Spatial transform of one float plane; block transforms work on the
+ * padded copy in dst (pw x ph), the DWT in place (dst == src). */
+static wc_status transform_float(const wc_stage_plan *p, uint32_t c, float *src, float *dst,
+                                 uint32_t pw, uint32_t ph, wc_err *err)
+{
+    if (p->transform[c] == WC_TRANSFORM_DWT) {
+        float *scratch = wc_malloc_array(dwt_scratch_elems(pw, ph), sizeof(float));
+        WC_RETURN_IF(!scratch, err, WC_ERR_NOMEM, "out of memory (DWT scratch)");
+        dwt97_forward(src, pw, ph, p->levels, scratch);
+        wc_free(scratch);
+        return WC_OK;
+    }
+    blk8_pad(src, p->width, p->height, dst, pw, ph);
+    if (p->transform[c] == WC_TRANSFORM_DCT) {
+        dct8_forward(dst, pw, ph);
+        return WC_OK;
+    }
+    float *scratch = wc_malloc_array(lot8_scratch_elems(pw, ph), sizeof(float));
+    WC_RETURN_IF(!scratch, err, WC_ERR_NOMEM, "out of memory (LOT scratch)");
+    lot8_forward(dst, pw, ph, scratch);
+    wc_free(scratch);
+    return WC_OK;
+}
+
+static wc_status forward_float_comp(const wc_stage_plan *p, uint32_t c, float *plane,
+                                    wc_coeffs *out, wc_err *err)
+{
+    const uint32_t pw = out->width[c], ph = out->height[c];
+    float *coef = plane;
+    float *padded = NULL;
+    if (p->transform[c] != WC_TRANSFORM_DWT) {
+        padded = wc_malloc_array((size_t)pw * ph, sizeof(float));
+        WC_RETURN_IF(!padded, err, WC_ERR_NOMEM, "out of memory (block plane)");
+        coef = padded;
+    }
+    wc_status s = transform_float(p, c, plane, coef, pw, ph, err);
+    if (s == WC_OK) {
+        quant_layout lay = layout_of(p, c, pw, ph);
+        if (p->quantize)
+            quant_float_plane(coef, out->q[c], &lay, p->steps[c], p->threshold[c]);
+        else
+            memcpy(out->f[c], coef, (size_t)pw * ph * sizeof(float));
+    }
+    wc_free(padded);
+    return s;
+}
+
+static wc_status cpu_forward(void *self, const wc_stage_plan *p, const wc_image *in, wc_coeffs *out,
+                             wc_err *err)
+{
+    (void)self;
+    const size_t n = (size_t)p->width * p->height;
+    for (uint32_t c = 0; c < p->components; c++) colour_extract(in, c, out->q[c]);
+    if (p->colour == WC_COLOUR_RCT) colour_rct_forward(out->q[0], out->q[1], out->q[2], n);
+
+    float *fl[4] = {NULL, NULL, NULL, NULL};
+    wc_status s = WC_OK;
+    for (uint32_t c = 0; c < p->components && s == WC_OK; c++) {
+        if (!is_float(p, c)) continue;
+        fl[c] = wc_malloc_array(n, sizeof(float));
+        if (!fl[c]) s = wc_fail(err, WC_ERR_NOMEM, "out of memory (float plane)");
+    }
+    if (s == WC_OK && p->colour == WC_COLOUR_ICT)
+        colour_ict_forward(out->q[0], out->q[1], out->q[2], fl[0], fl[1], fl[2], n);
+    for (uint32_t c = 0; c < p->components && s == WC_OK; c++) {
+        if (fl[c]) {
+            if (p->colour != WC_COLOUR_ICT || c > 2)
+                for (size_t i = 0; i < n; i++) fl[c][i] = (float)out->q[c][i];
+            s = forward_float_comp(p, c, fl[c], out, err);
+        } else {
+            int32_t *scratch = wc_malloc_array(dwt_scratch_elems(p->width, p->height), sizeof(int32_t));
+            if (!scratch) {
+                s = wc_fail(err, WC_ERR_NOMEM, "out of memory (DWT scratch)");
+                break;
+            }
+            dwt53_forward(out->q[c], p->width, p->height, p->levels, scratch);
+            wc_free(scratch);
+            quant_layout lay = layout_of(p, c, p->width, p->height);
+            if (p->quantize) quant_int_plane(out->q[c], &lay, p->steps[c], p->threshold[c]);
+        }
+    }
+    for (int c = 0; c < 4; c++) wc_free(fl[c]);
+    return s;
+}
+
+/* Inverse of one float component: dequantize, inverse transform and crop
+ * the block padding, leaving w x h float samples in *samples (caller frees). */
+static wc_status inverse_float_comp(const wc_stage_plan *p, uint32_t c, const wc_coeffs *in,
+                                    float **samples, wc_err *err)
+{
+    const uint32_t pw = in->width[c], ph = in->height[c];
+    float *coef = wc_malloc_array((size_t)pw * ph, sizeof(float));
+    WC_RETURN_IF(!coef, err, WC_ERR_NOMEM, "out of memory (float plane)");
+    quant_layout lay = layout_of(p, c, pw, ph);
+    dequant_float_plane(in->q[c], coef, &lay, p->steps[c], p->recon);
+    float *scratch = NULL;
+    if (p->transform[c] != WC_TRANSFORM_DCT) {
+        size_t sn = p->transform[c] == WC_TRANSFORM_LOT ? lot8_scratch_elems(pw, ph)
+                                                         : dwt_scratch_elems(pw, ph);
+        scratch = wc_malloc_array(sn, sizeof(float));
+        if (!scratch) {
+            wc_free(coef);
+            return wc_fail(err, WC_ERR_NOMEM, "out of memory (transform scratch)");
+        }
+    }
+    if (p->transform[c] == WC_TRANSFORM_DWT)
+        dwt97_inverse(coef, pw, ph, p->levels, scratch);
+    else if (p->transform[c] == WC_TRANSFORM_DCT)
+        dct8_inverse(coef, pw, ph);
+    else
+        lot8_inverse(coef, pw, ph, scratch);
+    wc_free(scratch);
+    for (uint32_t y = 1; y < p->height && pw != p->width; y++)
+        memmove(coef + (size_t)y * p->width, coef + (size_t)y * pw, p->width * sizeof(float));
+    *samples = coef;
+    return WC_OK;
+}
+
+static wc_status inverse_int_comp(const wc_stage_plan *p, uint32_t c, const wc_coeffs *in,
+                                  int32_t *dst, wc_err *err)
+{
+    int32_t *scratch = wc_malloc_array(dwt_scratch_elems(p->width, p->height), sizeof(int32_t));
+    WC_RETURN_IF(!scratch, err, WC_ERR_NOMEM, "out of memory (DWT scratch)");
+    memcpy(dst, in->q[c], (size_t)p->width * p->height * sizeof(int32_t));
+    quant_layout lay = layout_of(p, c, p->width, p->height);
+    dequant_int_plane(dst, &lay, p->steps[c], p->recon);
+    dwt53_inverse(dst, p->width, p->height, p->levels, scratch);
+    wc_free(scratch);
+    return WC_OK;
+}
+
+static wc_status cpu_inverse(void *self, const wc_stage_plan *p, const wc_coeffs *in, wc_image *out,
+                             wc_err *err)
+{
+    (void)self;
+    const size_t n = (size_t)p->width * p->height;
+    int32_t *pl[4] = {NULL, NULL, NULL, NULL};
+    float *fl[4] = {NULL, NULL, NULL, NULL};
+    wc_status s = WC_OK;
+    for (uint32_t c = 0; c < p->components && s == WC_OK; c++) {
+        pl[c] = wc_malloc_array(n, sizeof(int32_t));
+        if (!pl[c])
+            s = wc_fail(err, WC_ERR_NOMEM, "out of memory (sample plane)");
+        else if (is_float(p, c))
+            s = inverse_float_comp(p, c, in, &fl[c], err);
+        else
+            s = inverse_int_comp(p, c, in, pl[c], err);
+    }
+    if (s == WC_OK && p->colour == WC_COLOUR_RCT) colour_rct_inverse(pl[0], pl[1], pl[2], n);
+    if (s == WC_OK && p->colour == WC_COLOUR_ICT) colour_ict_inverse(fl[0], fl[1], fl[2], n);
+    for (uint32_t c = 0; c < p->components && s == WC_OK; c++) {
+        if (fl[c]) colour_round_plane(fl[c], pl[c], n, p->bit_depth);
+        colour_insert(pl[c], c, out);
+    }
+    for (int c = 0; c < 4; c++) {
+        wc_free(pl[c]);
+        wc_free(fl[c]);
+    }
+    return s;
+}
+
+static const wc_backend_ops cpu_ops = {"cpu", cpu_create, cpu_destroy, cpu_forward, cpu_inverse};
+
+const wc_backend_ops *wc_backend_cpu(void) { return &cpu_ops; }

@@ -1,0 +1,32 @@
+/* context.h -- what a wc_ctx holds (internal). */
+#ifndef WC_CONTEXT_H
+#define WC_CONTEXT_H
+
+#include "backend.h"
+
+/* Seconds spent in each stage of the last encode or decode. */
+typedef struct wc_stage_times {
+    double transform; /* upload + colour + transform + quantize + download */
+    double entropy;   /* modelling and coding of code blocks */
+    double container; /* chunks, index, CRCs */
+    double rate;      /* rate control search (encode with a bpp target) */
+} wc_stage_times;
+
+struct wc_ctx {
+    wc_err err;
+    char note[320];                 /* what --verbose reports */
+    const wc_backend_ops *backend;  /* the one in use, created lazily */
+    void *backend_self;
+    wc_backend_kind backend_asked;
+    wc_stage_times times;
+};
+
+/* Clears the error of a new call. */
+void ctx_begin(wc_ctx *ctx);
+/* Makes sure the backend for `kind` is ready (honours WC_BACKEND=cpu);
+ * AUTO falls back to the CPU when no device is usable. */
+wc_status ctx_backend(wc_ctx *ctx, wc_backend_kind kind);
+/* Monotonic clock in seconds. */
+double ctx_now(void);
+
+#endif

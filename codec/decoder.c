@@ -1,0 +1,230 @@
+/*
+ * decoder.c -- .wcx to image: container checks, limits, code blocks,
+ * backend inverse. Every count read from the file is checked before it
+ * sizes anything, and sizes are capped by the caller's limits.
+ */
+#include <string.h>
+
+#include "context.h"
+#include "entropy_stage.h"
+#include "plan.h"
+
+#define WC_MAX_BLOCKS ((size_t)1 << 26)
+
+typedef struct parsed {
+    wcx_chunk *chunks;
+    size_t nchunks;
+    wcx_header h;
+    wc_layout lay;
+    es_input in;
+    uint32_t *block_size;
+} parsed;
+
+static void parsed_free(parsed *ps)
+{
+    wc_free(ps->chunks);
+    wc_free(ps->block_size);
+    layout_free(&ps->lay);
+}
+
+static wc_status read_index(const wcx_chunk *k, parsed *ps, wc_err *err)
+{
+    const uint8_t *p = k->data, *end = k->data + k->size;
+    for (size_t i = 0; i < ps->lay.nblocks; i++) {
+        uint32_t v = 0;
+        unsigned shift = 0;
+        for (;;) {
+            WC_RETURN_IF(p >= end, err, WC_ERR_CORRUPT,
+                         "chunk %u (WIDX): index ends after %zu of %zu blocks", k->index, i,
+                         ps->lay.nblocks);
+            uint8_t b = *p++;
+            WC_RETURN_IF(shift == 28 && b > 0x07, err, WC_ERR_CORRUPT,
+                         "chunk %u (WIDX): size of block %zu out of range", k->index, i);
+            v |= (uint32_t)(b & 0x7F) << shift;
+            if (!(b & 0x80)) break;
+            shift += 7;
+        }
+        ps->block_size[i] = v;
+    }
+    WC_RETURN_IF(p != end, err, WC_ERR_CORRUPT, "chunk %u (WIDX): %zu stray bytes after the index",
+                 k->index, (size_t)(end - p));
+    return WC_OK;
+}
+
+/* Finds the payload chunks by type, in order; unknown chunks are skipped. */
+static wc_status collect(parsed *ps, wc_err *err)
+{
+    unsigned ntab = 0, ndat = 0, nidx = 0;
+    const wcx_chunk *idx = NULL;
+    for (size_t i = 1; i < ps->nchunks; i++) {
+        const wcx_chunk *k = &ps->chunks[i];
+        if (k->type == WCX_WTAB) {
+            WC_RETURN_IF(ps->h.entropy != WC_ENTROPY_HUFFMAN || ntab >= ps->h.components, err,
+                         WC_ERR_CORRUPT, "chunk %u (WTAB) at byte %zu: unexpected table chunk",
+                         k->index, k->offset);
+            ps->in.tables[ntab] = k->data;
+            ps->in.table_size[ntab++] = k->size;
+        } else if (k->type == WCX_WDAT) {
+            WC_RETURN_IF(ndat >= ps->h.components, err, WC_ERR_CORRUPT,
+                         "chunk %u (WDAT) at byte %zu: more data chunks than components", k->index,
+                         k->offset);
+            ps->in.data[ndat] = k->data;
+            ps->in.data_size[ndat++] = k->size;
+        } else if (k->type == WCX_WIDX) {
+            WC_RETURN_IF(nidx++, err, WC_ERR_CORRUPT, "chunk %u (WIDX): second block index",
+                         k->index);
+            idx = k;
+        }
+    }
+    unsigned want_tab = ps->h.entropy == WC_ENTROPY_HUFFMAN ? ps->h.components : 0;
+    WC_RETURN_IF(ntab != want_tab, err, WC_ERR_CORRUPT, "%u table chunks (WTAB), expected %u", ntab,
+                 want_tab);
+    WC_RETURN_IF(ndat != ps->h.components, err, WC_ERR_CORRUPT, "%u data chunks (WDAT), expected %u",
+                 ndat, ps->h.components);
+    WC_RETURN_IF(!idx, err, WC_ERR_CORRUPT, "no block index chunk (WIDX)");
+    ps->block_size = wc_malloc_array(ps->lay.nblocks ? ps->lay.nblocks : 1, sizeof(uint32_t));
+    WC_RETURN_IF(!ps->block_size, err, WC_ERR_NOMEM, "out of memory (block index)");
+    ps->in.block_size = ps->block_size;
+    return read_index(idx, ps, err);
+}
+
+static wc_status parse(const void *src, size_t size, parsed *ps, wc_err *err)
+{
+    memset(ps, 0, sizeof *ps);
+    WC_RETURN_IF(!src, err, WC_ERR_ARG, "no input");
+    ps->chunks = wc_malloc_array(WCX_MAX_CHUNKS, sizeof(wcx_chunk));
+    WC_RETURN_IF(!ps->chunks, err, WC_ERR_NOMEM, "out of memory (chunk list)");
+    WC_FORWARD_IF_ERROR(wcx_read_chunks(src, size, ps->chunks, WCX_MAX_CHUNKS, &ps->nchunks, err));
+    WC_FORWARD_IF_ERROR(wcx_header_parse(ps->chunks[0].data, ps->chunks[0].size, &ps->h, err));
+    int levels = plan_levels(ps->h.width, ps->h.height, ps->h.bit_depth, ps->h.levels);
+    WC_RETURN_IF(levels != ps->h.levels, err, WC_ERR_CORRUPT,
+                 "header: %u levels is more than a %ux%u %u-bit image allows (%d)", ps->h.levels,
+                 ps->h.width, ps->h.height, ps->h.bit_depth, levels);
+    unsigned want_steps = ps->h.transform != WC_TRANSFORM_DWT ? 64u : 3u * ps->h.levels + 1;
+    WC_RETURN_IF(ps->h.nsteps < want_steps, err, WC_ERR_CORRUPT,
+                 "header: %u quantizer steps, expected at least %u", ps->h.nsteps, want_steps);
+    return WC_OK;
+}
+
+static wc_status check_limits(const wcx_header *h, const wc_params *p, wc_err *err)
+{
+    uint64_t pixels = (uint64_t)h->width * h->height;
+    uint64_t max_px = p && p->max_pixels ? p->max_pixels : WC_DEFAULT_MAX_PIXELS;
+    WC_RETURN_IF(pixels > max_px, err, WC_ERR_LIMIT,
+                 "image %ux%u (%llu pixels) exceeds the limit of %llu pixels", h->width, h->height,
+                 (unsigned long long)pixels, (unsigned long long)max_px);
+    /* Coefficient planes + one float plane per component + the output. */
+    uint64_t padded = (((uint64_t)h->width + 7) & ~7ull) * (((uint64_t)h->height + 7) & ~7ull);
+    uint64_t need = padded * h->components * 12 + pixels * h->components * 2;
+    WC_RETURN_IF(p && p->max_memory && need > p->max_memory, err, WC_ERR_LIMIT,
+                 "decoding needs about %llu bytes, over the limit of %llu",
+                 (unsigned long long)need, (unsigned long long)p->max_memory);
+    return WC_OK;
+}
+
+static wc_status decode_parsed(wc_ctx *ctx, const wc_params *p, parsed *ps, wc_image *out)
+{
+    wc_err *err = &ctx->err;
+    const int threads = p ? p->threads : 0;
+    int32_t *planes[4] = {NULL, NULL, NULL, NULL};
+    wc_image img = {ps->h.width, ps->h.height, ps->h.components, ps->h.bit_depth, 0, NULL};
+    wc_status s = WC_OK;
+    for (uint32_t c = 0; c < ps->h.components && s == WC_OK; c++) {
+        planes[c] = wc_malloc_array((size_t)ps->lay.plane_w[c] * ps->lay.plane_h[c], sizeof(int32_t));
+        if (!planes[c]) s = wc_fail(err, WC_ERR_NOMEM, "out of memory (coefficient planes)");
+    }
+    double t0 = ctx_now();
+    if (s == WC_OK) s = es_decode(&ps->h, &ps->lay, &ps->in, planes, threads, err);
+    ctx->times.entropy = ctx_now() - t0;
+    for (uint32_t c = 0; c < ps->h.components && s == WC_OK; c++) {
+        if (layout_comp_transform(&ps->h, c) == WC_TRANSFORM_DWT) continue;
+        size_t n = (size_t)ps->lay.plane_w[c] * ps->lay.plane_h[c];
+        int32_t *tmp = wc_malloc_array(n, sizeof(int32_t));
+        if (!tmp) {
+            s = wc_fail(err, WC_ERR_NOMEM, "out of memory (band plane)");
+            break;
+        }
+        layout_bands_to_blocks(planes[c], tmp, ps->lay.plane_w[c], ps->lay.plane_h[c]);
+        wc_free(planes[c]);
+        planes[c] = tmp;
+    }
+    if (s == WC_OK) s = ctx_backend(ctx, p ? p->backend : WC_BACKEND_AUTO);
+    if (s == WC_OK && wc_image_alloc(&img) != WC_OK)
+        s = wc_fail(err, WC_ERR_NOMEM, "out of memory (output image)");
+    if (s == WC_OK) {
+        wc_stage_plan plan;
+        plan_from_header(&ps->h, 0.0f, &plan);
+        wc_coeffs co = {{0}, {0}, ps->h.components, {NULL}, {NULL}};
+        for (uint32_t c = 0; c < ps->h.components; c++) {
+            co.width[c] = ps->lay.plane_w[c];
+            co.height[c] = ps->lay.plane_h[c];
+            co.q[c] = planes[c];
+        }
+        t0 = ctx_now();
+        s = ctx->backend->inverse(ctx->backend_self, &plan, &co, &img, err);
+        ctx->times.transform = ctx_now() - t0;
+    }
+    for (int c = 0; c < 4; c++) wc_free(planes[c]);
+    if (s == WC_OK)
+        *out = img;
+    else
+        wc_image_free(&img);
+    return s;
+}
+
+wc_status wc_decode(wc_ctx *ctx, const wc_params *p, const void *src, size_t size, wc_image *out)
+{
+    if (!ctx) return WC_ERR_ARG;
+    ctx_begin(ctx);
+    WC_RETURN_IF(!out, &ctx->err, WC_ERR_ARG, "no output image");
+    memset(out, 0, sizeof *out);
+    parsed ps;
+    double t0 = ctx_now();
+    wc_status s = parse(src, size, &ps, &ctx->err);
+    if (s == WC_OK) s = check_limits(&ps.h, p, &ctx->err);
+    if (s == WC_OK) s = layout_build(&ps.h, WC_MAX_BLOCKS, &ps.lay, &ctx->err);
+    if (s == WC_OK) s = collect(&ps, &ctx->err);
+    ctx->times.container = ctx_now() - t0;
+    if (s == WC_OK) s = decode_parsed(ctx, p, &ps, out);
+    parsed_free(&ps);
+    return s;
+}
+
+wc_status wc_inspect(wc_ctx *ctx, const void *src, size_t size, wc_info *info)
+{
+    if (!ctx) return WC_ERR_ARG;
+    ctx_begin(ctx);
+    WC_RETURN_IF(!info, &ctx->err, WC_ERR_ARG, "no info struct");
+    memset(info, 0, sizeof *info);
+    parsed ps;
+    wc_status s = parse(src, size, &ps, &ctx->err);
+    if (s == WC_OK) s = layout_build(&ps.h, WC_MAX_BLOCKS, &ps.lay, &ctx->err);
+    if (s == WC_OK) s = collect(&ps, &ctx->err);
+    if (s == WC_OK) {
+        const wcx_header *h = &ps.h;
+        info->width = h->width;
+        info->height = h->height;
+        info->components = h->components;
+        info->bit_depth = h->bit_depth;
+        info->format_major = h->version_major;
+        info->format_minor = h->version_minor;
+        info->lossless = h->flags & 1;
+        info->transform = (wc_transform)h->transform;
+        info->wavelet = h->wavelet[0];
+        info->levels = h->levels;
+        info->colour = h->colour;
+        info->entropy = (wc_entropy)h->entropy;
+        info->block_size = 1 << h->block_log2;
+        info->base_step = h->base_step;
+        info->bands = ps.lay.nbands[0];
+        info->file_bytes = size;
+        for (size_t i = 0; i < ps.lay.nblocks; i++) {
+            const wc_cblk *k = &ps.lay.blocks[i];
+            info->component_bytes[k->comp] += ps.block_size[i];
+            info->band_bytes[k->comp][k->band] += ps.block_size[i];
+        }
+        for (uint32_t c = 0; c < h->components; c++) info->component_bytes[c] += ps.in.table_size[c];
+    }
+    parsed_free(&ps);
+    return s;
+}

@@ -1,0 +1,239 @@
+/*
+ * encoder.c -- image to .wcx: plan, backend forward (colour, transform,
+ * quantize), code blocks, container. Nothing here depends on the backend
+ * or thread count, so the bytes written never do either.
+ */
+#include <string.h>
+
+#include "encoder.h"
+#include "plan.h"
+#include "quant.h"
+
+#define WC_MAX_BLOCKS ((size_t)1 << 26)
+
+static void free_planes(enc_state *st)
+{
+    for (int c = 0; c < 4; c++) {
+        wc_free(st->q[c]);
+        wc_free(st->raw[c]);
+        wc_free(st->f[c]);
+        st->q[c] = st->raw[c] = NULL;
+        st->f[c] = NULL;
+    }
+    layout_free(&st->lay);
+}
+
+static int comp_is_float(const wc_stage_plan *plan, uint32_t c)
+{
+    return plan->transform[c] != WC_TRANSFORM_DWT || plan->wavelet[c] == 97;
+}
+
+/* DCT/LOT planes are coded as 64 frequency bands: regroup in place. */
+static wc_status to_band_layout(enc_state *st, int32_t *const *planes)
+{
+    for (uint32_t c = 0; c < st->h.components; c++) {
+        if (st->plan.transform[c] == WC_TRANSFORM_DWT) continue;
+        size_t n = (size_t)st->lay.plane_w[c] * st->lay.plane_h[c];
+        int32_t *tmp = wc_malloc_array(n, sizeof(int32_t));
+        WC_RETURN_IF(!tmp, &st->ctx->err, WC_ERR_NOMEM, "out of memory (band plane)");
+        layout_blocks_to_bands(planes[c], tmp, st->lay.plane_w[c], st->lay.plane_h[c]);
+        memcpy(planes[c], tmp, n * sizeof(int32_t));
+        wc_free(tmp);
+    }
+    return WC_OK;
+}
+
+static void code_times(enc_state *st, double t0)
+{
+    st->ctx->times.entropy += ctx_now() - t0;
+}
+
+wc_status enc_code_step(enc_state *st, es_output *out)
+{
+    for (uint32_t c = 0; c < st->h.components; c++) {
+        quant_layout lay = {st->lay.plane_w[c], st->lay.plane_h[c],
+                            st->plan.transform[c] != WC_TRANSFORM_DWT, st->h.levels};
+        if (comp_is_float(&st->plan, c)) {
+            quant_float_plane(st->f[c], st->q[c], &lay, st->h.steps[c], st->plan.threshold[c]);
+        } else {
+            memcpy(st->q[c], st->raw[c], (size_t)lay.width * lay.height * sizeof(int32_t));
+            quant_int_plane(st->q[c], &lay, st->h.steps[c], st->plan.threshold[c]);
+        }
+    }
+    WC_FORWARD_IF_ERROR(to_band_layout(st, st->q));
+    double t0 = ctx_now();
+    wc_status s = es_encode(&st->h, &st->lay, st->q, st->p->threads, st->p->deflate_level, out,
+                            &st->ctx->err);
+    code_times(st, t0);
+    return s;
+}
+
+static size_t varint_size(uint32_t v) { return v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5; }
+
+size_t enc_file_size(const enc_state *st, const es_output *out)
+{
+    size_t n = WCX_MAGIC_SIZE + WCX_CHUNK_OVERHEAD + wcx_header_size(&st->h);
+    for (uint32_t c = 0; c < st->h.components; c++) {
+        if (st->h.entropy == WC_ENTROPY_HUFFMAN) n += WCX_CHUNK_OVERHEAD + out->table_size[c];
+        n += WCX_CHUNK_OVERHEAD + out->data_size[c];
+    }
+    n += WCX_CHUNK_OVERHEAD; /* WIDX */
+    for (size_t i = 0; i < st->lay.nblocks; i++) n += varint_size(out->block_size[i]);
+    return n + WCX_CHUNK_OVERHEAD; /* WEND */
+}
+
+static void write_file(const enc_state *st, const es_output *out, uint8_t *dst, size_t cap,
+                       size_t *written)
+{
+    wcx_writer w;
+    wcx_writer_init(&w, dst, cap);
+    size_t hs = wcx_header_size(&st->h);
+    wcx_chunk_begin(&w, WCX_WHDR);
+    uint8_t *hp = wcx_chunk_space(&w, hs);
+    if (hp) {
+        wcx_header_write(&st->h, hp);
+        wcx_chunk_commit(&w, hs);
+    }
+    wcx_chunk_end(&w);
+    if (st->h.entropy == WC_ENTROPY_HUFFMAN)
+        for (uint32_t c = 0; c < st->h.components; c++)
+            wcx_put_chunk(&w, WCX_WTAB, out->tables[c], out->table_size[c]);
+    wcx_chunk_begin(&w, WCX_WIDX);
+    for (size_t i = 0; i < st->lay.nblocks; i++) {
+        uint8_t v[5], *p = v;
+        uint32_t x = out->block_size[i];
+        while (x >= 0x80) {
+            *p++ = (uint8_t)(x | 0x80);
+            x >>= 7;
+        }
+        *p++ = (uint8_t)x;
+        wcx_write(&w, v, (size_t)(p - v));
+    }
+    wcx_chunk_end(&w);
+    for (uint32_t c = 0; c < st->h.components; c++)
+        wcx_put_chunk(&w, WCX_WDAT, out->data[c], out->data_size[c]);
+    wcx_put_chunk(&w, WCX_WEND, NULL, 0);
+    wcx_writer_finish(&w, written);
+}
+
+static wc_status alloc_planes(enc_state *st, int rate)
+{
+    for (uint32_t c = 0; c < st->h.components; c++) {
+        size_t n = (size_t)st->lay.plane_w[c] * st->lay.plane_h[c];
+        st->q[c] = wc_malloc_array(n, sizeof(int32_t));
+        WC_RETURN_IF(!st->q[c], &st->ctx->err, WC_ERR_NOMEM, "out of memory (%zu coefficients)", n);
+        if (!rate) continue;
+        if (comp_is_float(&st->plan, c))
+            st->f[c] = wc_malloc_array(n, sizeof(float));
+        else
+            st->raw[c] = wc_malloc_array(n, sizeof(int32_t));
+        WC_RETURN_IF(!st->f[c] && !st->raw[c], &st->ctx->err, WC_ERR_NOMEM,
+                     "out of memory (%zu coefficients)", n);
+    }
+    return WC_OK;
+}
+
+/* Plan, transform and code; leaves the payloads in *out. */
+static wc_status encode_payloads(enc_state *st, const wc_image *img, es_output *out)
+{
+    const wc_params *p = st->p;
+    wc_err *err = &st->ctx->err;
+    float step = 1.0f;
+    if (!p->lossless)
+        step = p->step > 0 ? p->step : plan_step_for_quality(p->quality > 0 ? p->quality : 75.0f);
+    plan_header(p, img, step, &st->h);
+    WC_FORWARD_IF_ERROR(layout_build(&st->h, WC_MAX_BLOCKS, &st->lay, err));
+    plan_from_header(&st->h, p->lossless ? 0.0f : p->threshold, &st->plan);
+    const int rate = !p->lossless && p->bpp > 0;
+    WC_FORWARD_IF_ERROR(alloc_planes(st, rate));
+    WC_FORWARD_IF_ERROR(ctx_backend(st->ctx, p->backend));
+
+    wc_coeffs co = {{0}, {0}, st->h.components, {NULL}, {NULL}};
+    for (uint32_t c = 0; c < st->h.components; c++) {
+        co.width[c] = st->lay.plane_w[c];
+        co.height[c] = st->lay.plane_h[c];
+        co.q[c] = rate && st->raw[c] ? st->raw[c] : st->q[c];
+        co.f[c] = st->f[c];
+    }
+    st->plan.quantize = !rate;
+    double t0 = ctx_now();
+    wc_status s = st->ctx->backend->forward(st->ctx->backend_self, &st->plan, img, &co, err);
+    st->ctx->times.transform = ctx_now() - t0;
+    if (s != WC_OK) return s;
+    if (rate) {
+        t0 = ctx_now();
+        s = ratectl_search(st, out);
+        st->ctx->times.rate = ctx_now() - t0 - st->ctx->times.entropy;
+        return s;
+    }
+    WC_FORWARD_IF_ERROR(to_band_layout(st, st->q));
+    t0 = ctx_now();
+    s = es_encode(&st->h, &st->lay, st->q, p->threads, p->deflate_level, out, err);
+    code_times(st, t0);
+    return s;
+}
+
+static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, void *dst, size_t cap,
+                        void **alloc_out, size_t *written)
+{
+    if (!ctx) return WC_ERR_ARG;
+    ctx_begin(ctx);
+    WC_FORWARD_IF_ERROR(plan_check(p, img, &ctx->err));
+    enc_state st;
+    memset(&st, 0, sizeof st);
+    st.ctx = ctx;
+    st.p = p;
+    es_output out;
+    memset(&out, 0, sizeof out);
+    wc_status s = encode_payloads(&st, img, &out);
+    if (s == WC_OK) {
+        double t0 = ctx_now();
+        size_t size = enc_file_size(&st, &out);
+        if (alloc_out) {
+            dst = *alloc_out = wc_malloc(size);
+            cap = size;
+            if (!dst) s = wc_fail(&ctx->err, WC_ERR_NOMEM, "out of memory (%zu-byte output)", size);
+        } else if (cap < size) {
+            s = wc_fail(&ctx->err, WC_ERR_BUFFER, "output needs %zu bytes, buffer has %zu", size, cap);
+        }
+        if (s == WC_OK) write_file(&st, &out, dst, cap, written);
+        ctx->times.container = ctx_now() - t0;
+    }
+    es_output_free(&out);
+    free_planes(&st);
+    return s;
+}
+
+wc_status wc_encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, void *dst, size_t cap,
+                    size_t *written)
+{
+    if (!dst || !written) return ctx ? wc_fail(&ctx->err, WC_ERR_ARG, "no output buffer") : WC_ERR_ARG;
+    return encode(ctx, p, img, dst, cap, NULL, written);
+}
+
+wc_status wc_encode_alloc(wc_ctx *ctx, const wc_params *p, const wc_image *img, void **out,
+                          size_t *out_size)
+{
+    if (!out || !out_size) return ctx ? wc_fail(&ctx->err, WC_ERR_ARG, "no output pointer") : WC_ERR_ARG;
+    *out = NULL;
+    wc_status s = encode(ctx, p, img, NULL, 0, out, out_size);
+    if (s != WC_OK) {
+        wc_free(*out);
+        *out = NULL;
+    }
+    return s;
+}
+
+size_t wc_encode_bound(const wc_image *img, const wc_params *p)
+{
+    if (!img || !p || img->width == 0 || img->height == 0 || img->components == 0 ||
+        img->components > 4)
+        return 0;
+    /* Padded planes, 8 bytes per coefficient at worst (block_coder.c),
+     * a 5-byte index entry and slack per smallest code block, tables. */
+    uint64_t pw = ((uint64_t)img->width + 7) & ~7ull, ph = ((uint64_t)img->height + 7) & ~7ull;
+    uint64_t coefs = pw * ph * img->components;
+    uint64_t blocks = (pw / 16 + 46) * (ph / 16 + 46) * img->components;
+    uint64_t n = coefs * 8 + blocks * 80 + img->components * 20000ull + 4096;
+    return n > SIZE_MAX ? 0 : (size_t)n;
+}

@@ -1,0 +1,460 @@
+/*
+ * entropy_stage.c -- code blocks to payloads and back, on all workers.
+ *
+ * Huffman mode runs two passes over the blocks: counting symbols per
+ * (component, class, context table), which fixes the tables, then coding.
+ * Deflate mode codes each block as zero-run RLE tokens through zlib,
+ * prefixed by the token stream's length as a varint.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "block_coder.h"
+#include "entropy_stage.h"
+#include "parallel.h"
+#include "rle.h"
+#include "zcodec.h"
+
+#define TABLE_CAP ((size_t)WC_NCLASS * BC_NTAB * (BC_NSYM + 8) + 64)
+
+typedef struct arena {
+    uint8_t *buf;
+    size_t size, cap;
+    int failed;
+} arena;
+
+static uint8_t *arena_reserve(arena *a, size_t n)
+{
+    if (a->failed) return NULL;
+    if (a->size + n > a->cap) {
+        size_t cap = a->cap ? a->cap : 1 << 16;
+        while (cap < a->size + n) cap *= 2;
+        uint8_t *p = wc_realloc(a->buf, cap);
+        if (!p) {
+            a->failed = 1;
+            return NULL;
+        }
+        a->buf = p;
+        a->cap = cap;
+    }
+    return a->buf + a->size;
+}
+
+typedef struct worker_state {
+    uint32_t *scratch;      /* block coder scratch */
+    int32_t *values;        /* deflate mode: a block's values */
+    uint8_t *tokens;        /* deflate mode: a block's RLE tokens */
+    bc_freq *freq;          /* [components * WC_NCLASS] */
+    arena out;
+} worker_state;
+
+typedef struct enc_job {
+    const wcx_header *h;
+    const wc_layout *lay;
+    int32_t *const *planes;
+    worker_state *ws;
+    huf_enc (*enc)[WC_NCLASS][BC_NTAB];
+    uint8_t *block_worker;
+    size_t *block_offset;
+    uint32_t *block_size;
+    wc_err *errs;           /* per worker */
+    wc_status *status;      /* per worker */
+    int deflate_level;
+} enc_job;
+
+static bc_block block_view(const wc_layout *lay, int32_t *const *planes, const wc_cblk *k)
+{
+    const wc_band_info *bi = &lay->band[k->comp][k->band];
+    bc_block b = {planes[k->comp] + (size_t)k->y0 * lay->plane_w[k->comp] + k->x0, k->w, k->h,
+                  lay->plane_w[k->comp], bi->predict};
+    return b;
+}
+
+static void count_block(void *arg, size_t i, int w)
+{
+    enc_job *j = arg;
+    const wc_cblk *k = &j->lay->blocks[i];
+    bc_block b = block_view(j->lay, j->planes, k);
+    unsigned cls = j->lay->band[k->comp][k->band].cls;
+    bc_count(&b, j->ws[w].freq[k->comp * WC_NCLASS + cls], j->ws[w].scratch);
+}
+
+static void put_varint(uint8_t **p, uint32_t v)
+{
+    while (v >= 0x80) {
+        *(*p)++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *(*p)++ = (uint8_t)v;
+}
+
+static wc_status deflate_block(enc_job *j, const bc_block *b, worker_state *ws, size_t *size,
+                               wc_err *err)
+{
+    const size_t n = (size_t)b->w * b->h;
+    if (b->predict) {
+        bc_residuals(b, ws->values);
+    } else {
+        for (uint32_t y = 0; y < b->h; y++)
+            memcpy(ws->values + (size_t)y * b->w, b->data + y * b->stride, b->w * sizeof(int32_t));
+    }
+    size_t ntok = rle_encode(ws->values, n, ws->tokens);
+    size_t bound = 5 + zc_bound(ntok);
+    uint8_t *dst = arena_reserve(&ws->out, bound);
+    WC_RETURN_IF(!dst, err, WC_ERR_NOMEM, "out of memory (block output)");
+    uint8_t *p = dst;
+    put_varint(&p, (uint32_t)ntok);
+    size_t zsize;
+    WC_FORWARD_IF_ERROR(zc_compress(ws->tokens, ntok, j->deflate_level,
+                                    p, bound - (size_t)(p - dst), &zsize, err));
+    *size = (size_t)(p - dst) + zsize;
+    return WC_OK;
+}
+
+static void encode_block(void *arg, size_t i, int w)
+{
+    enc_job *j = arg;
+    worker_state *ws = &j->ws[w];
+    if (j->status[w] != WC_OK) return;
+    const wc_cblk *k = &j->lay->blocks[i];
+    bc_block b = block_view(j->lay, j->planes, k);
+    size_t size = 0;
+    wc_status s = WC_OK;
+    j->block_worker[i] = (uint8_t)w;
+    j->block_offset[i] = ws->out.size;
+    if (j->h->entropy == 0) {
+        unsigned cls = j->lay->band[k->comp][k->band].cls;
+        uint8_t *dst = arena_reserve(&ws->out, bc_bound(k->w, k->h));
+        if (!dst)
+            s = wc_fail(&j->errs[w], WC_ERR_NOMEM, "out of memory (block output)");
+        else
+            size = bc_encode(&b, j->enc[k->comp][cls], dst, bc_bound(k->w, k->h), ws->scratch);
+    } else {
+        s = deflate_block(j, &b, ws, &size, &j->errs[w]);
+    }
+    if (s == WC_OK && size > 0x7FFFFFFFu)
+        s = wc_fail(&j->errs[w], WC_ERR_LIMIT, "code block too large");
+    j->status[w] = s;
+    ws->out.size += size;
+    j->block_size[i] = (uint32_t)size;
+}
+
+static void workers_free(worker_state *ws, int n)
+{
+    for (int i = 0; ws && i < n; i++) {
+        wc_free(ws[i].scratch);
+        wc_free(ws[i].values);
+        wc_free(ws[i].tokens);
+        wc_free(ws[i].freq);
+        wc_free(ws[i].out.buf);
+    }
+    wc_free(ws);
+}
+
+static wc_status workers_alloc(const wcx_header *h, int n, worker_state **out, wc_err *err)
+{
+    worker_state *ws = wc_calloc((size_t)n, sizeof *ws);
+    WC_RETURN_IF(!ws, err, WC_ERR_NOMEM, "out of memory (workers)");
+    const size_t side = (size_t)1 << h->block_log2, vals = side * side;
+    for (int i = 0; i < n; i++) {
+        ws[i].scratch = wc_malloc_array(bc_scratch_elems(), sizeof(uint32_t));
+        ws[i].values = wc_malloc_array(vals, sizeof(int32_t));
+        ws[i].tokens = wc_malloc(rle_bound(vals));
+        ws[i].freq = wc_calloc((size_t)h->components * WC_NCLASS, sizeof(bc_freq));
+        if (!ws[i].scratch || !ws[i].values || !ws[i].tokens || !ws[i].freq) {
+            workers_free(ws, n);
+            return wc_fail(err, WC_ERR_NOMEM, "out of memory (worker scratch)");
+        }
+    }
+    *out = ws;
+    return WC_OK;
+}
+
+/* Sums the workers' counts (in worker order: sums do not depend on it) and
+ * turns them into code lengths, encoder tables and WTAB payloads. */
+static wc_status build_tables(const wcx_header *h, worker_state *ws, int nw,
+                              huf_enc (*enc)[WC_NCLASS][BC_NTAB], es_output *out, wc_err *err)
+{
+    for (uint32_t c = 0; c < h->components; c++) {
+        out->tables[c] = wc_malloc(TABLE_CAP);
+        WC_RETURN_IF(!out->tables[c], err, WC_ERR_NOMEM, "out of memory (tables)");
+        bitw w;
+        bitw_init(&w, out->tables[c], TABLE_CAP);
+        for (unsigned cls = 0; cls < WC_NCLASS; cls++) {
+            uint8_t len[BC_NTAB][BC_NSYM];
+            for (unsigned t = 0; t < BC_NTAB; t++) {
+                uint32_t f[BC_NSYM];
+                for (unsigned s = 0; s < BC_NSYM; s++) {
+                    uint64_t sum = 0;
+                    for (int i = 0; i < nw; i++) sum += ws[i].freq[c * WC_NCLASS + cls][t][s];
+                    f[s] = sum > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)sum;
+                }
+                huf_build_lengths(f, BC_NSYM, HUF_MAX_LEN, len[t]);
+                huf_enc_build(&enc[c][cls][t], len[t], BC_NSYM);
+            }
+            bc_tables_write(&w, (const uint8_t(*)[BC_NSYM])len);
+        }
+        out->table_size[c] = bitw_flush(&w);
+        WC_RETURN_IF(w.overflow, err, WC_ERR_BUFFER, "entropy tables overflow");
+    }
+    return WC_OK;
+}
+
+/* Concatenates each component's blocks, in layout order, into its WDAT. */
+static wc_status assemble(const wc_layout *lay, const worker_state *ws, const enc_job *j,
+                          es_output *out, wc_err *err)
+{
+    for (uint32_t c = 0; c < lay->components; c++) {
+        size_t end = c + 1 < lay->components ? lay->first_block[c + 1] : lay->nblocks, total = 0;
+        for (size_t i = lay->first_block[c]; i < end; i++) total += j->block_size[i];
+        WC_RETURN_IF(total > WCX_MAX_CHUNK_SIZE, err, WC_ERR_LIMIT,
+                     "component %u: %zu bytes of data exceed one chunk's limit", c, total);
+        out->data[c] = wc_malloc(total ? total : 1);
+        WC_RETURN_IF(!out->data[c], err, WC_ERR_NOMEM, "out of memory (component data)");
+        uint8_t *p = out->data[c];
+        for (size_t i = lay->first_block[c]; i < end; i++) {
+            memcpy(p, ws[j->block_worker[i]].out.buf + j->block_offset[i], j->block_size[i]);
+            p += j->block_size[i];
+        }
+        out->data_size[c] = total;
+    }
+    return WC_OK;
+}
+
+wc_status es_encode(const wcx_header *h, const wc_layout *lay, int32_t *const *planes, int threads,
+                    int deflate_level, es_output *out, wc_err *err)
+{
+    memset(out, 0, sizeof *out);
+    const int nw = wc_thread_count(threads);
+    worker_state *ws = NULL;
+    WC_FORWARD_IF_ERROR(workers_alloc(h, nw, &ws, err));
+    enc_job j = {h, lay, planes, ws, NULL, NULL, NULL, NULL, NULL, NULL, deflate_level};
+    const size_t nb = lay->nblocks ? lay->nblocks : 1;
+    j.enc = wc_malloc_array(h->components, sizeof *j.enc);
+    j.block_worker = wc_malloc(nb);
+    j.block_offset = wc_malloc_array(nb, sizeof(size_t));
+    j.block_size = out->block_size = wc_malloc_array(nb, sizeof(uint32_t));
+    j.errs = wc_calloc((size_t)nw, sizeof(wc_err));
+    j.status = wc_calloc((size_t)nw, sizeof(wc_status));
+    wc_status s = WC_OK;
+    if (!j.enc || !j.block_worker || !j.block_offset || !j.block_size || !j.errs || !j.status)
+        s = wc_fail(err, WC_ERR_NOMEM, "out of memory (block bookkeeping)");
+    if (s == WC_OK && h->entropy == 0) {
+        wc_parallel_for(nw, lay->nblocks, count_block, &j);
+        s = build_tables(h, ws, nw, j.enc, out, err);
+    }
+    if (s == WC_OK) {
+        wc_parallel_for(nw, lay->nblocks, encode_block, &j);
+        for (int i = 0; i < nw && s == WC_OK; i++)
+            if (j.status[i] != WC_OK) s = wc_fail(err, j.status[i], "%s", j.errs[i].msg);
+    }
+    if (s == WC_OK) s = assemble(lay, ws, &j, out, err);
+    wc_free(j.enc);
+    wc_free(j.block_worker);
+    wc_free(j.block_offset);
+    wc_free(j.errs);
+    wc_free(j.status);
+    workers_free(ws, nw);
+    if (s != WC_OK) es_output_free(out);
+    return s;
+}
+
+void es_output_free(es_output *out)
+{
+    for (int c = 0; c < 4; c++) {
+        wc_free(out->tables[c]);
+        wc_free(out->data[c]);
+        out->tables[c] = out->data[c] = NULL;
+    }
+    wc_free(out->block_size);
+    out->block_size = NULL;
+}
+
+size_t es_output_bytes(const es_output *out, size_t nblocks)
+{
+    size_t n = 0;
+    for (int c = 0; c < 4; c++) n += out->table_size[c] + out->data_size[c];
+    for (size_t i = 0; i < nblocks; i++)
+        n += out->block_size[i] < 0x80 ? 1 : out->block_size[i] < 0x4000 ? 2 : 3;
+    return n;
+}
+
+void es_band_name(const wcx_header *h, const wc_layout *lay, uint32_t c, uint32_t b, char out[16])
+{
+    const wc_band_info *bi = &lay->band[c][b];
+    if (layout_comp_transform(h, c) != WC_TRANSFORM_DWT) {
+        snprintf(out, 16, "F(%u,%u)", bi->step_index & 7u, bi->step_index >> 3);
+        return;
+    }
+    static const char *const names[4] = {"LL", "HL", "LH", "HH"};
+    snprintf(out, 16, "%s%u", names[bi->orient & 3], bi->orient ? bi->level : h->levels);
+}
+
+/* ---- decoding ----------------------------------------------------------------- */
+
+typedef struct dec_job {
+    const wcx_header *h;
+    const wc_layout *lay;
+    const es_input *in;
+    int32_t *const *planes;
+    const huf_dec *const (*tabs)[WC_NCLASS][BC_NTAB];
+    size_t *offset;          /* per block, within its component's data */
+    worker_state *ws;
+    wc_err *errs;            /* per worker: its lowest failing block */
+    size_t *fail_block;      /* per worker, SIZE_MAX when none */
+    wc_status *status;
+} dec_job;
+
+static wc_status get_varint(const uint8_t **p, const uint8_t *end, uint32_t *v)
+{
+    uint32_t r = 0;
+    for (unsigned shift = 0; shift < 35; shift += 7) {
+        if (*p >= end) return WC_ERR_TRUNCATED;
+        uint8_t b = *(*p)++;
+        if (shift == 28 && b > 0x0F) return WC_ERR_CORRUPT;
+        r |= (uint32_t)(b & 0x7F) << shift;
+        if (!(b & 0x80)) {
+            *v = r;
+            return WC_OK;
+        }
+    }
+    return WC_ERR_CORRUPT;
+}
+
+static wc_status inflate_block(const uint8_t *src, size_t size, const bc_block *b, worker_state *ws,
+                               wc_err *err)
+{
+    const uint8_t *p = src, *end = src + size;
+    uint32_t ntok;
+    wc_status s = get_varint(&p, end, &ntok);
+    WC_RETURN_IF(s != WC_OK, err, s, "bad token count");
+    const size_t n = (size_t)b->w * b->h;
+    WC_RETURN_IF(ntok > rle_bound(n), err, WC_ERR_CORRUPT, "token count %u too large", ntok);
+    WC_FORWARD_IF_ERROR(zc_decompress(p, (size_t)(end - p), ws->tokens, ntok, err));
+    WC_FORWARD_IF_ERROR(rle_decode(ws->tokens, ntok, ws->values, n, err));
+    for (uint32_t y = 0; y < b->h; y++)
+        memcpy(b->data + y * b->stride, ws->values + (size_t)y * b->w, b->w * sizeof(int32_t));
+    if (b->predict) bc_unpredict(b);
+    return WC_OK;
+}
+
+static void decode_block(void *arg, size_t i, int w)
+{
+    dec_job *j = arg;
+    if (j->fail_block[w] != SIZE_MAX) return; /* this worker already failed */
+    const wc_cblk *k = &j->lay->blocks[i];
+    bc_block b = block_view(j->lay, j->planes, k);
+    const uint8_t *src = j->in->data[k->comp] + j->offset[i];
+    wc_err e = {{0}};
+    wc_status s;
+    if (j->h->entropy == 0) {
+        unsigned cls = j->lay->band[k->comp][k->band].cls;
+        s = bc_decode(src, j->in->block_size[i], &b, j->tabs[k->comp][cls], j->ws[w].scratch, &e);
+    } else {
+        s = inflate_block(src, j->in->block_size[i], &b, &j->ws[w], &e);
+    }
+    if (s != WC_OK) {
+        char name[16];
+        es_band_name(j->h, j->lay, k->comp, k->band, name);
+        size_t first = j->lay->first_block[k->comp];
+        size_t nth = 0; /* block number within its band, for the message */
+        for (size_t q = i; q > first && j->lay->blocks[q - 1].band == k->band; q--) nth++;
+        wc_fail(&j->errs[w], s, "component %u, subband %s, block %zu: %s", k->comp, name, nth,
+                e.msg);
+        j->status[w] = s;
+        j->fail_block[w] = i;
+    }
+}
+
+static wc_status read_tables(const wcx_header *h, const es_input *in, huf_dec *store,
+                             const huf_dec *(*tabs)[WC_NCLASS][BC_NTAB], wc_err *err)
+{
+    size_t used_count = 0;
+    for (uint32_t c = 0; c < h->components; c++) {
+        bitr r;
+        bitr_init(&r, in->tables[c], in->table_size[c]);
+        for (unsigned cls = 0; cls < WC_NCLASS; cls++) {
+            uint8_t len[BC_NTAB][BC_NSYM], used[BC_NTAB];
+            wc_err e = {{0}};
+            wc_status s = bc_tables_read(&r, len, used, &e);
+            WC_RETURN_IF(s != WC_OK, err, s, "component %u, tables of class %u: %s", c, cls, e.msg);
+            for (unsigned t = 0; t < BC_NTAB; t++) {
+                tabs[c][cls][t] = NULL;
+                if (!used[t]) continue;
+                huf_dec *d = &store[used_count++];
+                s = huf_dec_build(d, len[t], BC_NSYM, &e);
+                WC_RETURN_IF(s != WC_OK, err, s, "component %u, class %u, table %u: %s", c, cls, t,
+                             e.msg);
+                tabs[c][cls][t] = d;
+            }
+        }
+        size_t used_bits = (size_t)(r.p - in->tables[c]) * 8 + r.fake - r.n;
+        size_t used_bytes = (used_bits + 7) / 8;
+        WC_RETURN_IF(used_bytes != in->table_size[c], err, WC_ERR_CORRUPT,
+                     "component %u: %zu stray bytes after the entropy tables", c,
+                     in->table_size[c] - used_bytes);
+    }
+    return WC_OK;
+}
+
+static wc_status block_offsets(const wc_layout *lay, const es_input *in, size_t *offset, wc_err *err)
+{
+    for (uint32_t c = 0; c < lay->components; c++) {
+        size_t end = c + 1 < lay->components ? lay->first_block[c + 1] : lay->nblocks, pos = 0;
+        for (size_t i = lay->first_block[c]; i < end; i++) {
+            offset[i] = pos;
+            pos += in->block_size[i];
+            WC_RETURN_IF(pos > in->data_size[c], err, WC_ERR_CORRUPT,
+                         "component %u: the block index runs past the %zu data bytes", c,
+                         in->data_size[c]);
+        }
+        WC_RETURN_IF(pos != in->data_size[c], err, WC_ERR_CORRUPT,
+                     "component %u: the block index covers %zu of %zu data bytes", c, pos,
+                     in->data_size[c]);
+    }
+    return WC_OK;
+}
+
+wc_status es_decode(const wcx_header *h, const wc_layout *lay, const es_input *in,
+                    int32_t *const *planes, int threads, wc_err *err)
+{
+    const int nw = wc_thread_count(threads);
+    dec_job j = {h, lay, in, planes, NULL, NULL, NULL, NULL, NULL, NULL};
+    huf_dec *store = NULL;
+    const huf_dec *(*tabs)[WC_NCLASS][BC_NTAB] = NULL;
+    wc_status s = WC_OK;
+    j.offset = wc_malloc_array(lay->nblocks ? lay->nblocks : 1, sizeof(size_t));
+    j.errs = wc_calloc((size_t)nw, sizeof(wc_err));
+    j.fail_block = wc_malloc_array((size_t)nw, sizeof(size_t));
+    j.status = wc_calloc((size_t)nw, sizeof(wc_status));
+    if (!j.offset || !j.errs || !j.fail_block || !j.status)
+        s = wc_fail(err, WC_ERR_NOMEM, "out of memory (decoder bookkeeping)");
+    if (s == WC_OK) s = block_offsets(lay, in, j.offset, err);
+    if (s == WC_OK && h->entropy == 0) {
+        store = wc_malloc_array((size_t)h->components * WC_NCLASS * BC_NTAB, sizeof(huf_dec));
+        tabs = wc_malloc_array(h->components, sizeof *tabs);
+        if (!store || !tabs)
+            s = wc_fail(err, WC_ERR_NOMEM, "out of memory (Huffman tables)");
+        else
+            s = read_tables(h, in, store, tabs, err);
+        j.tabs = (const huf_dec *const(*)[WC_NCLASS][BC_NTAB])tabs;
+    }
+    if (s == WC_OK) s = workers_alloc(h, nw, &j.ws, err);
+    if (s == WC_OK) {
+        for (int i = 0; i < nw; i++) j.fail_block[i] = SIZE_MAX;
+        wc_parallel_for(nw, lay->nblocks, decode_block, &j);
+        int worst = -1;
+        for (int i = 0; i < nw; i++)
+            if (j.fail_block[i] != SIZE_MAX && (worst < 0 || j.fail_block[i] < j.fail_block[worst]))
+                worst = i;
+        if (worst >= 0) s = wc_fail(err, j.status[worst], "%s", j.errs[worst].msg);
+    }
+    workers_free(j.ws, nw);
+    wc_free(store);
+    wc_free(tabs);
+    wc_free(j.offset);
+    wc_free(j.errs);
+    wc_free(j.fail_block);
+    wc_free(j.status);
+    return s;
+}

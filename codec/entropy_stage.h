@@ -1,0 +1,44 @@
+/*
+ * entropy_stage.h -- turns the quantized coefficient planes of an image
+ * into per-component table and data payloads plus a code-block index, and
+ * back. Code blocks are coded independently on all workers; the output
+ * depends only on the coefficients and the header, never on thread count.
+ */
+#ifndef WC_ENTROPY_STAGE_H
+#define WC_ENTROPY_STAGE_H
+
+#include "container.h"
+#include "layout.h"
+
+typedef struct es_output {
+    uint8_t *tables[4];      /* WTAB payloads (Huffman mode) */
+    size_t table_size[4];
+    uint8_t *data[4];        /* WDAT payloads: blocks of the component in order */
+    size_t data_size[4];
+    uint32_t *block_size;    /* per code block, layout order */
+} es_output;
+
+wc_status es_encode(const wcx_header *h, const wc_layout *lay, int32_t *const *planes, int threads,
+                    int deflate_level, es_output *out, wc_err *err);
+void es_output_free(es_output *out);
+
+/* Size in bytes the encode would produce (tables + data), for rate control. */
+size_t es_output_bytes(const es_output *out, size_t nblocks);
+
+typedef struct es_input {
+    const uint8_t *tables[4];
+    size_t table_size[4];
+    const uint8_t *data[4];
+    size_t data_size[4];
+    const uint32_t *block_size;
+} es_input;
+
+/* Decodes every block into planes (sized by the layout). Errors name the
+ * component, band and block. */
+wc_status es_decode(const wcx_header *h, const wc_layout *lay, const es_input *in,
+                    int32_t *const *planes, int threads, wc_err *err);
+
+/* Names of bands for messages and `wcodec info`: "LL5", "HL2", "DCT(3,1)". */
+void es_band_name(const wcx_header *h, const wc_layout *lay, uint32_t c, uint32_t b, char out[16]);
+
+#endif

@@ -1,0 +1,97 @@
+/* quant.c -- deadzone quantization of whole planes on the CPU. */
+#include "quant.h"
+#include "dwt.h"
+
+/* Calls fn on every band rectangle of the layout with that band's step.
+ * Block layouts have 64 "bands", one per frequency, visited row by row;
+ * both walk the plane once. */
+typedef void (*band_fn)(void *arg, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, float step);
+
+static void for_each_band(const quant_layout *lay, const float *steps, band_fn fn, void *arg)
+{
+    if (lay->blocked) {
+        for (uint32_t y = 0; y < lay->height; y++)
+            for (uint32_t x = 0; x < lay->width; x++)
+                fn(arg, x, y, 1, 1, steps[(y & 7) * 8 + (x & 7)]);
+        return;
+    }
+    dwt_band bands[3 * WC_MAX_LEVELS + 1];
+    unsigned nb = dwt_bands(lay->width, lay->height, lay->levels, bands);
+    for (unsigned b = 0; b < nb; b++)
+        if (bands[b].w && bands[b].h)
+            fn(arg, bands[b].x0, bands[b].y0, bands[b].w, bands[b].h, steps[b]);
+}
+
+typedef struct qargs {
+    const float *fsrc;
+    int32_t *idst;
+    float *fdst;
+    uint32_t stride;
+    float threshold, recon;
+} qargs;
+
+static void q_int(void *arg, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, float step)
+{
+    qargs *a = arg;
+    if (step == 1.0f && a->threshold == 0.0f) return;
+    for (uint32_t y = y0; y < y0 + h; y++) {
+        int32_t *row = a->idst + (size_t)y * a->stride;
+        for (uint32_t x = x0; x < x0 + w; x++) row[x] = quant_value((float)row[x], step, a->threshold);
+    }
+}
+
+static void q_float(void *arg, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, float step)
+{
+    qargs *a = arg;
+    for (uint32_t y = y0; y < y0 + h; y++) {
+        const float *src = a->fsrc + (size_t)y * a->stride;
+        int32_t *dst = a->idst + (size_t)y * a->stride;
+        for (uint32_t x = x0; x < x0 + w; x++) dst[x] = quant_value(src[x], step, a->threshold);
+    }
+}
+
+static void dq_int(void *arg, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, float step)
+{
+    qargs *a = arg;
+    if (step == 1.0f) return; /* integer step 1 is exact whatever the offset */
+    for (uint32_t y = y0; y < y0 + h; y++) {
+        int32_t *row = a->idst + (size_t)y * a->stride;
+        for (uint32_t x = x0; x < x0 + w; x++) row[x] = dequant_int_value(row[x], step, a->recon);
+    }
+}
+
+static void dq_float(void *arg, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, float step)
+{
+    qargs *a = arg;
+    for (uint32_t y = y0; y < y0 + h; y++) {
+        const int32_t *src = a->idst + (size_t)y * a->stride;
+        float *dst = a->fdst + (size_t)y * a->stride;
+        for (uint32_t x = x0; x < x0 + w; x++) dst[x] = dequant_value(src[x], step, a->recon);
+    }
+}
+
+void quant_int_plane(int32_t *plane, const quant_layout *lay, const float *steps, float threshold)
+{
+    qargs a = {.idst = plane, .stride = lay->width, .threshold = threshold};
+    for_each_band(lay, steps, q_int, &a);
+}
+
+void quant_float_plane(const float *src, int32_t *dst, const quant_layout *lay, const float *steps,
+                       float threshold)
+{
+    qargs a = {.fsrc = src, .idst = dst, .stride = lay->width, .threshold = threshold};
+    for_each_band(lay, steps, q_float, &a);
+}
+
+void dequant_int_plane(int32_t *plane, const quant_layout *lay, const float *steps, float recon)
+{
+    qargs a = {.idst = plane, .stride = lay->width, .recon = recon};
+    for_each_band(lay, steps, dq_int, &a);
+}
+
+void dequant_float_plane(const int32_t *src, float *dst, const quant_layout *lay, const float *steps,
+                         float recon)
+{
+    qargs a = {.idst = (int32_t *)src, .fdst = dst, .stride = lay->width, .recon = recon};
+    for_each_band(lay, steps, dq_float, &a);
+}

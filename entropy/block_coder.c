@@ -1,0 +1,291 @@
+/*
+ * block_coder.c -- the coefficient model of block_coder.h.
+ *
+ * Magnitude classes: m < 4 is its own class; m >= 4 with k = floor(log2 m)
+ * is class 4 + 2(k-2) + (the bit below the leading one), followed by the
+ * k-1 low bits raw. Two classes per octave take the most skewed bit out
+ * of the raw part, which Huffman alone would spend a whole bit on.
+ */
+#include <string.h>
+
+#include "block_coder.h"
+
+#define MAG_CAP (1u << 20) /* keeps s = 2a + 2b + c + d inside uint32 */
+#define MAG_STRIDE (BC_MAX_SIDE + 2)
+#define MAG_ELEMS ((BC_MAX_SIDE + 1) * MAG_STRIDE)
+
+#if defined(__GNUC__)
+#define BC_INLINE static inline __attribute__((always_inline))
+#else
+#define BC_INLINE static inline
+#endif
+
+size_t bc_scratch_elems(void) { return MAG_ELEMS + (size_t)BC_MAX_SIDE * BC_MAX_SIDE; }
+
+size_t bc_bound(uint32_t w, uint32_t h)
+{
+    /* Worst case per coefficient: a 15-bit run code, a 15-bit class, 30
+     * raw bits and a sign: under 8 bytes; plus the final partial word. */
+    return (size_t)w * h * 8 + 16;
+}
+
+BC_INLINE uint32_t mag_of(int32_t v) { return v < 0 ? 0u - (uint32_t)v : (uint32_t)v; }
+
+BC_INLINE unsigned ctx_of(uint32_t s)
+{
+    if (s < 2) return s;
+    unsigned k = 31u - (unsigned)__builtin_clz(s);
+    unsigned c = 2 * k + ((s >> (k - 1)) & 1);
+    return c < BC_NCTX - 1 ? c : BC_NCTX - 1;
+}
+
+BC_INLINE unsigned class_of(uint32_t m, uint32_t *extra, unsigned *nbits)
+{
+    if (m < 4) {
+        *extra = 0;
+        *nbits = 0;
+        return m;
+    }
+    unsigned k = 31u - (unsigned)__builtin_clz(m);
+    *nbits = k - 1;
+    *extra = m & ((1u << (k - 1)) - 1);
+    return 4 + 2 * (k - 2) + ((m >> (k - 1)) & 1);
+}
+
+BC_INLINE uint32_t value_of_class(bitr *r, unsigned sym)
+{
+    if (sym < 4) return sym;
+    unsigned k = 2 + (sym - 4) / 2;
+    uint32_t m = (1u << k) | (uint32_t)((sym - 4) & 1) << (k - 1);
+    return m | bitr_get(r, k - 1);
+}
+
+/* MED predictor of JPEG-LS with wrapping arithmetic. */
+BC_INLINE int32_t med(int32_t a, int32_t b, int32_t c)
+{
+    int32_t mx = a > b ? a : b, mn = a > b ? b : a;
+    if (c >= mx) return mn;
+    if (c <= mn) return mx;
+    return (int32_t)((uint32_t)a + (uint32_t)b - (uint32_t)c);
+}
+
+BC_INLINE int32_t predict_at(const int32_t *v, size_t stride, uint32_t x, uint32_t y)
+{
+    if (y == 0) return x ? v[x - 1] : 0;
+    const int32_t *row = v + y * stride;
+    if (x == 0) return row[-(ptrdiff_t)stride];
+    return med(row[x - 1], row[x - (ptrdiff_t)stride], row[x - 1 - (ptrdiff_t)stride]);
+}
+
+void bc_residuals(const bc_block *b, int32_t *res)
+{
+    for (uint32_t y = 0; y < b->h; y++)
+        for (uint32_t x = 0; x < b->w; x++) {
+            int32_t v = b->data[y * b->stride + x];
+            int32_t p = predict_at(b->data, b->stride, x, y);
+            res[(size_t)y * b->w + x] = (int32_t)((uint32_t)v - (uint32_t)p);
+        }
+}
+
+static void mags_init(uint32_t *M, uint32_t w, uint32_t h)
+{
+    memset(M, 0, (w + 2) * sizeof(uint32_t));
+    for (uint32_t y = 1; y <= h; y++) {
+        M[y * (w + 2)] = 0;
+        M[y * (w + 2) + w + 1] = 0;
+    }
+}
+
+typedef struct sink {
+    uint32_t (*freq)[BC_NSYM]; /* counting */
+    const huf_enc *tabs;       /* coding */
+    bitw *w;
+} sink;
+
+BC_INLINE void emit(const sink *k, int coding, unsigned tab, uint32_t m, int sign_bit, int with_sign)
+{
+    uint32_t extra;
+    unsigned nb;
+    unsigned sym = class_of(m, &extra, &nb);
+    if (!coding) {
+        k->freq[tab][sym]++;
+        return;
+    }
+    huf_put(k->w, &k->tabs[tab], sym);
+    if (nb) bitw_put(k->w, extra, nb);
+    if (with_sign) bitw_put(k->w, (uint32_t)sign_bit, 1);
+}
+
+/* One walk over the block for both counting and coding, so the two can
+ * never disagree about contexts. */
+BC_INLINE void walk(const bc_block *b, uint32_t *scratch, const sink *k, int coding)
+{
+    const int W = (int)b->w, H = (int)b->h; /* signed: x - 1 must reach the pad column */
+    const ptrdiff_t ms = W + 2;
+    uint32_t *M = scratch;
+    const int32_t *src = b->data;
+    size_t ss = b->stride;
+    if (b->predict) {
+        int32_t *res = (int32_t *)(scratch + MAG_ELEMS);
+        bc_residuals(b, res);
+        src = res;
+        ss = W;
+    }
+    mags_init(M, b->w, b->h);
+    int x = 0, y = 0;
+    while (y < H) {
+        uint32_t *mrow = M + (y + 1) * ms + 1;
+        const uint32_t *up = mrow - ms;
+        const int32_t *row = src + y * (ptrdiff_t)ss;
+        while (x < W) {
+            uint32_t s = 2 * (mrow[x - 1] + up[x]) + up[x - 1] + up[x + 1];
+            if (s == 0) break;
+            int32_t v = row[x];
+            uint32_t m = mag_of(v);
+            emit(k, coding, ctx_of(s), m, v < 0, m != 0);
+            mrow[x] = m < MAG_CAP ? m : MAG_CAP;
+            x++;
+        }
+        if (x == W) {
+            x = 0;
+            y++;
+            continue;
+        }
+        /* Run mode: zeros in raster order until a non-zero or the end. */
+        uint32_t r = 0;
+        while (y < H && src[y * (ptrdiff_t)ss + x] == 0) {
+            M[(y + 1) * ms + 1 + x] = 0;
+            r++;
+            if (++x == W) {
+                x = 0;
+                y++;
+            }
+        }
+        emit(k, coding, BC_RUN, r, 0, 0);
+        if (y == H) break;
+        int32_t v = src[y * (ptrdiff_t)ss + x];
+        uint32_t m = mag_of(v);
+        emit(k, coding, BC_TERM, m - 1, v < 0, 1);
+        M[(y + 1) * ms + 1 + x] = m < MAG_CAP ? m : MAG_CAP;
+        if (++x == W) {
+            x = 0;
+            y++;
+        }
+    }
+}
+
+void bc_count(const bc_block *b, bc_freq freq, uint32_t *scratch)
+{
+    sink k = {freq, NULL, NULL};
+    walk(b, scratch, &k, 0);
+}
+
+size_t bc_encode(const bc_block *b, const huf_enc *tabs, uint8_t *out, size_t cap, uint32_t *scratch)
+{
+    bitw w;
+    bitw_init(&w, out, cap);
+    sink k = {NULL, tabs, &w};
+    walk(b, scratch, &k, 1);
+    size_t n = bitw_flush(&w);
+    return w.overflow ? SIZE_MAX : n;
+}
+
+BC_INLINE int32_t signed_of(uint32_t m, uint32_t sign) { return (int32_t)(sign ? 0u - m : m); }
+
+/* Rebuilds values from MED residuals in place, in raster order. */
+void bc_unpredict(const bc_block *b)
+{
+    for (uint32_t y = 0; y < b->h; y++)
+        for (uint32_t x = 0; x < b->w; x++) {
+            int32_t *v = b->data + y * b->stride + x;
+            int32_t p = predict_at(b->data, b->stride, x, y);
+            *v = (int32_t)((uint32_t)*v + (uint32_t)p);
+        }
+}
+
+wc_status bc_decode(const uint8_t *src, size_t size, const bc_block *b, const huf_dec *const *tabs,
+                    uint32_t *scratch, wc_err *err)
+{
+    const int W = (int)b->w, H = (int)b->h;
+    const ptrdiff_t ms = W + 2;
+    uint32_t *M = scratch;
+    int32_t *dst = b->data;
+    const ptrdiff_t ds = (ptrdiff_t)b->stride;
+    bitr r;
+    bitr_init(&r, src, size);
+    mags_init(M, b->w, b->h);
+    int x = 0, y = 0;
+    while (y < H) {
+        uint32_t *mrow = M + (y + 1) * ms + 1;
+        const uint32_t *up = mrow - ms;
+        int32_t *row = dst + y * ds;
+        while (x < W) {
+            uint32_t s = 2 * (mrow[x - 1] + up[x]) + up[x - 1] + up[x + 1];
+            if (s == 0) break;
+            const huf_dec *t = tabs[ctx_of(s)];
+            WC_RETURN_IF(!t, err, WC_ERR_CORRUPT, "row %d col %d: context %u has no table", y, x,
+                         ctx_of(s));
+            uint32_t m = value_of_class(&r, huf_get(&r, t));
+            row[x] = m ? signed_of(m, bitr_get(&r, 1)) : 0;
+            mrow[x] = m < MAG_CAP ? m : MAG_CAP;
+            x++;
+        }
+        if (x == W) {
+            x = 0;
+            y++;
+            continue;
+        }
+        WC_RETURN_IF(!tabs[BC_RUN], err, WC_ERR_CORRUPT, "row %d col %d: no run table", y, x);
+        uint32_t run = value_of_class(&r, huf_get(&r, tabs[BC_RUN]));
+        uint32_t left = (uint32_t)((H - y) * W - x);
+        WC_RETURN_IF(run > left, err, WC_ERR_CORRUPT, "row %d col %d: run of %u past end of block",
+                     y, x, run);
+        for (; run > 0; run--) {
+            dst[y * ds + x] = 0;
+            M[(y + 1) * ms + 1 + x] = 0;
+            if (++x == W) {
+                x = 0;
+                y++;
+            }
+        }
+        if (y == H) break;
+        WC_RETURN_IF(!tabs[BC_TERM], err, WC_ERR_CORRUPT, "row %d col %d: no run-end table", y, x);
+        uint32_t m = value_of_class(&r, huf_get(&r, tabs[BC_TERM])) + 1;
+        WC_RETURN_IF(m == 0, err, WC_ERR_CORRUPT, "row %d col %d: magnitude out of range", y, x);
+        dst[y * ds + x] = signed_of(m, bitr_get(&r, 1));
+        M[(y + 1) * ms + 1 + x] = m < MAG_CAP ? m : MAG_CAP;
+        if (++x == W) {
+            x = 0;
+            y++;
+        }
+    }
+    WC_RETURN_IF(bitr_overrun(&r), err, WC_ERR_TRUNCATED, "block data ends early");
+    size_t used_bits = (size_t)(r.p - src) * 8 + r.fake - r.n;
+    WC_RETURN_IF((used_bits + 7) / 8 != size, err, WC_ERR_CORRUPT,
+                 "%zu unused bytes at the end of the block", size - (used_bits + 7) / 8);
+    if (b->predict) bc_unpredict(b);
+    return WC_OK;
+}
+
+void bc_tables_write(bitw *w, const uint8_t (*len)[BC_NSYM])
+{
+    for (unsigned t = 0; t < BC_NTAB; t++) {
+        unsigned used = 0;
+        for (unsigned s = 0; s < BC_NSYM; s++) used |= len[t][s];
+        bitw_put(w, used != 0, 1);
+        if (used) huf_lengths_write(w, len[t], BC_NSYM);
+    }
+}
+
+wc_status bc_tables_read(bitr *r, uint8_t (*len)[BC_NSYM], uint8_t *used, wc_err *err)
+{
+    for (unsigned t = 0; t < BC_NTAB; t++) {
+        used[t] = (uint8_t)bitr_get(r, 1);
+        if (used[t])
+            WC_FORWARD_IF_ERROR(huf_lengths_read(r, len[t], BC_NSYM, err));
+        else
+            memset(len[t], 0, BC_NSYM);
+        WC_RETURN_IF(bitr_overrun(r), err, WC_ERR_TRUNCATED, "entropy tables end early");
+    }
+    return WC_OK;
+}

@@ -1,0 +1,75 @@
+/*
+ * block_coder.h -- context-modelled Huffman coding of one code block: a
+ * w x h rectangle of int32 coefficients, coded independently of every
+ * other block into a byte-aligned payload.
+ *
+ * Model (the same in coder and decoder, see block_coder.c):
+ *  - the context of a coefficient is s = 2|W| + 2|N| + |NW| + |NE| over
+ *    already-coded neighbours inside the block (magnitudes capped at 2^20);
+ *  - s == 0 switches to run mode: the number of zeros that follow in raster
+ *    order (across rows, up to the block's end) is coded with table
+ *    BC_RUN, then, unless the block ended, the non-zero coefficient that
+ *    stops the run as |v| - 1 with table BC_TERM and a sign bit;
+ *  - otherwise |v| is coded with the table of context bucket(s), 1..23, as
+ *    a magnitude class (0..3 exact, then two classes per octave) plus raw
+ *    low bits, and a raw sign bit for v != 0;
+ *  - with predict set (LL band and DCT DC band), v is first replaced by its
+ *    residual from the MED predictor of JPEG-LS over W, N, NW (wrapping
+ *    32-bit arithmetic, exact for any int32).
+ */
+#ifndef WC_BLOCK_CODER_H
+#define WC_BLOCK_CODER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "huffman.h"
+
+#define BC_NCTX 24            /* contexts 1..23 are magnitude contexts */
+#define BC_RUN 0              /* table of zero-run lengths */
+#define BC_TERM BC_NCTX       /* table of |v|-1 after a run */
+#define BC_NTAB (BC_NCTX + 1) /* tables per coding class */
+#define BC_NSYM 64            /* magnitude classes for any uint32 magnitude */
+#define BC_MAX_SIDE 128       /* largest code-block side */
+
+typedef uint32_t bc_freq[BC_NTAB][BC_NSYM];
+
+/* A block of coefficients inside a plane. */
+typedef struct bc_block {
+    int32_t *data;   /* top-left coefficient */
+    uint32_t w, h;   /* 1..BC_MAX_SIDE each */
+    size_t stride;   /* elements between rows */
+    int predict;     /* code MED residuals */
+} bc_block;
+
+/* Scratch (uint32 elements) one call needs; reuse it across blocks. */
+size_t bc_scratch_elems(void);
+/* Upper bound of an encoded block's size in bytes. */
+size_t bc_bound(uint32_t w, uint32_t h);
+
+/* Adds the block's symbol counts to freq. */
+void bc_count(const bc_block *b, bc_freq freq, uint32_t *scratch);
+
+/* Codes the block with the class's tables (BC_NTAB of them) into out
+ * (cap >= bc_bound). Returns the payload size (0 is valid: a block the
+ * tables predict completely), or SIZE_MAX if cap was too small. */
+size_t bc_encode(const bc_block *b, const huf_enc *tabs, uint8_t *out, size_t cap,
+                 uint32_t *scratch);
+
+/* Decodes a payload of exactly size bytes into the block's rectangle.
+ * tabs[t] must be built for every table the payload can use: unused
+ * tables are passed as NULL, and a payload that uses one is corrupt. */
+wc_status bc_decode(const uint8_t *src, size_t size, const bc_block *b, const huf_dec *const *tabs,
+                    uint32_t *scratch, wc_err *err);
+
+/* Code-length tables of a class: which tables are used, and their lengths. */
+void bc_tables_write(bitw *w, const uint8_t (*len)[BC_NSYM]);
+wc_status bc_tables_read(bitr *r, uint8_t (*len)[BC_NSYM], uint8_t *used, wc_err *err);
+
+
+
+/* MED residuals of a predicted block into res (w x h, stride w), and the
+ * way back in place; shared with the deflate path. */
+void bc_residuals(const bc_block *b, int32_t *res);
+void bc_unpredict(const bc_block *b);
+#endif /* WC_BLOCK_CODER_H */
