@@ -12,10 +12,28 @@
  *    (x[-1] = x[1], x[n] = x[n-2]).
  *  - 5/3: d[i] = x[2i+1] - ((x[2i] + x[2i+2]) >> 1);
  *         s[i] = x[2i] + ((d[i-1] + d[i] + 2) >> 2)   (int32, >> is floor).
- *  - 9/7: four float lifting steps with the JPEG 2000 constants, each
- *         x[odd or even] = x + (C * (left + right)) evaluated exactly in that
- *         order (sum, product, sum; no FMA), then low *= 1/K and
- *         high *= K/2... see dwt97.c for the exact constants and order.
+ *  - 9/7: float32, no FMA, each statement one rounding per operator, with
+ *         the decimal literals below (the float bits in brackets):
+ *           a = DWT97_ALPHA -1.586134342059924f  [-0x1.960ce6p+0]
+ *           b = DWT97_BETA  -0.052980118572961f  [-0x1.b2035cp-5]
+ *           g = DWT97_GAMMA  0.882911075530934f  [ 0x1.c40cecp-1]
+ *           d = DWT97_DELTA  0.443506852043971f  [ 0x1.c626aap-2]
+ *           K = DWT97_K      1.230174104914001f  [ 0x1.3aecb0p+0]
+ *          1/K= DWT97_INV_K  0.812893066115961f  [ 0x1.a03386p-1]
+ *         forward, on the interleaved signal x[0..n-1] (n >= 2), each step
+ *         over all its samples before the next step starts:
+ *           1. odd  x[i] = x[i] + (a * (x[i-1] + x[i+1]))
+ *           2. even x[i] = x[i] + (b * (x[i-1] + x[i+1]))
+ *           3. odd  x[i] = x[i] + (g * (x[i-1] + x[i+1]))
+ *           4. even x[i] = x[i] + (d * (x[i-1] + x[i+1]))
+ *           5. even x[i] = x[i] * DWT97_INV_K;  odd x[i] = x[i] * DWT97_K
+ *         (neighbours mirrored as above), then even samples go to the low
+ *         half, odd to the high half. This gives the low-pass a DC gain of 1
+ *         and the high-pass a Nyquist gain of 2 (JPEG 2000 normalisation;
+ *         without step 5 they are K and 2/K).
+ *         inverse: even x[i] = x[i] * DWT97_K; odd x[i] = x[i] * DWT97_INV_K;
+ *           then steps 4, 3, 2, 1 with x[i] = x[i] - (C * (x[i-1] + x[i+1])).
+ *         A length-1 signal is not scaled either.
  *  Inverse transforms undo each step in reverse order with the same
  *  expressions and subtraction.
  */
@@ -25,10 +43,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define DWT97_ALPHA (-1.586134342059924f)
+#define DWT97_BETA (-0.052980118572961f)
+#define DWT97_GAMMA 0.882911075530934f
+#define DWT97_DELTA 0.443506852043971f
+#define DWT97_K 1.230174104914001f
+#define DWT97_INV_K 0.812893066115961f
+
 enum { DWT_LL = 0, DWT_HL = 1, DWT_LH = 2, DWT_HH = 3 };
 
 /* One subband: its rectangle inside the plane, its level (1 = finest; the
- * LL band has the coarsest level) and orientation (DWT_LL..DWT_HH). */
+ * LL band has the coarsest level) and orientation (DWT_LL..DWT_HH). The
+ * first letter is the horizontal filter: HL is high-pass along rows and
+ * low-pass along columns, the band to the right of its level's LL. */
 typedef struct dwt_band {
     uint32_t x0, y0, w, h;
     uint8_t level;
@@ -44,7 +71,9 @@ int dwt_max_levels(uint32_t w, uint32_t h);
  * Returns the number of bands written (3*levels + 1). */
 unsigned dwt_bands(uint32_t w, uint32_t h, int levels, dwt_band *bands);
 
-/* Scratch elements (int32 or float) the 2-D transforms below need. */
+/* Scratch elements (int32 or float) the 2-D transforms below need: a row of
+ * w for the horizontal pass or a staging strip of h rows for the vertical
+ * one, whichever is larger. */
 size_t dwt_scratch_elems(uint32_t w, uint32_t h);
 
 /* In-place 2-D multi-level transforms of a w x h plane (row stride w).
@@ -55,16 +84,24 @@ void dwt53_inverse(int32_t *plane, uint32_t w, uint32_t h, int levels, int32_t *
 void dwt97_forward(float *plane, uint32_t w, uint32_t h, int levels, float *scratch);
 void dwt97_inverse(float *plane, uint32_t w, uint32_t h, int levels, float *scratch);
 
-/* One-dimensional transforms of n samples at x[0], x[stride], ...:
- * the building blocks above, exposed for tests. */
+/* One-dimensional transforms of n contiguous samples x[0..n-1], in place:
+ * forward leaves the ceil(n/2) low samples first, then the floor(n/2) high
+ * ones; inverse takes that layout back. scratch holds n elements. These are
+ * the row pass of the 2-D transforms, and each column of the 2-D vertical
+ * pass gets exactly the same operations. */
 void dwt53_forward_1d(int32_t *x, uint32_t n, int32_t *scratch);
 void dwt53_inverse_1d(int32_t *x, uint32_t n, int32_t *scratch);
 void dwt97_forward_1d(float *x, uint32_t n, float *scratch);
 void dwt97_inverse_1d(float *x, uint32_t n, float *scratch);
 
 /* Synthesis energy gain of a band: the squared L2 norm of the image made by
- * inverse-transforming a unit coefficient in it (wavelet 53 or 97). Used to
- * weight quantizer steps so one number controls quality. */
+ * inverse-transforming a unit coefficient in it (wavelet 53 or 97; for 5/3
+ * the lifting without its rounding), on a plane large enough that the edges
+ * do not matter. It is the product of the 1-D gains of the row and the
+ * column filters. level 0 (the LL band of a 0-level transform) gives 1.
+ * Used to weight quantizer steps so one number controls quality. Returns 0
+ * for an unknown wavelet, orientation, a level outside 0..15 or a non-LL
+ * band at level 0. */
 double dwt_band_gain(int wavelet, int level, int orient);
 
 #endif /* WC_DWT_H */
