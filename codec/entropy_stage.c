@@ -65,8 +65,9 @@ typedef struct enc_job {
 static bc_block block_view(const wc_layout *lay, int32_t *const *planes, const wc_cblk *k)
 {
     const wc_band_info *bi = &lay->band[k->comp][k->band];
+    int orient = bi->orient == 1 ? BC_VERT : bi->orient == 2 ? BC_HORZ : BC_ISO;
     bc_block b = {planes[k->comp] + (size_t)k->y0 * lay->plane_w[k->comp] + k->x0, k->w, k->h,
-                  lay->plane_w[k->comp], bi->predict};
+                  lay->plane_w[k->comp], bi->predict, orient};
     return b;
 }
 

@@ -117,7 +117,7 @@ void plan_header(const wc_params *p, const wc_image *img, float step, wcx_header
     for (uint32_t c = 0; c < img->components; c++)
         h->wavelet[c] = (uint8_t)(layout_is_alpha(img->components, c) ? 53
                                   : (h->transform != WC_TRANSFORM_DWT ? 97 : wav));
-    h->recon = p->lossless ? 0.0f : 0.375f;
+    h->recon = p->lossless ? 0.0f : 0.4f;
     h->nsteps = h->transform != WC_TRANSFORM_DWT ? 64 : (uint8_t)(3 * h->levels + 1);
     if (h->transform != WC_TRANSFORM_DWT && (img->components == 2 || img->components == 4)) {
         /* Alpha stays on the DWT 5/3 and needs its band steps too. */

@@ -11,7 +11,7 @@
 #include "plan.h"
 
 #define RC_MAX_PROBES 40
-#define RC_TOLERANCE 0.03
+#define RC_TOLERANCE 0.005
 
 wc_status ratectl_search(enc_state *st, es_output *out)
 {

@@ -10,9 +10,16 @@
 
 #include "block_coder.h"
 
-#define MAG_CAP (1u << 20) /* keeps s = 2a + 2b + c + d inside uint32 */
-#define MAG_STRIDE (BC_MAX_SIDE + 2)
-#define MAG_ELEMS ((BC_MAX_SIDE + 1) * MAG_STRIDE)
+#define MAG_CAP (1u << 20) /* keeps s = wa*a + wb*b + c + d inside uint32 */
+
+static const uint32_t weight_w[3] = {2, 1, 3}, weight_n[3] = {2, 3, 1};
+/* Magnitude classes: 0..3 exact; octaves 2..12 split in four by the two
+ * bits below the leading one; octaves 13..31 one class each. */
+#define BC_FINE_OCTAVES 12
+#define BC_COARSE_BASE (4 * (BC_FINE_OCTAVES - 1) + 4)
+#define MAG_PAD 2 /* rows above and columns each side that read as zero */
+#define MAG_STRIDE (BC_MAX_SIDE + 2 * MAG_PAD)
+#define MAG_ELEMS ((BC_MAX_SIDE + MAG_PAD) * MAG_STRIDE)
 
 #if defined(__GNUC__)
 #define BC_INLINE static inline __attribute__((always_inline))
@@ -47,17 +54,26 @@ BC_INLINE unsigned class_of(uint32_t m, uint32_t *extra, unsigned *nbits)
         return m;
     }
     unsigned k = 31u - (unsigned)__builtin_clz(m);
-    *nbits = k - 1;
-    *extra = m & ((1u << (k - 1)) - 1);
-    return 4 + 2 * (k - 2) + ((m >> (k - 1)) & 1);
+    if (k <= BC_FINE_OCTAVES) {
+        *nbits = k - 2;
+        *extra = m & ((1u << (k - 2)) - 1);
+        return 4 * (k - 1) + ((m >> (k - 2)) & 3);
+    }
+    *nbits = k;
+    *extra = m & ((1u << k) - 1) & 0xFFFFFFFFu;
+    return BC_COARSE_BASE + (k - BC_FINE_OCTAVES - 1);
 }
 
 BC_INLINE uint32_t value_of_class(bitr *r, unsigned sym)
 {
     if (sym < 4) return sym;
-    unsigned k = 2 + (sym - 4) / 2;
-    uint32_t m = (1u << k) | (uint32_t)((sym - 4) & 1) << (k - 1);
-    return m | bitr_get(r, k - 1);
+    if (sym < BC_COARSE_BASE) {
+        unsigned k = sym / 4 + 1;
+        uint32_t m = (1u << k) | (uint32_t)(sym & 3) << (k - 2);
+        return k > 2 ? m | bitr_get(r, k - 2) : m;
+    }
+    unsigned k = sym - BC_COARSE_BASE + BC_FINE_OCTAVES + 1;
+    return (1u << k) | bitr_get(r, k);
 }
 
 /* MED predictor of JPEG-LS with wrapping arithmetic. */
@@ -89,11 +105,19 @@ void bc_residuals(const bc_block *b, int32_t *res)
 
 static void mags_init(uint32_t *M, uint32_t w, uint32_t h)
 {
-    memset(M, 0, (w + 2) * sizeof(uint32_t));
-    for (uint32_t y = 1; y <= h; y++) {
-        M[y * (w + 2)] = 0;
-        M[y * (w + 2) + w + 1] = 0;
+    const size_t ms = w + 2 * MAG_PAD;
+    memset(M, 0, MAG_PAD * ms * sizeof(uint32_t));
+    for (uint32_t y = MAG_PAD; y < h + MAG_PAD; y++) {
+        memset(M + y * ms, 0, MAG_PAD * sizeof(uint32_t));
+        memset(M + y * ms + w + MAG_PAD, 0, MAG_PAD * sizeof(uint32_t));
     }
+}
+
+/* Context sum over the coded neighbourhood of mrow[x] (rows ms apart). */
+BC_INLINE uint32_t context_sum(const uint32_t *mrow, ptrdiff_t ms, int x, uint32_t wa, uint32_t wb)
+{
+    const uint32_t *up = mrow - ms;
+    return wa * mrow[x - 1] + wb * up[x] + up[x - 1] + up[x + 1] + mrow[x - 2] + up[x - ms];
 }
 
 typedef struct sink {
@@ -121,7 +145,8 @@ BC_INLINE void emit(const sink *k, int coding, unsigned tab, uint32_t m, int sig
 BC_INLINE void walk(const bc_block *b, uint32_t *scratch, const sink *k, int coding)
 {
     const int W = (int)b->w, H = (int)b->h; /* signed: x - 1 must reach the pad column */
-    const ptrdiff_t ms = W + 2;
+    const uint32_t wa = weight_w[b->orient], wb = weight_n[b->orient];
+    const ptrdiff_t ms = W + 2 * MAG_PAD;
     uint32_t *M = scratch;
     const int32_t *src = b->data;
     size_t ss = b->stride;
@@ -134,11 +159,10 @@ BC_INLINE void walk(const bc_block *b, uint32_t *scratch, const sink *k, int cod
     mags_init(M, b->w, b->h);
     int x = 0, y = 0;
     while (y < H) {
-        uint32_t *mrow = M + (y + 1) * ms + 1;
-        const uint32_t *up = mrow - ms;
+        uint32_t *mrow = M + (y + MAG_PAD) * ms + MAG_PAD;
         const int32_t *row = src + y * (ptrdiff_t)ss;
         while (x < W) {
-            uint32_t s = 2 * (mrow[x - 1] + up[x]) + up[x - 1] + up[x + 1];
+            uint32_t s = context_sum(mrow, ms, x, wa, wb);
             if (s == 0) break;
             int32_t v = row[x];
             uint32_t m = mag_of(v);
@@ -154,7 +178,7 @@ BC_INLINE void walk(const bc_block *b, uint32_t *scratch, const sink *k, int cod
         /* Run mode: zeros in raster order until a non-zero or the end. */
         uint32_t r = 0;
         while (y < H && src[y * (ptrdiff_t)ss + x] == 0) {
-            M[(y + 1) * ms + 1 + x] = 0;
+            M[(y + MAG_PAD) * ms + MAG_PAD + x] = 0;
             r++;
             if (++x == W) {
                 x = 0;
@@ -166,7 +190,7 @@ BC_INLINE void walk(const bc_block *b, uint32_t *scratch, const sink *k, int cod
         int32_t v = src[y * (ptrdiff_t)ss + x];
         uint32_t m = mag_of(v);
         emit(k, coding, BC_TERM, m - 1, v < 0, 1);
-        M[(y + 1) * ms + 1 + x] = m < MAG_CAP ? m : MAG_CAP;
+        M[(y + MAG_PAD) * ms + MAG_PAD + x] = m < MAG_CAP ? m : MAG_CAP;
         if (++x == W) {
             x = 0;
             y++;
@@ -207,7 +231,8 @@ wc_status bc_decode(const uint8_t *src, size_t size, const bc_block *b, const hu
                     uint32_t *scratch, wc_err *err)
 {
     const int W = (int)b->w, H = (int)b->h;
-    const ptrdiff_t ms = W + 2;
+    const uint32_t wa = weight_w[b->orient], wb = weight_n[b->orient];
+    const ptrdiff_t ms = W + 2 * MAG_PAD;
     uint32_t *M = scratch;
     int32_t *dst = b->data;
     const ptrdiff_t ds = (ptrdiff_t)b->stride;
@@ -216,11 +241,10 @@ wc_status bc_decode(const uint8_t *src, size_t size, const bc_block *b, const hu
     mags_init(M, b->w, b->h);
     int x = 0, y = 0;
     while (y < H) {
-        uint32_t *mrow = M + (y + 1) * ms + 1;
-        const uint32_t *up = mrow - ms;
+        uint32_t *mrow = M + (y + MAG_PAD) * ms + MAG_PAD;
         int32_t *row = dst + y * ds;
         while (x < W) {
-            uint32_t s = 2 * (mrow[x - 1] + up[x]) + up[x - 1] + up[x + 1];
+            uint32_t s = context_sum(mrow, ms, x, wa, wb);
             if (s == 0) break;
             const huf_dec *t = tabs[ctx_of(s)];
             WC_RETURN_IF(!t, err, WC_ERR_CORRUPT, "row %d col %d: context %u has no table", y, x,
@@ -242,7 +266,7 @@ wc_status bc_decode(const uint8_t *src, size_t size, const bc_block *b, const hu
                      y, x, run);
         for (; run > 0; run--) {
             dst[y * ds + x] = 0;
-            M[(y + 1) * ms + 1 + x] = 0;
+            M[(y + MAG_PAD) * ms + MAG_PAD + x] = 0;
             if (++x == W) {
                 x = 0;
                 y++;
@@ -253,7 +277,7 @@ wc_status bc_decode(const uint8_t *src, size_t size, const bc_block *b, const hu
         uint32_t m = value_of_class(&r, huf_get(&r, tabs[BC_TERM])) + 1;
         WC_RETURN_IF(m == 0, err, WC_ERR_CORRUPT, "row %d col %d: magnitude out of range", y, x);
         dst[y * ds + x] = signed_of(m, bitr_get(&r, 1));
-        M[(y + 1) * ms + 1 + x] = m < MAG_CAP ? m : MAG_CAP;
+        M[(y + MAG_PAD) * ms + MAG_PAD + x] = m < MAG_CAP ? m : MAG_CAP;
         if (++x == W) {
             x = 0;
             y++;

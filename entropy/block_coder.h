@@ -4,8 +4,9 @@
  * other block into a byte-aligned payload.
  *
  * Model (the same in coder and decoder, see block_coder.c):
- *  - the context of a coefficient is s = 2|W| + 2|N| + |NW| + |NE| over
- *    already-coded neighbours inside the block (magnitudes capped at 2^20);
+ *  - the context of a coefficient is s = wW|W| + wN|N| + |NW| + |NE| over
+ *    already-coded neighbours inside the block (magnitudes capped at 2^20),
+ *    with (wW, wN) = (2, 2), or (1, 3) for BC_VERT, (3, 1) for BC_HORZ;
  *  - s == 0 switches to run mode: the number of zeros that follow in raster
  *    order (across rows, up to the block's end) is coded with table
  *    BC_RUN, then, unless the block ended, the non-zero coefficient that
@@ -29,7 +30,7 @@
 #define BC_RUN 0              /* table of zero-run lengths */
 #define BC_TERM BC_NCTX       /* table of |v|-1 after a run */
 #define BC_NTAB (BC_NCTX + 1) /* tables per coding class */
-#define BC_NSYM 64            /* magnitude classes for any uint32 magnitude */
+#define BC_NSYM 67            /* magnitude classes for any uint32 magnitude */
 #define BC_MAX_SIDE 128       /* largest code-block side */
 
 typedef uint32_t bc_freq[BC_NTAB][BC_NSYM];
@@ -40,7 +41,12 @@ typedef struct bc_block {
     uint32_t w, h;   /* 1..BC_MAX_SIDE each */
     size_t stride;   /* elements between rows */
     int predict;     /* code MED residuals */
+    int orient;      /* BC_ISO, BC_VERT (HL bands) or BC_HORZ (LH bands) */
 } bc_block;
+
+/* Which neighbour the context trusts more: HL subbands hold vertical
+ * structure, so the coefficient above predicts best; LH the one to the left. */
+enum { BC_ISO = 0, BC_VERT = 1, BC_HORZ = 2 };
 
 /* Scratch (uint32 elements) one call needs; reuse it across blocks. */
 size_t bc_scratch_elems(void);

@@ -12,7 +12,7 @@
  * counts writes out of bounds).
  *
  * Length-table format (huf_lengths_write/read), LSB-first bits:
- *   7 bits  end = last used symbol + 1 (0..64; must be <= nsym, and
+ *   8 bits  end = last used symbol + 1 (0..128; must be <= nsym, and
  *           symbol end-1 must be used); symbols >= end have length 0
  *   then for each symbol s < end, with prev = 0 before symbol 0:
  *     0          len = prev
@@ -27,7 +27,7 @@
 #include <string.h>
 
 #define HUF_LIST_MAX (2 * HUF_MAX_SYMS)
-#define HUF_END_BITS 7
+#define HUF_END_BITS 8
 
 /* Orders the used symbols by ascending count; on equal counts the higher
  * symbol comes first, so it is the one that gets the longer code and low

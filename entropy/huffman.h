@@ -18,7 +18,7 @@
 #include "wc_common.h"
 
 #define HUF_MAX_LEN 15
-#define HUF_MAX_SYMS 64
+#define HUF_MAX_SYMS 128
 #define HUF_FAST_BITS 10
 
 /* Code lengths (<= max_len <= HUF_MAX_LEN) minimising sum freq*len; unused
