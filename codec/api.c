@@ -61,6 +61,17 @@ const char *wc_ctx_backend(const wc_ctx *ctx)
     return ctx && ctx->backend ? ctx->backend->name : "none";
 }
 
+void wc_ctx_times(const wc_ctx *ctx, wc_times *t)
+{
+    if (!t) return;
+    memset(t, 0, sizeof *t);
+    if (!ctx) return;
+    t->transform = ctx->times.transform;
+    t->entropy = ctx->times.entropy;
+    t->container = ctx->times.container;
+    t->rate = ctx->times.rate;
+}
+
 void ctx_begin(wc_ctx *ctx)
 {
     ctx->err.msg[0] = '\0';

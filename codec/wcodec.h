@@ -149,6 +149,15 @@ WC_API const char *wc_ctx_error(const wc_ctx *ctx);
 /* Name of the backend the last encode/decode ran on ("cpu" or "cuda"). */
 WC_API const char *wc_ctx_backend(const wc_ctx *ctx);
 
+/* Seconds the last encode or decode on ctx spent in each stage. */
+typedef struct wc_times {
+    double transform; /* colour + transform + (de)quantize on the backend, transfers included */
+    double entropy;   /* code-block modelling and coding (all probes of rate control) */
+    double container; /* chunks, index and CRCs */
+    double rate;      /* rate control's search, beyond its entropy coding */
+} wc_times;
+WC_API void wc_ctx_times(const wc_ctx *ctx, wc_times *t);
+
 /* ---- encode / decode between memory buffers ----------------------------- */
 
 /* An upper bound on the encoded size of img with params p; 0 on bad args. */
