@@ -1,0 +1,31 @@
+/*
+ * blk8_pad.c -- mirror padding of a plane up to whole 8x8 blocks, so the
+ * block transforms (DCT, LOT) only ever see full blocks and the decoder
+ * crops the padding away.
+ */
+#include "dct8.h"
+
+#include <string.h>
+
+/* Source index for padded index i of a dimension of n samples: half-sample
+ * symmetric extension, periodic with period 2n so that even a 1- or
+ * 3-sample dimension padded by 7 stays in range. */
+static uint32_t blk8_mirror(uint32_t i, uint32_t n)
+{
+    uint64_t m = (uint64_t)i % (2u * (uint64_t)n);
+    return (uint32_t)(m < n ? m : 2u * (uint64_t)n - 1u - m);
+}
+
+/* Source row (pw samples): the w real samples then the mirrored tail. */
+static void blk8_pad_row(const float *src, uint32_t w, float *dst, uint32_t pw)
+{
+    memcpy(dst, src, (size_t)w * sizeof *dst);
+    for (uint32_t x = w; x < pw; x++) dst[x] = src[blk8_mirror(x, w)];
+}
+
+void blk8_pad(const float *src, uint32_t w, uint32_t h, float *dst, uint32_t pw, uint32_t ph)
+{
+    if (w == 0 || h == 0) return; /* nothing to mirror from (documented) */
+    for (uint32_t y = 0; y < ph; y++)
+        blk8_pad_row(src + (size_t)blk8_mirror(y, h) * w, w, dst + (size_t)y * pw, pw);
+}
