@@ -1,0 +1,282 @@
+/*
+ * backend_cuda.cu -- the CUDA backend behind codec/backend.h: a plain C
+ * table of functions over an opaque context that owns a stream and the
+ * device buffers, so a second image pays no set-up (buffers grow only when
+ * an image needs more).
+ *
+ * Each direction crosses PCIe once: forward uploads the interleaved 8/16-bit
+ * samples as they are and downloads the coefficient planes; inverse uploads
+ * the int32 planes and downloads the samples. Level shift, colour, every
+ * DWT level and (de)quantization run in the kernels of dwt_cuda.h.
+ *
+ * DCT and LOT components have no kernels yet: a plan that uses them runs
+ * on the CPU reference backend, so the CUDA backend accepts every plan and
+ * gives the CPU's bits for all of them.
+ *
+ * Every CUDA failure becomes WC_ERR_BACKEND with CUDA's message.
+ */
+extern "C" {
+#include "backend.h"
+}
+
+#include "dwt_cuda.h"
+
+namespace {
+
+struct cuda_ctx {
+    int device;
+    cudaStream_t stream;
+    void *px;     /* interleaved samples */
+    size_t px_cap;
+    void *coef;   /* components x width x height coefficients (4 bytes) */
+    size_t coef_cap;
+    void *work;   /* two LL-of-level-1 planes */
+    size_t work_cap;
+    void *planes; /* inverse: components 0..2 before the colour transform */
+    size_t planes_cap;
+};
+
+wc_status cuda_fail(wc_err *err, cudaError_t e, const char *what)
+{
+    return wc_fail(err, WC_ERR_BACKEND, "CUDA %s: %s", what, cudaGetErrorString(e));
+}
+
+#define CUDA_TRY(err, call, what)                                                            \
+    do {                                                                                     \
+        const cudaError_t e_ = (call);                                                       \
+        if (e_ != cudaSuccess) return cuda_fail((err), e_, (what));                          \
+    } while (0)
+
+/* Makes *p hold at least `need` bytes, reallocating only to grow. */
+wc_status grow(void **p, size_t *cap, size_t need, wc_err *err, const char *what)
+{
+    if (need <= *cap) return WC_OK;
+    if (*p) cudaFree(*p);
+    *p = NULL;
+    *cap = 0;
+    CUDA_TRY(err, cudaMalloc(p, need), what);
+    *cap = need;
+    return WC_OK;
+}
+
+wc_status cuda_create(void **self, wc_err *err)
+{
+    *self = NULL;
+    int n = 0;
+    const cudaError_t e = cudaGetDeviceCount(&n);
+    WC_RETURN_IF(e != cudaSuccess || n == 0, err, WC_ERR_BACKEND, "no CUDA device%s%s",
+                 e != cudaSuccess ? ": " : "", e != cudaSuccess ? cudaGetErrorString(e) : "");
+    cuda_ctx *c = (cuda_ctx *)wc_calloc(1, sizeof *c);
+    WC_RETURN_IF(!c, err, WC_ERR_NOMEM, "out of memory (CUDA context)");
+    cudaError_t s = cudaGetDevice(&c->device);
+    if (s == cudaSuccess) s = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
+    if (s != cudaSuccess) {
+        wc_free(c);
+        return cuda_fail(err, s, "start-up");
+    }
+    *self = c;
+    return WC_OK;
+}
+
+void cuda_destroy(void *self)
+{
+    cuda_ctx *c = (cuda_ctx *)self;
+    if (!c) return;
+    cudaSetDevice(c->device);
+    cudaStreamSynchronize(c->stream);
+    cudaFree(c->px);
+    cudaFree(c->coef);
+    cudaFree(c->work);
+    cudaFree(c->planes);
+    cudaStreamDestroy(c->stream);
+    wc_free(c);
+}
+
+/* ---- plans ------------------------------------------------------------------ */
+
+int colour_active(const wc_stage_plan *p)
+{
+    return p->components >= 3 && p->colour != WC_COLOUR_NONE;
+}
+
+int all_dwt(const wc_stage_plan *p)
+{
+    for (uint32_t c = 0; c < p->components; c++)
+        if (p->transform[c] != WC_TRANSFORM_DWT) return 0;
+    return 1;
+}
+
+wc_status check_plan(const wc_stage_plan *p, const wc_coeffs *co, wc_err *err)
+{
+    WC_RETURN_IF(p->width == 0 || p->height == 0 || p->components < 1 || p->components > 4, err,
+                 WC_ERR_ARG, "CUDA backend: bad image shape %ux%ux%u", p->width, p->height,
+                 p->components);
+    WC_RETURN_IF(p->bit_depth < 1 || p->bit_depth > 16, err, WC_ERR_ARG,
+                 "CUDA backend: bit depth %u", p->bit_depth);
+    WC_RETURN_IF(p->levels < 0 || p->levels > 15, err, WC_ERR_ARG, "CUDA backend: %d levels",
+                 p->levels);
+    WC_RETURN_IF((size_t)p->width * p->height > ((size_t)1 << 31), err, WC_ERR_LIMIT,
+                 "CUDA backend: %ux%u is over 2^31 pixels", p->width, p->height);
+    WC_RETURN_IF(co->components != p->components, err, WC_ERR_ARG,
+                 "CUDA backend: %u coefficient planes for %u components", co->components,
+                 p->components);
+    for (uint32_t c = 0; c < p->components; c++) {
+        WC_RETURN_IF(p->wavelet[c] != 53 && p->wavelet[c] != 97, err, WC_ERR_ARG,
+                     "CUDA backend: wavelet %d", p->wavelet[c]);
+        WC_RETURN_IF(p->colour == WC_COLOUR_ICT && colour_active(p) && c < 3 && p->wavelet[c] != 97,
+                     err, WC_ERR_ARG, "CUDA backend: ICT on an integer (5/3) plane");
+        WC_RETURN_IF(co->width[c] != p->width || co->height[c] != p->height || !co->q[c], err,
+                     WC_ERR_ARG, "CUDA backend: coefficient plane %u does not fit the plan", c);
+    }
+    return WC_OK;
+}
+
+size_t sample_bytes(const wc_stage_plan *p) { return p->bit_depth <= 8 ? 1 : 2; }
+
+wcg_samples device_samples(const cuda_ctx *c, const wc_stage_plan *p)
+{
+    wcg_samples s = {};
+    s.px = c->px;
+    s.pitch = (size_t)p->width * p->components;
+    s.comps = p->components;
+    s.bytes = (uint32_t)sample_bytes(p);
+    s.colour = colour_active(p) ? p->colour : WC_COLOUR_NONE;
+    s.shift = (int32_t)1 << (p->bit_depth - 1);
+    s.maxval = (int32_t)((1u << p->bit_depth) - 1);
+    return s;
+}
+
+/* Sizes every buffer a plan needs (inverse: with the colour planes). */
+wc_status ensure_buffers(cuda_ctx *c, const wc_stage_plan *p, int inverse, wc_err *err)
+{
+    const size_t n = (size_t)p->width * p->height;
+    const size_t ll = (size_t)((p->width + 1) / 2) * ((p->height + 1) / 2);
+    WC_FORWARD_IF_ERROR(grow(&c->px, &c->px_cap, n * p->components * sample_bytes(p), err,
+                             "allocating the sample buffer"));
+    WC_FORWARD_IF_ERROR(grow(&c->coef, &c->coef_cap, n * p->components * 4, err,
+                             "allocating the coefficient planes"));
+    WC_FORWARD_IF_ERROR(grow(&c->work, &c->work_cap, 2 * ll * 4, err,
+                             "allocating the DWT work planes"));
+    if (inverse && colour_active(p))
+        WC_FORWARD_IF_ERROR(grow(&c->planes, &c->planes_cap, 3 * n * 4, err,
+                                 "allocating the colour planes"));
+    return WC_OK;
+}
+
+wcg_component_job component_job(cuda_ctx *c, const wc_stage_plan *p, uint32_t comp)
+{
+    const size_t n = (size_t)p->width * p->height;
+    const size_t ll = (size_t)((p->width + 1) / 2) * ((p->height + 1) / 2);
+    wcg_component_job j = {};
+    j.width = p->width;
+    j.height = p->height;
+    j.levels = p->levels;
+    j.wavelet = p->wavelet[comp];
+    j.samples = device_samples(c, p);
+    j.samples.comp = comp;
+    j.coef = (char *)c->coef + comp * n * 4;
+    j.work[0] = c->work;
+    j.work[1] = (char *)c->work + ll * 4;
+    j.quantize = p->quantize;
+    j.steps = p->steps[comp];
+    j.threshold = p->threshold[comp];
+    j.recon = p->recon;
+    return j;
+}
+
+/* Runs a plan with a DCT or LOT component on the CPU reference backend. */
+wc_status on_cpu(const wc_stage_plan *p, const wc_image *img, wc_coeffs *co, int inverse,
+                 wc_err *err)
+{
+    const wc_backend_ops *cpu = wc_backend_cpu();
+    void *self = NULL;
+    WC_FORWARD_IF_ERROR(cpu->create(&self, err));
+    const wc_status s = inverse ? cpu->inverse(self, p, co, (wc_image *)img, err)
+                                : cpu->forward(self, p, img, co, err);
+    cpu->destroy(self);
+    return s;
+}
+
+/* ---- the two directions --------------------------------------------------- */
+
+wc_status cuda_forward(void *self, const wc_stage_plan *p, const wc_image *in, wc_coeffs *out,
+                       wc_err *err)
+{
+    cuda_ctx *c = (cuda_ctx *)self;
+    WC_RETURN_IF(!c || !p || !in || !out || !in->pixels, err, WC_ERR_ARG,
+                 "CUDA backend: NULL argument");
+    WC_RETURN_IF(in->width != p->width || in->height != p->height ||
+                     in->components != p->components || in->bit_depth != p->bit_depth,
+                 err, WC_ERR_ARG, "CUDA backend: image and plan disagree");
+    if (!all_dwt(p)) return on_cpu(p, in, out, 0, err);
+    WC_FORWARD_IF_ERROR(check_plan(p, out, err));
+    for (uint32_t k = 0; k < p->components; k++)
+        WC_RETURN_IF(!p->quantize && p->wavelet[k] == 97 && !out->f[k], err, WC_ERR_ARG,
+                     "CUDA backend: no float plane for component %u", k);
+    CUDA_TRY(err, cudaSetDevice(c->device), "selecting the device");
+    WC_FORWARD_IF_ERROR(ensure_buffers(c, p, 0, err));
+
+    const size_t n = (size_t)p->width * p->height;
+    const size_t row = (size_t)p->width * p->components * sample_bytes(p);
+    CUDA_TRY(err, cudaMemcpy2DAsync(c->px, row, in->pixels, in->stride ? in->stride : row, row,
+                                    p->height, cudaMemcpyHostToDevice, c->stream),
+             "uploading the samples");
+    for (uint32_t k = 0; k < p->components; k++) {
+        const wcg_component_job j = component_job(c, p, k);
+        CUDA_TRY(err, wcg_forward_component(&j, c->stream), "forward transform");
+    }
+    for (uint32_t k = 0; k < p->components; k++) {
+        void *dst = !p->quantize && p->wavelet[k] == 97 ? (void *)out->f[k] : (void *)out->q[k];
+        CUDA_TRY(err, cudaMemcpyAsync(dst, (char *)c->coef + k * n * 4, n * 4,
+                                      cudaMemcpyDeviceToHost, c->stream),
+                 "downloading the coefficients");
+    }
+    CUDA_TRY(err, cudaStreamSynchronize(c->stream), "forward transform");
+    return WC_OK;
+}
+
+wc_status cuda_inverse(void *self, const wc_stage_plan *p, const wc_coeffs *in, wc_image *out,
+                       wc_err *err)
+{
+    cuda_ctx *c = (cuda_ctx *)self;
+    WC_RETURN_IF(!c || !p || !in || !out || !out->pixels, err, WC_ERR_ARG,
+                 "CUDA backend: NULL argument");
+    WC_RETURN_IF(out->width != p->width || out->height != p->height ||
+                     out->components != p->components || out->bit_depth != p->bit_depth,
+                 err, WC_ERR_ARG, "CUDA backend: image and plan disagree");
+    if (!all_dwt(p)) return on_cpu(p, out, (wc_coeffs *)in, 1, err);
+    WC_FORWARD_IF_ERROR(check_plan(p, in, err));
+    CUDA_TRY(err, cudaSetDevice(c->device), "selecting the device");
+    WC_FORWARD_IF_ERROR(ensure_buffers(c, p, 1, err));
+
+    const size_t n = (size_t)p->width * p->height;
+    for (uint32_t k = 0; k < p->components; k++)
+        CUDA_TRY(err, cudaMemcpyAsync((char *)c->coef + k * n * 4, in->q[k], n * 4,
+                                      cudaMemcpyHostToDevice, c->stream),
+                 "uploading the coefficients");
+    const int colour = colour_active(p);
+    for (uint32_t k = 0; k < p->components; k++) {
+        wcg_component_job j = component_job(c, p, k);
+        j.plane = colour && k < 3 ? (char *)c->planes + k * n * 4 : NULL;
+        CUDA_TRY(err, wcg_inverse_component(&j, c->stream), "inverse transform");
+    }
+    if (colour) {
+        const wcg_samples s = device_samples(c, p);
+        const void *planes[3] = {c->planes, (char *)c->planes + n * 4, (char *)c->planes + 2 * n * 4};
+        const int fl[3] = {p->wavelet[0] == 97, p->wavelet[1] == 97, p->wavelet[2] == 97};
+        CUDA_TRY(err, wcg_colour_inverse(&s, p->width, p->height, planes, fl, p->width, c->stream),
+                 "inverse colour transform");
+    }
+    const size_t row = (size_t)p->width * p->components * sample_bytes(p);
+    CUDA_TRY(err, cudaMemcpy2DAsync(out->pixels, out->stride ? out->stride : row, c->px, row, row,
+                                    p->height, cudaMemcpyDeviceToHost, c->stream),
+             "downloading the samples");
+    CUDA_TRY(err, cudaStreamSynchronize(c->stream), "inverse transform");
+    return WC_OK;
+}
+
+const wc_backend_ops cuda_ops = {"cuda", cuda_create, cuda_destroy, cuda_forward, cuda_inverse};
+
+} /* namespace */
+
+const wc_backend_ops *wc_backend_cuda(void) { return &cuda_ops; }

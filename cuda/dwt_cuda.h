@@ -1,0 +1,110 @@
+/*
+ * dwt_cuda.h -- the CUDA backend's internal interface: one call per DWT
+ * level (forward and inverse, per wavelet), the level-0 and colour kernels,
+ * and the driver that chains them for one component. backend_cuda.cu builds
+ * these descriptions from a wc_stage_plan; bench_gpu.cu calls them directly
+ * on device-resident data. C++ (CUDA) only: nothing outside cuda/ sees it.
+ *
+ * All pointers are device pointers; pitches count elements, not bytes.
+ * A level transforms a w x h region (the current LL) exactly as dwt.h says:
+ * vertical lifting then horizontal, low half first, whole-sample symmetric
+ * extension, a length-1 direction left alone.
+ */
+#ifndef WC_DWT_CUDA_H
+#define WC_DWT_CUDA_H
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Interleaved image samples on the device: rows of width*comps samples of
+ * `bytes` (1 or 2) each, `pitch` samples apart. A kernel reads or writes
+ * component `comp`; `colour` (WC_COLOUR_*, already reduced to NONE for
+ * images of fewer than 3 components) applies to components 0..2. */
+typedef struct wcg_samples {
+    void *px;
+    size_t pitch;
+    uint32_t comps, bytes, comp;
+    int colour;
+    int32_t shift;  /* 2^(bit_depth-1) */
+    int32_t maxval; /* 2^bit_depth - 1 */
+} wcg_samples;
+
+/* One forward level. Level 1 reads the samples (level shift and colour
+ * transform on the fly); deeper levels read the previous LL from `src`.
+ * HL, LH, HH go to the Mallat coefficient plane `out` (and LL too when
+ * `last`; otherwise LL goes to `ll` for the next level), quantized when
+ * `quantize` (int32 out) or raw (int32 for 5/3, float for 9/7). */
+typedef struct wcg_fwd_level {
+    uint32_t w, h;
+    int from_samples;
+    wcg_samples samples;
+    const void *src;
+    size_t src_pitch;
+    int last;
+    void *ll;
+    size_t ll_pitch;
+    void *out;
+    size_t out_pitch;
+    int quantize;
+    float step[4]; /* LL (used when last), HL, LH, HH */
+    float threshold;
+} wcg_fwd_level;
+
+/* One inverse level: the inverse of wcg_fwd_level. HL, LH, HH (and LL when
+ * `ll_from_coef`, the coarsest level) are dequantized from the int32 plane
+ * `coef`; otherwise LL is the previous level's result in `ll`. The w x h
+ * result goes to `dst` or, for level 1 of a component outside the colour
+ * transform, straight to the samples (rounded, shifted, clamped). */
+typedef struct wcg_inv_level {
+    uint32_t w, h;
+    int ll_from_coef;
+    const void *ll;
+    size_t ll_pitch;
+    const int32_t *coef;
+    size_t coef_pitch;
+    float step[4];
+    float recon;
+    int to_samples;
+    wcg_samples samples;
+    void *dst;
+    size_t dst_pitch;
+} wcg_inv_level;
+
+cudaError_t wcg_dwt53_forward_level(const wcg_fwd_level *lv, cudaStream_t st);
+cudaError_t wcg_dwt97_forward_level(const wcg_fwd_level *lv, cudaStream_t st);
+cudaError_t wcg_dwt53_inverse_level(const wcg_inv_level *lv, cudaStream_t st);
+cudaError_t wcg_dwt97_inverse_level(const wcg_inv_level *lv, cudaStream_t st);
+
+/* Level 0 (no DWT): samples -> (colour) -> coefficients of band LL, and
+ * back. is_float selects the 9/7 (float) arithmetic of the plane. */
+cudaError_t wcg_forward_level0(const wcg_fwd_level *lv, int is_float, cudaStream_t st);
+cudaError_t wcg_inverse_level0(const wcg_inv_level *lv, int is_float, cudaStream_t st);
+
+/* Inverse colour transform of components 0..2 held in full-size planes
+ * (int32 or float each, `pitch` apart), rounded, shifted, clamped and
+ * interleaved into the samples. */
+cudaError_t wcg_colour_inverse(const wcg_samples *s, uint32_t w, uint32_t h,
+                               const void *const planes[3], const int is_float[3],
+                               size_t pitch, cudaStream_t st);
+
+/* One component through all levels. */
+typedef struct wcg_component_job {
+    uint32_t width, height;
+    int levels;
+    int wavelet; /* 53 or 97 */
+    wcg_samples samples;
+    void *coef;        /* width x height Mallat plane, pitch = width */
+    void *work[2];     /* each ceil(width/2) * ceil(height/2) elements */
+    void *plane;       /* inverse: full-size result plane when the component
+                        * goes through the colour transform, else NULL */
+    int quantize;      /* forward only */
+    const float *steps; /* 3*levels+1, dwt_bands order */
+    float threshold;
+    float recon;
+} wcg_component_job;
+
+cudaError_t wcg_forward_component(const wcg_component_job *job, cudaStream_t st);
+cudaError_t wcg_inverse_component(const wcg_component_job *job, cudaStream_t st);
+
+#endif /* WC_DWT_CUDA_H */

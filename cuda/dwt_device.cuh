@@ -1,0 +1,192 @@
+/*
+ * dwt_device.cuh -- device helpers every kernel of the backend shares:
+ * symmetric extension, the quantizer and dequantizer of backend.h, sample
+ * reading (level shift + forward colour) and writing (rounding, shift,
+ * clamp), and the warp neighbour exchange of the register-based DWT.
+ *
+ * The arithmetic here is the numeric contract of backend.h written once;
+ * the files are compiled with --fmad=false, so every a*b+c below rounds
+ * twice exactly as the CPU's -ffp-contract=off code does.
+ */
+#ifndef WC_DWT_DEVICE_CUH
+#define WC_DWT_DEVICE_CUH
+
+#include <stdint.h>
+
+#include "dwt_cuda.h"
+
+extern "C" {
+#include "backend.h"
+}
+
+namespace wcg {
+
+constexpr unsigned FULL_MASK = 0xffffffffu;
+
+/* Whole-sample symmetric extension of index i into [0, n): x[-1] = x[1],
+ * x[n] = x[n-2], repeated for indices further out (tiny signals). */
+__device__ __forceinline__ int mirror(int i, int n)
+{
+    if ((unsigned)i < (unsigned)n) return i;
+    if (n == 1) return 0;
+    const int p = 2 * (n - 1);
+    i %= p;
+    if (i < 0) i += p;
+    return i < n ? i : p - i;
+}
+
+/* Quantized magnitudes stop at WC_QMAX (codec/quant.h) so that every later
+ * stage stays inside int32; the value and the NaN test are quant.h's. */
+constexpr float QMAX = 1073741823.0f;
+
+/* q = sign(c) * (int)(|c| / D), 0 under the threshold (backend.h). */
+__device__ __forceinline__ int32_t quantize_value(float c, float step, float threshold)
+{
+    const float a = fabsf(c);
+    if (a < threshold) return 0;
+    float t = a / step; /* IEEE division: nvcc's default -prec-div=true */
+    if (!(t < QMAX)) t = QMAX;
+    const int32_t q = (int32_t)t;
+    return c < 0.0f ? -q : q;
+}
+
+/* An int plane with D == 1 and T == 0 keeps its coefficients (lossless). */
+__device__ __forceinline__ int32_t quantize_value(int32_t c, float step, float threshold)
+{
+    if (step == 1.0f && threshold == 0.0f) return c;
+    return quantize_value((float)c, step, threshold);
+}
+
+/* Reconstruction sign(q) * (|q| + r) * D; int planes round the magnitude
+ * half up and keep q as it is when D == 1, whatever r. */
+template <class T> __device__ __forceinline__ T dequantize_value(int32_t q, float step, float recon);
+
+template <> __device__ __forceinline__ float dequantize_value<float>(int32_t q, float step, float recon)
+{
+    if (q == 0) return 0.0f;
+    const float m = ((float)(q < 0 ? -(int64_t)q : (int64_t)q) + recon) * step;
+    return q < 0 ? -m : m;
+}
+
+template <> __device__ __forceinline__ int32_t dequantize_value<int32_t>(int32_t q, float step,
+                                                                        float recon)
+{
+    if (step == 1.0f || q == 0) return q;
+    float m = ((float)(q < 0 ? -(int64_t)q : (int64_t)q) + recon) * step;
+    m = floorf(m + 0.5f);
+    if (!(m < QMAX)) m = QMAX;
+    const int32_t v = (int32_t)m;
+    return q < 0 ? -v : v;
+}
+
+/* What a forward level writes for a finished coefficient: the quantized
+ * value (int32) or the raw one. */
+template <class OutT, class T> struct coeff_out;
+template <> struct coeff_out<int32_t, int32_t> {
+    static __device__ __forceinline__ int32_t make(int32_t v, float step, float thr, int quantize)
+    {
+        return quantize ? quantize_value(v, step, thr) : v;
+    }
+};
+template <> struct coeff_out<int32_t, float> {
+    static __device__ __forceinline__ int32_t make(float v, float step, float thr, int)
+    {
+        return quantize_value(v, step, thr);
+    }
+};
+template <> struct coeff_out<float, float> {
+    static __device__ __forceinline__ float make(float v, float, float, int) { return v; }
+};
+
+/* ---- samples ------------------------------------------------------------ */
+
+__device__ __forceinline__ int32_t sample_at(const wcg_samples &s, uint32_t x, uint32_t y,
+                                             uint32_t c)
+{
+    const size_t i = (size_t)y * s.pitch + (size_t)x * s.comps + c;
+    const int32_t v = s.bytes == 1 ? (int32_t)((const uint8_t *)s.px)[i]
+                                   : (int32_t)((const uint16_t *)s.px)[i];
+    return v - s.shift;
+}
+
+/* Component s.comp at (x, y) after level shift and forward colour
+ * transform, as an int (5/3 planes) or float (9/7 planes). */
+template <class T> __device__ __forceinline__ T load_component(const wcg_samples &s, uint32_t x,
+                                                                uint32_t y);
+
+template <> __device__ __forceinline__ int32_t load_component<int32_t>(const wcg_samples &s,
+                                                                      uint32_t x, uint32_t y)
+{
+    if (s.colour != WC_COLOUR_RCT || s.comp >= 3) return sample_at(s, x, y, s.comp);
+    const int32_t r = sample_at(s, x, y, 0), g = sample_at(s, x, y, 1), b = sample_at(s, x, y, 2);
+    if (s.comp == 0) return (r + 2 * g + b) >> 2;
+    return s.comp == 1 ? b - g : r - g;
+}
+
+template <> __device__ __forceinline__ float load_component<float>(const wcg_samples &s,
+                                                                  uint32_t x, uint32_t y)
+{
+    if (s.comp >= 3 || s.colour == WC_COLOUR_NONE) return (float)sample_at(s, x, y, s.comp);
+    if (s.colour == WC_COLOUR_RCT) return (float)load_component<int32_t>(s, x, y);
+    const float r = (float)sample_at(s, x, y, 0), g = (float)sample_at(s, x, y, 1),
+                b = (float)sample_at(s, x, y, 2);
+    if (s.comp == 0) return (0.299f * r + 0.587f * g) + 0.114f * b;
+    if (s.comp == 1) return (-0.168736f * r + -0.331264f * g) + 0.5f * b;
+    return (0.5f * r + -0.418688f * g) + -0.081312f * b;
+}
+
+/* A reconstructed value to a sample (codec/colour.c): floats are rounded
+ * half up and clamped in float to the level-shifted range (NaN to its low
+ * end); then the shift is added back, wrapping as the CPU does, and the
+ * result clamped to [0, maxval]. */
+__device__ __forceinline__ int32_t to_sample(const wcg_samples &s, int32_t v)
+{
+    const int32_t x = (int32_t)((uint32_t)v + (uint32_t)s.shift);
+    return x < 0 ? 0 : (x > s.maxval ? s.maxval : x);
+}
+__device__ __forceinline__ int32_t to_sample(const wcg_samples &s, float v)
+{
+    const float lo = -(float)s.shift, hi = (float)(s.shift - 1);
+    float r = floorf(v + 0.5f);
+    r = r > hi ? hi : (r >= lo ? r : lo);
+    return to_sample(s, (int32_t)r);
+}
+
+__device__ __forceinline__ void store_sample(const wcg_samples &s, uint32_t x, uint32_t y,
+                                             uint32_t c, int32_t v)
+{
+    const size_t i = (size_t)y * s.pitch + (size_t)x * s.comps + c;
+    if (s.bytes == 1)
+        ((uint8_t *)s.px)[i] = (uint8_t)v;
+    else
+        ((uint16_t *)s.px)[i] = (uint16_t)v;
+}
+
+/* ---- warp neighbours ----------------------------------------------------- */
+
+/* A warp holds K*32 consecutive sample pairs: pair p = 32*k + lane. These
+ * return, for every pair, the value its right (p+1) or left (p-1) neighbour
+ * holds; the warp's last (first) pair gets garbage, which the halo absorbs. */
+template <int K, class T> __device__ __forceinline__ void from_next(const T (&v)[K], T (&out)[K],
+                                                                    int lane)
+{
+    T r[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) r[k] = __shfl_sync(FULL_MASK, v[k], (lane + 1) & 31);
+#pragma unroll
+    for (int k = 0; k < K; ++k) out[k] = (lane == 31 && k + 1 < K) ? r[k + 1] : r[k];
+}
+
+template <int K, class T> __device__ __forceinline__ void from_prev(const T (&v)[K], T (&out)[K],
+                                                                    int lane)
+{
+    T l[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) l[k] = __shfl_sync(FULL_MASK, v[k], (lane + 31) & 31);
+#pragma unroll
+    for (int k = 0; k < K; ++k) out[k] = (lane == 0 && k > 0) ? l[k - 1] : l[k];
+}
+
+} /* namespace wcg */
+
+#endif /* WC_DWT_DEVICE_CUH */

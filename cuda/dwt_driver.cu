@@ -1,0 +1,94 @@
+/*
+ * dwt_driver.cu -- one component through all its DWT levels on the device:
+ * which buffer each level reads and writes, its region, and the quantizer
+ * steps of its bands. The LL between levels ping-pongs between two work
+ * buffers (a level's halo reads must never see its own writes); the high
+ * bands of every level go straight to their final place in the Mallat
+ * coefficient plane, so each coefficient is written once.
+ */
+#include "dwt_cuda.h"
+
+namespace {
+
+uint32_t level_size(uint32_t n, int levels)
+{
+    for (int l = 0; l < levels; ++l) n = (n + 1) / 2;
+    return n;
+}
+
+/* Steps of level l's bands in dwt_bands order: LL first, then for level =
+ * levels down to 1: HL, LH, HH. */
+void level_steps(const float *steps, int levels, int l, float out[4])
+{
+    out[0] = steps[0];
+    for (int b = 0; b < 3; ++b) out[1 + b] = steps[1 + 3 * (levels - l) + b];
+}
+
+} /* namespace */
+
+cudaError_t wcg_forward_component(const wcg_component_job *job, cudaStream_t st)
+{
+    const int is97 = job->wavelet == 97;
+    wcg_fwd_level lv = {};
+    lv.samples = job->samples;
+    lv.out = job->coef;
+    lv.out_pitch = job->width;
+    lv.quantize = job->quantize;
+    lv.threshold = job->threshold;
+    if (job->levels == 0) {
+        lv.w = job->width;
+        lv.h = job->height;
+        lv.from_samples = 1;
+        lv.last = 1;
+        level_steps(job->steps, 0, 0, lv.step);
+        return wcg_forward_level0(&lv, is97, st);
+    }
+    for (int l = 1; l <= job->levels; ++l) {
+        lv.w = level_size(job->width, l - 1);
+        lv.h = level_size(job->height, l - 1);
+        lv.from_samples = l == 1;
+        lv.src = l == 1 ? NULL : job->work[(l - 2) & 1];
+        lv.src_pitch = lv.w;
+        lv.last = l == job->levels;
+        lv.ll = lv.last ? NULL : job->work[(l - 1) & 1];
+        lv.ll_pitch = (lv.w + 1) / 2;
+        level_steps(job->steps, job->levels, l, lv.step);
+        const cudaError_t e = is97 ? wcg_dwt97_forward_level(&lv, st) : wcg_dwt53_forward_level(&lv, st);
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
+
+cudaError_t wcg_inverse_component(const wcg_component_job *job, cudaStream_t st)
+{
+    const int is97 = job->wavelet == 97;
+    wcg_inv_level lv = {};
+    lv.coef = (const int32_t *)job->coef;
+    lv.coef_pitch = job->width;
+    lv.recon = job->recon;
+    lv.samples = job->samples;
+    if (job->levels == 0) {
+        lv.w = job->width;
+        lv.h = job->height;
+        lv.ll_from_coef = 1;
+        lv.to_samples = job->plane == NULL;
+        lv.dst = job->plane;
+        lv.dst_pitch = job->width;
+        level_steps(job->steps, 0, 0, lv.step);
+        return wcg_inverse_level0(&lv, is97, st);
+    }
+    for (int l = job->levels; l >= 1; --l) {
+        lv.w = level_size(job->width, l - 1);
+        lv.h = level_size(job->height, l - 1);
+        lv.ll_from_coef = l == job->levels;
+        lv.ll = lv.ll_from_coef ? NULL : job->work[l & 1];
+        lv.ll_pitch = (lv.w + 1) / 2;
+        lv.to_samples = l == 1 && job->plane == NULL;
+        lv.dst = l == 1 ? job->plane : job->work[(l - 1) & 1];
+        lv.dst_pitch = l == 1 ? job->width : lv.w;
+        level_steps(job->steps, job->levels, l, lv.step);
+        const cudaError_t e = is97 ? wcg_dwt97_inverse_level(&lv, st) : wcg_dwt53_inverse_level(&lv, st);
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
