@@ -29,10 +29,17 @@
 #define HUF_LIST_MAX (2 * HUF_MAX_SYMS)
 #define HUF_END_BITS 8
 
+/* Symbols live in uint8_t (order[], huf_dec.sorted, the low byte of a fast
+ * entry), huf_get_slow masks indices with HUF_MAX_SYMS - 1, and the end
+ * field must hold 0..HUF_MAX_SYMS. */
+_Static_assert(HUF_MAX_SYMS <= 256, "symbols are stored in uint8_t");
+_Static_assert((HUF_MAX_SYMS & (HUF_MAX_SYMS - 1)) == 0, "HUF_MAX_SYMS - 1 is used as a mask");
+_Static_assert(HUF_MAX_SYMS < (1 << HUF_END_BITS), "end field too narrow for HUF_MAX_SYMS");
+
 /* Orders the used symbols by ascending count; on equal counts the higher
  * symbol comes first, so it is the one that gets the longer code and low
  * symbols (usually the frequent small magnitudes) stay short. Insertion
- * sort: at most 64 entries, and stable by construction. */
+ * sort: at most HUF_MAX_SYMS (128) entries, and stable by construction. */
 static unsigned huf_sort_used(const uint32_t *freq, unsigned nsym, uint8_t *order)
 {
     unsigned n = 0;

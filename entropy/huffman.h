@@ -79,13 +79,14 @@ static inline unsigned huf_get(bitr *r, const huf_dec *dec)
 }
 
 /* Serialises the lengths of a table of nsym symbols compactly; the reader
- * gets nsym from its caller. Format (huffman.c has the details): 7 bits of
- * "last used symbol + 1", then per listed symbol 1 bit "same length as the
- * previous", 3 bits "one more / one less", or 6 bits "any length". Not byte
- * aligned; callers flush or continue as they like. huf_lengths_read
- * validates ranges (nsym <= HUF_MAX_SYMS, lengths <= HUF_MAX_LEN, listed
- * symbols <= nsym), not completeness, which huf_dec_build checks; it writes
- * only len[0..nsym) and returns WC_ERR_TRUNCATED when the bits run out. */
+ * gets nsym from its caller. Format (huffman.c has the details): 8 bits of
+ * "last used symbol + 1" (0..HUF_MAX_SYMS), then per listed symbol 1 bit
+ * "same length as the previous", 3 bits "one more / one less", or 6 bits
+ * "any length". Not byte aligned; callers flush or continue as they like.
+ * huf_lengths_read validates ranges (nsym <= HUF_MAX_SYMS, lengths <=
+ * HUF_MAX_LEN, listed symbols <= nsym), not completeness, which
+ * huf_dec_build checks; it writes only len[0..nsym) and returns
+ * WC_ERR_TRUNCATED when the bits run out. */
 void huf_lengths_write(bitw *w, const uint8_t *len, unsigned nsym);
 wc_status huf_lengths_read(bitr *r, uint8_t *len, unsigned nsym, wc_err *err);
 

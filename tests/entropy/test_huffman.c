@@ -12,6 +12,12 @@
 
 #define NSYM_TEST 4000
 #define SENTINEL 0xC0DEF00Du
+/* Width of the length table's "end" field (huffman.c's format): pinned
+ * here on purpose, so a format change shows up as a test change. */
+#define END_BITS 8
+/* Largest serialised length table: the end field, then a 6-bit raw length
+ * for every symbol. */
+#define TABLE_MAX_BYTES ((END_BITS + 6 * HUF_MAX_SYMS + 7) / 8)
 
 /* Kraft sum in units of 2^-HUF_MAX_LEN. */
 static uint32_t kraft(const uint8_t *len, unsigned nsym)
@@ -86,17 +92,36 @@ static uint64_t brute_cost(const uint32_t *freq, unsigned n, unsigned max_len)
     }
 }
 
+/* ceil(log2(n)): the shortest limit under which n symbols fit. */
+static unsigned min_len(unsigned n)
+{
+    unsigned l = 0;
+    while ((1u << l) < n) l++;
+    return l;
+}
+
+/* The limit huf_build_lengths must meet (huffman.h): max_len, capped at
+ * HUF_MAX_LEN and raised to ceil(log2(used)) when too small for the used
+ * symbols (128 symbols need 7 bits whatever the caller asks). For every
+ * alphabet that fits under max_len this is max_len itself. */
+static unsigned effective_limit(unsigned max_len, unsigned used)
+{
+    if (max_len > HUF_MAX_LEN) max_len = HUF_MAX_LEN;
+    return max_len > min_len(used) ? max_len : min_len(used);
+}
+
 static void check_lengths(const uint32_t *freq, unsigned nsym, unsigned max_len, uint8_t *len)
 {
     huf_build_lengths(freq, nsym, max_len, len);
     unsigned used = 0;
+    for (unsigned s = 0; s < nsym; s++) used += freq[s] != 0;
+    unsigned limit = effective_limit(max_len, used);
     for (unsigned s = 0; s < nsym; s++) {
         assert_true((len[s] != 0) == (freq[s] != 0));
-        assert_true(len[s] <= max_len);
-        used += freq[s] != 0;
+        assert_true(len[s] <= limit);
     }
     if (used >= 2) assert_int_equal(kraft(len, nsym), 1u << HUF_MAX_LEN);
-    if (used >= 2) assert_int_equal(cost(freq, len, nsym), optimal_cost(freq, nsym, max_len));
+    if (used >= 2) assert_int_equal(cost(freq, len, nsym), optimal_cost(freq, nsym, limit));
 }
 
 /* Encodes syms[0..n) plus a 32-bit sentinel, decodes them back exactly. */
@@ -210,6 +235,15 @@ static void test_uniform(void **state)
      * symbols with the shorter codes. */
     check_lengths(freq, 48, 15, len);
     for (int s = 0; s < 48; s++) assert_int_equal(len[s], s < 16 ? 5 : 6);
+    /* The full alphabet: 128 codes of 7 bits, also when asked for 6 (the
+     * limit is raised to ceil(log2(128)) = 7, see huffman.h). */
+    check_lengths(freq, HUF_MAX_SYMS, 15, len);
+    for (int s = 0; s < HUF_MAX_SYMS; s++) assert_int_equal(len[s], 7);
+    check_lengths(freq, HUF_MAX_SYMS, 6, len);
+    for (int s = 0; s < HUF_MAX_SYMS; s++) assert_int_equal(len[s], 7);
+    /* 100 equal counts: 28 codes of 6 bits, 72 of 7 (28 * 2 + 72 = 128). */
+    check_lengths(freq, 100, 15, len);
+    for (int s = 0; s < 100; s++) assert_int_equal(len[s], s < 28 ? 6 : 7);
 }
 
 /* Fixed counts give fixed lengths and codes: the format depends on it. */
@@ -300,7 +334,9 @@ static void test_max_length_codes(void **state)
     roundtrip_syms(len, 16, syms, n);
 }
 
-/* Random counts of many shapes on alphabets up to 64, all limits. */
+/* Random counts of many shapes on alphabets up to HUF_MAX_SYMS, limits 6
+ * to 15; where more than 2^max_len symbols are used, check_lengths holds
+ * the result to the raised limit ceil(log2(used)). */
 static void test_random_roundtrips(void **state)
 {
     (void)state;
@@ -308,7 +344,8 @@ static void test_random_roundtrips(void **state)
     test_rng_seed(&rng, 5);
     uint8_t syms[NSYM_TEST];
     for (int trial = 0; trial < 600; trial++) {
-        unsigned nsym = trial < 100 ? HUF_MAX_SYMS : (unsigned)test_rng_range(&rng, 2, 64);
+        unsigned nsym =
+            trial < 100 ? HUF_MAX_SYMS : (unsigned)test_rng_range(&rng, 2, HUF_MAX_SYMS);
         uint32_t freq[HUF_MAX_SYMS];
         uint8_t len[HUF_MAX_SYMS];
         double decay = 0.3 + 0.7 * test_rng_unit(&rng);
@@ -334,17 +371,27 @@ static void test_determinism(void **state)
     test_rng rng;
     test_rng_seed(&rng, 6);
     for (int trial = 0; trial < 100; trial++) {
+        /* The full alphabet, or a smaller one: then only len[0..nsym) may
+         * be written, and the encoder tables still come out whole. */
+        unsigned nsym =
+            trial % 2 ? HUF_MAX_SYMS : (unsigned)test_rng_range(&rng, 1, HUF_MAX_SYMS);
         uint32_t a[HUF_MAX_SYMS], b[HUF_MAX_SYMS + 1];
         uint8_t la[HUF_MAX_SYMS], lb[HUF_MAX_SYMS];
         for (int s = 0; s < HUF_MAX_SYMS; s++) a[s] = (uint32_t)test_rng_range(&rng, 0, 5);
         memcpy(b + 1, a, sizeof a);
-        huf_build_lengths(a, 64, 15, la);
-        huf_build_lengths(b + 1, 64, 15, lb);
-        assert_memory_equal(la, lb, sizeof la);
+        memset(la, 0xA5, sizeof la);
+        memset(lb, 0x5A, sizeof lb);
+        huf_build_lengths(a, nsym, 15, la);
+        huf_build_lengths(b + 1, nsym, 15, lb);
+        assert_memory_equal(la, lb, nsym);
+        for (unsigned s = nsym; s < HUF_MAX_SYMS; s++) {
+            assert_int_equal(la[s], 0xA5);
+            assert_int_equal(lb[s], 0x5A);
+        }
         huf_enc ea, eb;
         memset(&eb, 0x5C, sizeof eb);
-        huf_enc_build(&ea, la, 64);
-        huf_enc_build(&eb, lb, 64);
+        huf_enc_build(&ea, la, nsym);
+        huf_enc_build(&eb, lb, nsym);
         assert_memory_equal(&ea, &eb, sizeof ea);
     }
 }
@@ -369,23 +416,36 @@ static void test_dec_refuses(void **state)
     const uint8_t incomplete_deep[3] = {1, 2, 15};
     const uint8_t too_long[3] = {1, 2, 16};
     const uint8_t huge[2] = {1, 255};
-    const uint8_t zeros[64] = {0};
-    uint8_t many[65];
+    const uint8_t zeros[HUF_MAX_SYMS] = {0};
+    /* HUF_MAX_SYMS + 1 symbols in a complete code (127 of 7 bits, 2 of 8):
+     * refused for the symbol count alone; one fewer 8-bit code... */
+    uint8_t many[HUF_MAX_SYMS + 1];
     memset(many, 7, sizeof many);
+    many[HUF_MAX_SYMS - 1] = many[HUF_MAX_SYMS] = 8;
+    assert_int_equal(kraft(many, HUF_MAX_SYMS + 1), 1u << HUF_MAX_LEN);
     expect_refused(over, 3);
     expect_refused(over_deep, 4);
     expect_refused(incomplete, 2);
     expect_refused(incomplete_deep, 3);
     expect_refused(too_long, 3);
     expect_refused(huge, 2);
-    expect_refused(zeros, 64);
+    expect_refused(zeros, HUF_MAX_SYMS);
     expect_refused(zeros, 0);
-    expect_refused(many, 65);
+    expect_refused(many, HUF_MAX_SYMS + 1);
+    /* ...while the full alphabet of 7-bit codes is accepted. */
+    huf_dec dec;
+    wc_err err = {{0}};
+    memset(many, 7, sizeof many);
+    assert_int_equal(huf_dec_build(&dec, many, HUF_MAX_SYMS, &err), WC_OK);
     /* One 7-bit code short of complete. */
-    uint8_t near[64];
+    uint8_t near[HUF_MAX_SYMS];
     for (int s = 0; s < 64; s++) near[s] = 6;
     near[63] = 7;
     expect_refused(near, 64);
+    /* One 8-bit code short of complete, on the full alphabet. */
+    for (int s = 0; s < HUF_MAX_SYMS; s++) near[s] = 7;
+    near[HUF_MAX_SYMS - 1] = 8;
+    expect_refused(near, HUF_MAX_SYMS);
 }
 
 /* Random length vectors: huf_dec_build accepts exactly the valid ones. */
@@ -395,8 +455,8 @@ static void test_dec_random_tables(void **state)
     test_rng rng;
     test_rng_seed(&rng, 7);
     for (int trial = 0; trial < 20000; trial++) {
-        unsigned nsym = (unsigned)test_rng_range(&rng, 0, 66);
-        uint8_t len[70] = {0};
+        unsigned nsym = (unsigned)test_rng_range(&rng, 0, HUF_MAX_SYMS + 2);
+        uint8_t len[HUF_MAX_SYMS + 2] = {0};
         if (trial % 2 && nsym >= 1 && nsym <= HUF_MAX_SYMS) {
             /* A valid table with one length nudged: near misses. */
             uint32_t freq[HUF_MAX_SYMS];
@@ -416,7 +476,8 @@ static void test_dec_random_tables(void **state)
             used += len[s] != 0;
             if (len[s] && len[s] <= HUF_MAX_LEN) k += 1u << (HUF_MAX_LEN - len[s]);
         }
-        int valid = nsym >= 1 && nsym <= 64 && !bad && (used == 1 || k == 1u << HUF_MAX_LEN);
+        int valid =
+            nsym >= 1 && nsym <= HUF_MAX_SYMS && !bad && (used == 1 || k == 1u << HUF_MAX_LEN);
         huf_dec dec;
         wc_err err = {{0}};
         wc_status st = huf_dec_build(&dec, len, nsym, &err);
@@ -436,7 +497,7 @@ static void test_dec_random_tables(void **state)
 
 static void lengths_roundtrip(const uint8_t *len, unsigned nsym, size_t *bits_out)
 {
-    uint8_t buf[64];
+    uint8_t buf[TABLE_MAX_BYTES];
     bitw w;
     bitw_init(&w, buf, sizeof buf);
     huf_lengths_write(&w, len, nsym);
@@ -463,23 +524,88 @@ static void test_lengths_roundtrip(void **state)
     size_t bits;
     lengths_roundtrip(len, 0, &bits);
     lengths_roundtrip(len, 48, &bits);
-    assert_int_equal(bits, 7);
-    /* Sparse: the first 5 of 48 symbols used. */
+    assert_int_equal(bits, END_BITS);
+    /* Sparse: the first 5 of 48 symbols used; four "+1" steps (3 bits)
+     * and one "same" (1 bit). */
     const uint8_t sparse[5] = {1, 2, 3, 4, 4};
     memcpy(len, sparse, 5);
     lengths_roundtrip(len, 48, &bits);
-    assert_true(bits <= 7 + 5 * 3);
-    /* Every length value, every kind of step. */
-    for (int s = 0; s < 64; s++) len[s] = (uint8_t)((s * 7) % 16);
-    lengths_roundtrip(len, 64, NULL);
+    assert_int_equal(bits, END_BITS + 4 * 3 + 1);
+    /* Every length value, every kind of step, up to the last symbol. */
+    for (int s = 0; s < HUF_MAX_SYMS; s++) len[s] = (uint8_t)((s * 7) % 16);
+    assert_true(len[HUF_MAX_SYMS - 1] != 0);
+    lengths_roundtrip(len, HUF_MAX_SYMS, NULL);
+    /* The worst case fits TABLE_MAX_BYTES exactly: every step raw. */
+    for (int s = 0; s < HUF_MAX_SYMS; s++) len[s] = (uint8_t)(s % 2 ? 15 : 2);
+    lengths_roundtrip(len, HUF_MAX_SYMS, &bits);
+    assert_int_equal(bits, END_BITS + 6 * HUF_MAX_SYMS);
+    memset(len, 0, sizeof len);
     for (int trial = 0; trial < 2000; trial++) {
-        unsigned nsym = (unsigned)test_rng_range(&rng, 1, 64);
+        unsigned nsym = (unsigned)test_rng_range(&rng, 1, HUF_MAX_SYMS);
         uint32_t freq[HUF_MAX_SYMS];
         for (unsigned s = 0; s < nsym; s++)
             freq[s] = test_rng_range(&rng, 0, 3) ? (uint32_t)(test_rng_u32(&rng) >> (s % 32)) : 0;
         huf_build_lengths(freq, nsym, (unsigned)test_rng_range(&rng, 6, 15), len);
         lengths_roundtrip(len, nsym, NULL);
     }
+}
+
+/* Writes a table, compares the bits with hand-derived ones, reads it back. */
+static void expect_table_bits(const uint8_t *len, unsigned nsym, const uint8_t *want, size_t nbits)
+{
+    uint8_t buf[TABLE_MAX_BYTES];
+    memset(buf, 0xEE, sizeof buf);
+    bitw w;
+    bitw_init(&w, buf, sizeof buf);
+    huf_lengths_write(&w, len, nsym);
+    assert_int_equal((uint64_t)w.pos * 8 + w.n, nbits);
+    size_t size = bitw_flush(&w);
+    assert_int_equal(size, (nbits + 7) / 8);
+    assert_memory_equal(buf, want, size);
+    lengths_roundtrip(len, nsym, NULL);
+}
+
+/* Pinned serialisations (LSB first) where "end" takes its largest value,
+ * HUF_MAX_SYMS = 128, which needs all 8 bits of the field. */
+static void test_lengths_golden(void **state)
+{
+    (void)state;
+    uint8_t len[HUF_MAX_SYMS];
+    uint8_t want[18];
+    assert_int_equal(HUF_MAX_SYMS, 128);
+    /* All 128 symbols at 7 bits: end = 128 -> byte 0x80; symbol 0 raw
+     * "1 1 0111" (bits 1,1,1,1,1,0) -> 0x1F; then 127 "same" bits = 0.
+     * 8 + 6 + 127 = 141 bits, 18 bytes. */
+    memset(len, 7, sizeof len);
+    memset(want, 0, sizeof want);
+    want[0] = 0x80;
+    want[1] = 0x1F;
+    expect_table_bits(len, HUF_MAX_SYMS, want, 141);
+    /* Only symbol 127 used (length 1): end = 128 -> 0x80; 127 "same" zero
+     * bits (bits 8..134), then "+1" = "1 0 0" at bits 135..137: bit 135 is
+     * bit 7 of byte 16. 8 + 127 + 3 = 138 bits, 18 bytes. */
+    memset(len, 0, sizeof len);
+    len[HUF_MAX_SYMS - 1] = 1;
+    memset(want, 0, sizeof want);
+    want[0] = 0x80;
+    want[16] = 0x80;
+    expect_table_bits(len, HUF_MAX_SYMS, want, 138);
+    huf_dec dec;
+    wc_err err = {{0}};
+    assert_int_equal(huf_dec_build(&dec, len, HUF_MAX_SYMS, &err), WC_OK);
+    /* The block coder's 67 symbols, lengths {1, 0 x 65, 1}: end = 67 ->
+     * 0x43; symbol 0 "+1" = 1,0,0 (bits 8..10); symbol 1 "-1" = 1,0,1
+     * (bits 11..13) -> byte 1 = 0x29; 64 "same" zeros (bits 14..77);
+     * symbol 66 "+1" = 1,0,0 (bits 78..80): bit 78 is bit 6 of byte 9.
+     * 8 + 3 + 3 + 64 + 3 = 81 bits, 11 bytes. */
+    memset(len, 0, sizeof len);
+    len[0] = len[66] = 1;
+    memset(want, 0, sizeof want);
+    want[0] = 0x43;
+    want[1] = 0x29;
+    want[9] = 0x40;
+    expect_table_bits(len, 67, want, 81);
+    assert_int_equal(huf_dec_build(&dec, len, 67, &err), WC_OK);
 }
 
 static wc_status read_bits(const uint8_t *data, size_t size, unsigned nsym, uint8_t *len)
@@ -495,31 +621,60 @@ static wc_status read_bits(const uint8_t *data, size_t size, unsigned nsym, uint
 static void test_lengths_refuses(void **state)
 {
     (void)state;
+    /* Hand-assembled tables, LSB first: byte 0 is the 8-bit end field, the
+     * per-symbol codes start at bit 0 of byte 1. Each refusal has an
+     * accepted twin differing only in the bad part, so the refusal cannot
+     * come from misplaced fields. */
     uint8_t len[HUF_MAX_SYMS + 1];
     const uint8_t end5[1] = {5};                    /* end 5, then zero bits */
     assert_int_equal(read_bits(end5, 1, 4, len), WC_ERR_CORRUPT); /* end > nsym */
     /* end 1, "1 0 1": 0 - 1 */
-    const uint8_t neg[2] = {0x01 | 0x80, 0x02};
+    const uint8_t neg[2] = {0x01, 0x05};
     assert_int_equal(read_bits(neg, 2, 4, len), WC_ERR_CORRUPT);
     /* end 1, "1 1 0001": raw 1 where a step would do */
-    const uint8_t noncanon[2] = {0x01 | 0x80, 0x03};
+    const uint8_t noncanon[2] = {0x01, 0x07};
     assert_int_equal(read_bits(noncanon, 2, 4, len), WC_ERR_CORRUPT);
+    /* end 1, "1 1 0010": raw 2 is canonical (|2 - 0| > 1) */
+    const uint8_t raw2[2] = {0x01, 0x0B};
+    assert_int_equal(read_bits(raw2, 2, 4, len), WC_OK);
+    assert_int_equal(len[0], 2);
+    for (int s = 1; s < 4; s++) assert_int_equal(len[s], 0);
     /* end 1, "0": the last listed symbol is unused */
-    const uint8_t last0[1] = {0x01};
-    assert_int_equal(read_bits(last0, 1, 4, len), WC_ERR_CORRUPT);
-    /* end 2 with lengths 1,1 ends mid-table */
-    const uint8_t trunc[1] = {0x02 | 0x80};
-    assert_int_equal(read_bits(trunc, 1, 4, len), WC_ERR_TRUNCATED);
+    const uint8_t last0[2] = {0x01, 0x00};
+    assert_int_equal(read_bits(last0, 2, 4, len), WC_ERR_CORRUPT);
+    /* end 1, "1 0 0": 0 + 1 */
+    const uint8_t last1[2] = {0x01, 0x01};
+    assert_int_equal(read_bits(last1, 2, 4, len), WC_OK);
+    assert_int_equal(len[0], 1);
+    /* end 4, lengths 1,2,3,3 = "100 100 100 0" (bits 8..17): byte 1 =
+     * 1,0,0,1,0,0,1,0 = 0x49, byte 2 holds bits 16..17 (zero). Without
+     * byte 2 the table ends mid-table (the missing bits read as zeros and
+     * would give the same lengths). */
+    const uint8_t table[3] = {0x04, 0x49, 0x00};
+    const uint8_t want[4] = {1, 2, 3, 3};
+    assert_int_equal(read_bits(table, 3, 4, len), WC_OK);
+    assert_memory_equal(len, want, 4);
+    assert_int_equal(read_bits(table, 2, 4, len), WC_ERR_TRUNCATED);
     assert_int_equal(read_bits(NULL, 0, 4, len), WC_ERR_TRUNCATED);
-    assert_int_equal(read_bits(end5, 1, 65, len), WC_ERR_CORRUPT);
+    /* the alphabet limit: the same table is refused for nsym beyond it */
+    assert_int_equal(read_bits(table, 3, HUF_MAX_SYMS, len), WC_OK);
+    assert_int_equal(read_bits(table, 3, HUF_MAX_SYMS + 1, len), WC_ERR_CORRUPT);
     /* the longest step chain: +1 fifteen times stays in range, once more fails */
-    uint8_t buf[16];
-    bitw w;
-    bitw_init(&w, buf, sizeof buf);
-    bitw_put(&w, 16, 7);
-    for (int i = 0; i < 16; i++) bitw_put(&w, 1, 3);
-    size_t size = bitw_flush(&w);
-    assert_int_equal(read_bits(buf, size, 16, len), WC_ERR_CORRUPT);
+    for (unsigned steps = 15; steps <= 16; steps++) {
+        uint8_t buf[16];
+        bitw w;
+        bitw_init(&w, buf, sizeof buf);
+        bitw_put(&w, steps, END_BITS);
+        for (unsigned i = 0; i < steps; i++) bitw_put(&w, 1, 3);
+        size_t size = bitw_flush(&w);
+        assert_false(w.overflow);
+        if (steps == 15) {
+            assert_int_equal(read_bits(buf, size, 16, len), WC_OK);
+            for (unsigned s = 0; s < 15; s++) assert_int_equal(len[s], s + 1);
+        } else {
+            assert_int_equal(read_bits(buf, size, 16, len), WC_ERR_CORRUPT);
+        }
+    }
 }
 
 /* Random bytes never crash the reader nor write outside len[0..nsym). */
@@ -530,11 +685,11 @@ static void test_lengths_fuzz(void **state)
     test_rng_seed(&rng, 9);
     unsigned ok = 0;
     for (int trial = 0; trial < 5000; trial++) {
-        uint8_t data[40], len[HUF_MAX_SYMS + 8];
-        size_t size = (size_t)test_rng_range(&rng, 0, 40);
+        uint8_t data[TABLE_MAX_BYTES], len[HUF_MAX_SYMS + 8];
+        size_t size = (size_t)test_rng_range(&rng, 0, TABLE_MAX_BYTES);
         for (size_t i = 0; i < size; i++) data[i] = (uint8_t)test_rng_u32(&rng);
-        if (trial % 2) data[0] &= 0x3F; /* plausible end values more often */
-        unsigned nsym = (unsigned)test_rng_range(&rng, 0, 66);
+        if (trial % 2 && size) data[0] &= 0x7F; /* plausible end values more often */
+        unsigned nsym = (unsigned)test_rng_range(&rng, 0, HUF_MAX_SYMS + 2);
         memset(len, 0xEE, sizeof len);
         wc_status st = read_bits(size ? data : NULL, size, nsym, len);
         for (unsigned s = nsym; s < sizeof len; s++) assert_int_equal(len[s], 0xEE);
@@ -561,8 +716,8 @@ int main(void)
         cmocka_unit_test(test_optimal_small),     cmocka_unit_test(test_max_length_codes),
         cmocka_unit_test(test_random_roundtrips), cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_dec_refuses),       cmocka_unit_test(test_dec_random_tables),
-        cmocka_unit_test(test_lengths_roundtrip), cmocka_unit_test(test_lengths_refuses),
-        cmocka_unit_test(test_lengths_fuzz),
+        cmocka_unit_test(test_lengths_roundtrip), cmocka_unit_test(test_lengths_golden),
+        cmocka_unit_test(test_lengths_refuses),   cmocka_unit_test(test_lengths_fuzz),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
