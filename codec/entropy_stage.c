@@ -298,7 +298,7 @@ typedef struct dec_job {
     const wc_layout *lay;
     const es_input *in;
     int32_t *const *planes;
-    const huf_dec *const (*tabs)[WC_NCLASS][BC_NTAB];
+    const bc_dectab *tabs;   /* [component * WC_NCLASS + class] */
     size_t *offset;          /* per block, within its component's data */
     worker_state *ws;
     wc_err *errs;            /* per worker: its lowest failing block */
@@ -350,7 +350,8 @@ static void decode_block(void *arg, size_t i, int w)
     wc_status s;
     if (j->h->entropy == 0) {
         unsigned cls = j->lay->band[k->comp][k->band].cls;
-        s = bc_decode(src, j->in->block_size[i], &b, j->tabs[k->comp][cls], j->ws[w].scratch, &e);
+        s = bc_decode(src, j->in->block_size[i], &b, &j->tabs[k->comp * WC_NCLASS + cls],
+                      j->ws[w].scratch, &e);
     } else {
         s = inflate_block(src, j->in->block_size[i], &b, &j->ws[w], &e);
     }
@@ -367,26 +368,22 @@ static void decode_block(void *arg, size_t i, int w)
     }
 }
 
-static wc_status read_tables(const wcx_header *h, const es_input *in, huf_dec *store,
-                             const huf_dec *(*tabs)[WC_NCLASS][BC_NTAB], wc_err *err)
+static wc_status read_tables(const wcx_header *h, const es_input *in, bc_dectab *tabs, wc_err *err)
 {
-    size_t used_count = 0;
     for (uint32_t c = 0; c < h->components; c++) {
         bitr r;
         bitr_init(&r, in->tables[c], in->table_size[c]);
         for (unsigned cls = 0; cls < WC_NCLASS; cls++) {
-            uint8_t len[BC_NTAB][BC_NSYM], used[BC_NTAB];
+            bc_dectab *T = &tabs[c * WC_NCLASS + cls];
+            uint8_t len[BC_NTAB][BC_NSYM];
             wc_err e = {{0}};
-            wc_status s = bc_tables_read(&r, len, used, &e);
+            wc_status s = bc_tables_read(&r, len, T->used, &e);
             WC_RETURN_IF(s != WC_OK, err, s, "component %u, tables of class %u: %s", c, cls, e.msg);
             for (unsigned t = 0; t < BC_NTAB; t++) {
-                tabs[c][cls][t] = NULL;
-                if (!used[t]) continue;
-                huf_dec *d = &store[used_count++];
-                s = huf_dec_build(d, len[t], BC_NSYM, &e);
+                if (!T->used[t]) continue;
+                s = huf_dec_build(&T->t[t], len[t], BC_NSYM, &e);
                 WC_RETURN_IF(s != WC_OK, err, s, "component %u, class %u, table %u: %s", c, cls, t,
                              e.msg);
-                tabs[c][cls][t] = d;
             }
         }
         size_t used_bits = (size_t)(r.p - in->tables[c]) * 8 + r.fake - r.n;
@@ -421,8 +418,7 @@ wc_status es_decode(const wcx_header *h, const wc_layout *lay, const es_input *i
 {
     const int nw = wc_thread_count(threads);
     dec_job j = {h, lay, in, planes, NULL, NULL, NULL, NULL, NULL, NULL};
-    huf_dec *store = NULL;
-    const huf_dec *(*tabs)[WC_NCLASS][BC_NTAB] = NULL;
+    bc_dectab *tabs = NULL;
     wc_status s = WC_OK;
     j.offset = wc_malloc_array(lay->nblocks ? lay->nblocks : 1, sizeof(size_t));
     j.errs = wc_calloc((size_t)nw, sizeof(wc_err));
@@ -432,13 +428,13 @@ wc_status es_decode(const wcx_header *h, const wc_layout *lay, const es_input *i
         s = wc_fail(err, WC_ERR_NOMEM, "out of memory (decoder bookkeeping)");
     if (s == WC_OK) s = block_offsets(lay, in, j.offset, err);
     if (s == WC_OK && h->entropy == 0) {
-        store = wc_malloc_array((size_t)h->components * WC_NCLASS * BC_NTAB, sizeof(huf_dec));
-        tabs = wc_malloc_array(h->components, sizeof *tabs);
-        if (!store || !tabs)
+        /* Zeroed: unused tables must decode to nothing but an error. */
+        tabs = wc_calloc((size_t)h->components * WC_NCLASS, sizeof *tabs);
+        if (!tabs)
             s = wc_fail(err, WC_ERR_NOMEM, "out of memory (Huffman tables)");
         else
-            s = read_tables(h, in, store, tabs, err);
-        j.tabs = (const huf_dec *const(*)[WC_NCLASS][BC_NTAB])tabs;
+            s = read_tables(h, in, tabs, err);
+        j.tabs = tabs;
     }
     if (s == WC_OK) s = workers_alloc(h, nw, &j.ws, err);
     if (s == WC_OK) {
@@ -451,7 +447,6 @@ wc_status es_decode(const wcx_header *h, const wc_layout *lay, const es_input *i
         if (worst >= 0) s = wc_fail(err, j.status[worst], "%s", j.errs[worst].msg);
     }
     workers_free(j.ws, nw);
-    wc_free(store);
     wc_free(tabs);
     wc_free(j.offset);
     wc_free(j.errs);

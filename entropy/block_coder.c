@@ -135,8 +135,16 @@ BC_INLINE void emit(const sink *k, int coding, unsigned tab, uint32_t m, int sig
         k->freq[tab][sym]++;
         return;
     }
-    huf_put(k->w, &k->tabs[tab], sym);
-    if (nb) bitw_put(k->w, extra, nb);
+    const huf_enc *t = &k->tabs[tab];
+    unsigned len = t->bits[sym];
+    if (nb <= 16) {
+        /* Code, raw bits and sign in one write: at most 15 + 16 + 1 bits. */
+        uint32_t v = t->code[sym] | extra << len | (uint32_t)sign_bit << (len + nb);
+        bitw_put(k->w, v, len + nb + (unsigned)with_sign);
+        return;
+    }
+    bitw_put(k->w, t->code[sym], len);
+    bitw_put(k->w, extra, nb);
     if (with_sign) bitw_put(k->w, (uint32_t)sign_bit, 1);
 }
 
@@ -227,7 +235,25 @@ void bc_unpredict(const bc_block *b)
         }
 }
 
-wc_status bc_decode(const uint8_t *src, size_t size, const bc_block *b, const huf_dec *const *tabs,
+/* One symbol of table t; 0 when the table is unused (corrupt input). The
+ * fast table answers almost every code; the rest take huf_decode_long. */
+BC_INLINE int decode_sym(bitr *r, const bc_dectab *T, unsigned t, unsigned *sym)
+{
+    uint32_t bits = bitr_peek(r, HUF_MAX_LEN);
+    uint16_t e = T->t[t].fast[bits & ((1u << HUF_FAST_BITS) - 1)];
+    if (__builtin_expect(e >> 8, 1)) {
+        bitr_skip(r, e >> 8);
+        *sym = e & 0xFF;
+        return 1;
+    }
+    if (!T->used[t]) return 0;
+    unsigned len;
+    *sym = huf_decode_long(&T->t[t], bits, &len);
+    bitr_skip(r, len);
+    return 1;
+}
+
+wc_status bc_decode(const uint8_t *src, size_t size, const bc_block *b, const bc_dectab *T,
                     uint32_t *scratch, wc_err *err)
 {
     const int W = (int)b->w, H = (int)b->h;
@@ -240,18 +266,25 @@ wc_status bc_decode(const uint8_t *src, size_t size, const bc_block *b, const hu
     bitr_init(&r, src, size);
     mags_init(M, b->w, b->h);
     int x = 0, y = 0;
+    unsigned sym;
     while (y < H) {
         uint32_t *mrow = M + (y + MAG_PAD) * ms + MAG_PAD;
+        const uint32_t *up = mrow - ms, *up2 = up - ms;
         int32_t *row = dst + y * ds;
+        /* The left neighbours stay in registers: the serial chain per
+         * coefficient is then context -> table -> code -> magnitude. */
+        uint32_t a = mrow[x - 1], a2 = mrow[x - 2];
         while (x < W) {
-            uint32_t s = context_sum(mrow, ms, x, wa, wb);
+            uint32_t s = wa * a + wb * up[x] + up[x - 1] + up[x + 1] + a2 + up2[x];
             if (s == 0) break;
-            const huf_dec *t = tabs[ctx_of(s)];
-            WC_RETURN_IF(!t, err, WC_ERR_CORRUPT, "row %d col %d: context %u has no table", y, x,
-                         ctx_of(s));
-            uint32_t m = value_of_class(&r, huf_get(&r, t));
+            unsigned ctx = ctx_of(s);
+            WC_RETURN_IF(!decode_sym(&r, T, ctx, &sym), err, WC_ERR_CORRUPT,
+                         "row %d col %d: context %u has no table", y, x, ctx);
+            uint32_t m = value_of_class(&r, sym);
             row[x] = m ? signed_of(m, bitr_get(&r, 1)) : 0;
-            mrow[x] = m < MAG_CAP ? m : MAG_CAP;
+            a2 = a;
+            a = m < MAG_CAP ? m : MAG_CAP;
+            mrow[x] = a;
             x++;
         }
         if (x == W) {
@@ -259,8 +292,9 @@ wc_status bc_decode(const uint8_t *src, size_t size, const bc_block *b, const hu
             y++;
             continue;
         }
-        WC_RETURN_IF(!tabs[BC_RUN], err, WC_ERR_CORRUPT, "row %d col %d: no run table", y, x);
-        uint32_t run = value_of_class(&r, huf_get(&r, tabs[BC_RUN]));
+        WC_RETURN_IF(!decode_sym(&r, T, BC_RUN, &sym), err, WC_ERR_CORRUPT,
+                     "row %d col %d: no run table", y, x);
+        uint32_t run = value_of_class(&r, sym);
         uint32_t left = (uint32_t)((H - y) * W - x);
         WC_RETURN_IF(run > left, err, WC_ERR_CORRUPT, "row %d col %d: run of %u past end of block",
                      y, x, run);
@@ -273,8 +307,9 @@ wc_status bc_decode(const uint8_t *src, size_t size, const bc_block *b, const hu
             }
         }
         if (y == H) break;
-        WC_RETURN_IF(!tabs[BC_TERM], err, WC_ERR_CORRUPT, "row %d col %d: no run-end table", y, x);
-        uint32_t m = value_of_class(&r, huf_get(&r, tabs[BC_TERM])) + 1;
+        WC_RETURN_IF(!decode_sym(&r, T, BC_TERM, &sym), err, WC_ERR_CORRUPT,
+                     "row %d col %d: no run-end table", y, x);
+        uint32_t m = value_of_class(&r, sym) + 1;
         WC_RETURN_IF(m == 0, err, WC_ERR_CORRUPT, "row %d col %d: magnitude out of range", y, x);
         dst[y * ds + x] = signed_of(m, bitr_get(&r, 1));
         M[(y + MAG_PAD) * ms + MAG_PAD + x] = m < MAG_CAP ? m : MAG_CAP;

@@ -62,17 +62,21 @@ void bc_count(const bc_block *b, bc_freq freq, uint32_t *scratch);
 size_t bc_encode(const bc_block *b, const huf_enc *tabs, uint8_t *out, size_t cap,
                  uint32_t *scratch);
 
-/* Decodes a payload of exactly size bytes into the block's rectangle.
- * tabs[t] must be built for every table the payload can use: unused
- * tables are passed as NULL, and a payload that uses one is corrupt. */
-wc_status bc_decode(const uint8_t *src, size_t size, const bc_block *b, const huf_dec *const *tabs,
+/* The decoder tables of one coding class, side by side so a context's
+ * table is one address computation away. Unused tables are all zero and
+ * marked in `used`: a payload that reaches one is corrupt. */
+typedef struct bc_dectab {
+    huf_dec t[BC_NTAB];
+    uint8_t used[BC_NTAB];
+} bc_dectab;
+
+/* Decodes a payload of exactly size bytes into the block's rectangle. */
+wc_status bc_decode(const uint8_t *src, size_t size, const bc_block *b, const bc_dectab *tabs,
                     uint32_t *scratch, wc_err *err);
 
 /* Code-length tables of a class: which tables are used, and their lengths. */
 void bc_tables_write(bitw *w, const uint8_t (*len)[BC_NSYM]);
 wc_status bc_tables_read(bitr *r, uint8_t (*len)[BC_NSYM], uint8_t *used, wc_err *err);
-
-
 
 /* MED residuals of a predicted block into res (w x h, stride w), and the
  * way back in place; shared with the deflate path. */

@@ -30,7 +30,7 @@
 #define HUF_END_BITS 8
 
 /* Symbols live in uint8_t (order[], huf_dec.sorted, the low byte of a fast
- * entry), huf_get_slow masks indices with HUF_MAX_SYMS - 1, and the end
+ * entry), huf_decode_long masks indices with HUF_MAX_SYMS - 1, and the end
  * field must hold 0..HUF_MAX_SYMS. */
 _Static_assert(HUF_MAX_SYMS <= 256, "symbols are stored in uint8_t");
 _Static_assert((HUF_MAX_SYMS & (HUF_MAX_SYMS - 1)) == 0, "HUF_MAX_SYMS - 1 is used as a mask");
@@ -227,17 +227,19 @@ wc_status huf_dec_build(huf_dec *dec, const uint8_t *len, unsigned nsym, wc_err 
 
 /* Canonical decoding one bit at a time (as in zlib's puff): at each length,
  * codes [first, first + count) are the ones of that length. */
-unsigned huf_get_slow(bitr *r, const huf_dec *dec)
+unsigned huf_decode_long(const huf_dec *dec, uint32_t bits, unsigned *len)
 {
-    if (dec->single) return dec->single_sym;
-    uint32_t bits = bitr_peek(r, HUF_MAX_LEN);
+    if (dec->single) {
+        *len = 0;
+        return dec->single_sym;
+    }
     unsigned code = 0, first = 0, index = 0;
     for (unsigned l = 1; l <= HUF_MAX_LEN; l++) {
         code |= bits & 1;
         bits >>= 1;
         unsigned c = dec->count[l];
         if (code - first < c) {
-            bitr_skip(r, l);
+            *len = l;
             return dec->sorted[(index + code - first) & (HUF_MAX_SYMS - 1)];
         }
         index += c;
@@ -246,7 +248,7 @@ unsigned huf_get_slow(bitr *r, const huf_dec *dec)
     }
     /* Unreachable with a table from huf_dec_build (complete codes); a
      * zeroed decoder still consumes bits so loops make progress. */
-    bitr_skip(r, HUF_MAX_LEN);
+    *len = HUF_MAX_LEN;
     return dec->sorted[0];
 }
 

@@ -47,7 +47,7 @@ static inline void huf_put(bitw *w, const huf_enc *enc, unsigned sym)
 }
 
 /* Decoder: one lookup of HUF_FAST_BITS bits resolves codes up to that
- * length; longer codes (rare by construction) finish in huf_get_slow from
+ * length; longer codes (rare by construction) finish in huf_decode_long from
  * the canonical counts. */
 typedef struct huf_dec {
     uint16_t fast[1u << HUF_FAST_BITS]; /* sym | len << 8; len 0 = go slow */
@@ -61,21 +61,26 @@ typedef struct huf_dec {
  * in err) on any invalid table; nothing is read outside len[0..nsym). */
 wc_status huf_dec_build(huf_dec *dec, const uint8_t *len, unsigned nsym, wc_err *err);
 
-/* The long-code path of huf_get. */
-unsigned huf_get_slow(bitr *r, const huf_dec *dec);
+/* The long-code path of huf_get: the symbol whose code starts the next
+ * HUF_MAX_LEN bits, and its length in *len (0 for a single-symbol table).
+ * Takes the bits by value so the reader's state can stay in registers. */
+unsigned huf_decode_long(const huf_dec *dec, uint32_t bits, unsigned *len);
 
 /* Decodes one symbol. Never fails on a built table: every bit pattern maps
  * to a symbol because codes are complete; running past the end of the
  * input shows as bitr_overrun(). */
 static inline unsigned huf_get(bitr *r, const huf_dec *dec)
 {
-    uint32_t bits = bitr_peek(r, HUF_FAST_BITS);
-    uint16_t e = dec->fast[bits];
+    uint32_t bits = bitr_peek(r, HUF_MAX_LEN);
+    uint16_t e = dec->fast[bits & ((1u << HUF_FAST_BITS) - 1)];
     if (e >> 8) {
         bitr_skip(r, e >> 8);
         return e & 0xFF;
     }
-    return huf_get_slow(r, dec);
+    unsigned len;
+    unsigned sym = huf_decode_long(dec, bits, &len);
+    bitr_skip(r, len);
+    return sym;
 }
 
 /* Serialises the lengths of a table of nsym symbols compactly; the reader
