@@ -1,10 +1,17 @@
 /* cli_util.c -- helpers shared by the wcodec subcommands. */
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli_util.h"
 
@@ -235,4 +242,330 @@ int cli_encoder_finish(wc_params *p, int lossy, int lossless)
         return 1;
     }
     return 0;
+}
+
+/* ---- text buffers ------------------------------------------------------------ */
+
+static int buf_reserve(cli_buf *b, size_t more)
+{
+    if (b->failed) return 0;
+    if (b->len + more < b->cap) return 1;
+    size_t cap = b->cap ? b->cap : 1024;
+    while (cap <= b->len + more) cap *= 2;
+    char *d = realloc(b->data, cap);
+    if (!d) {
+        b->failed = 1;
+        return 0;
+    }
+    b->data = d;
+    b->cap = cap;
+    return 1;
+}
+
+void cli_buf_printf(cli_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || !buf_reserve(b, (size_t)n + 1)) {
+        b->failed = 1;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+void cli_buf_csv(cli_buf *b, const char *field)
+{
+    if (!strpbrk(field, ",\"\r\n")) {
+        cli_buf_printf(b, "%s", field);
+        return;
+    }
+    cli_buf_printf(b, "\"");
+    for (const char *c = field; *c; c++) {
+        if (*c == '"') cli_buf_printf(b, "\"\"");
+        else cli_buf_printf(b, "%c", *c);
+    }
+    cli_buf_printf(b, "\"");
+}
+
+void cli_buf_json_str(cli_buf *b, const char *s)
+{
+    cli_buf_printf(b, "\"");
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c == '"' || *c == '\\') cli_buf_printf(b, "\\%c", *c);
+        else if (*c < 0x20) cli_buf_printf(b, "\\u%04x", *c);
+        else cli_buf_printf(b, "%c", *c);
+    }
+    cli_buf_printf(b, "\"");
+}
+
+void cli_buf_json_num(cli_buf *b, double v)
+{
+    if (isfinite(v)) cli_buf_printf(b, "%.10g", v);
+    else cli_buf_printf(b, "null");
+}
+
+int cli_buf_save(const cli_buf *b, const char *path)
+{
+    if (b->failed) {
+        fprintf(stderr, "wcodec: %s: out of memory building the text\n", path);
+        return CLI_BAD;
+    }
+    wc_ctx *ctx = wc_ctx_create();
+    if (!ctx) return CLI_BAD;
+    wc_status s = wc_file_write(ctx, path, b->data ? b->data : "", b->len);
+    if (s != WC_OK) cli_error(ctx, s, path);
+    wc_ctx_free(ctx);
+    return cli_exit_code(s);
+}
+
+void cli_buf_free(cli_buf *b)
+{
+    free(b->data);
+    memset(b, 0, sizeof *b);
+}
+
+/* ---- image sets ------------------------------------------------------------------ */
+
+static int is_image_name(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+    return dot && name[0] != '.' &&
+           (!strcasecmp(dot, ".png") || !strcasecmp(dot, ".pgm") || !strcasecmp(dot, ".ppm") ||
+            !strcasecmp(dot, ".pnm"));
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+typedef struct str_list {
+    char **v;
+    size_t n, cap;
+} str_list;
+
+static int list_push(str_list *l, const char *dir, const char *name)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 32;
+        char **v = realloc(l->v, cap * sizeof *v);
+        if (!v) return 1;
+        l->v = v;
+        l->cap = cap;
+    }
+    size_t n = (dir ? strlen(dir) + 1 : 0) + strlen(name) + 1;
+    if (!(l->v[l->n] = malloc(n))) return 1;
+    if (dir) snprintf(l->v[l->n], n, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", name);
+    else snprintf(l->v[l->n], n, "%s", name);
+    l->n++;
+    return 0;
+}
+
+/* Adds a directory's image files, sorted by name (readdir's order is the
+ * file system's, which would make runs differ between machines). */
+static int list_dir(str_list *l, const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "wcodec: %s: %s\n", dir, strerror(errno));
+        return CLI_IO;
+    }
+    size_t first = l->n;
+    struct dirent *e;
+    int bad = 0;
+    while (!bad && (e = readdir(d)) != NULL) {
+        if (!is_image_name(e->d_name)) continue;
+        bad = list_push(l, dir, e->d_name);
+        struct stat st;
+        if (!bad && (stat(l->v[l->n - 1], &st) != 0 || !S_ISREG(st.st_mode))) free(l->v[--l->n]);
+    }
+    closedir(d);
+    if (bad) {
+        fprintf(stderr, "wcodec: out of memory listing %s\n", dir);
+        return CLI_BAD;
+    }
+    qsort(l->v + first, l->n - first, sizeof *l->v, cmp_str);
+    return CLI_OK;
+}
+
+int cli_list_images(char *const *args, int nargs, char ***list, size_t *count)
+{
+    str_list l = {0};
+    int rc = CLI_OK;
+    for (int i = 0; i < nargs && rc == CLI_OK; i++) {
+        struct stat st;
+        if (stat(args[i], &st) != 0) {
+            fprintf(stderr, "wcodec: %s: %s\n", args[i], strerror(errno));
+            rc = CLI_IO;
+        } else if (S_ISDIR(st.st_mode)) {
+            rc = list_dir(&l, args[i]);
+        } else if (list_push(&l, NULL, args[i])) {
+            fprintf(stderr, "wcodec: out of memory\n");
+            rc = CLI_BAD;
+        }
+    }
+    if (rc == CLI_OK && l.n == 0) {
+        fprintf(stderr, "wcodec: no images found (PNG, PGM or PPM files, or folders of them)\n");
+        rc = CLI_BAD;
+    }
+    if (rc != CLI_OK) {
+        cli_list_free(l.v, l.n);
+        return rc;
+    }
+    *list = l.v;
+    *count = l.n;
+    return CLI_OK;
+}
+
+void cli_list_free(char **list, size_t count)
+{
+    for (size_t i = 0; i < count; i++) free(list[i]);
+    free(list);
+}
+
+/* ---- worker pool and progress bar ------------------------------------------ */
+
+#define CLI_MAX_THREADS 256
+
+struct cli_progress {
+    pthread_mutex_t lock;
+    size_t done, total;
+    int draw;      /* stderr is a terminal */
+    int shown;     /* characters of the last bar, to erase at the end */
+    double start;
+};
+
+void cli_progress_step(cli_progress *pr, size_t units)
+{
+    if (!pr) return;
+    pthread_mutex_lock(&pr->lock);
+    pr->done += units;
+    if (pr->draw && pr->total) {
+        enum { W = 30 };
+        size_t fill = pr->done * W / pr->total;
+        char bar[W + 1];
+        for (size_t i = 0; i < W; i++) bar[i] = i < fill ? '#' : '.';
+        bar[W] = '\0';
+        pr->shown = fprintf(stderr, "\r[%s] %zu/%zu  %.1f s", bar, pr->done, pr->total,
+                            cli_now() - pr->start);
+        fflush(stderr);
+    }
+    pthread_mutex_unlock(&pr->lock);
+}
+
+typedef struct pool {
+    cli_job_fn fn;
+    void *arg;
+    size_t jobs;
+    atomic_size_t next;
+    atomic_int failed; /* workers that could not get a context */
+    cli_progress *prog;
+} pool;
+
+static void *pool_worker(void *p)
+{
+    pool *pl = p;
+    wc_ctx *ctx = wc_ctx_create();
+    if (!ctx) {
+        atomic_fetch_add(&pl->failed, 1);
+        return NULL;
+    }
+    for (;;) {
+        size_t j = atomic_fetch_add(&pl->next, 1);
+        if (j >= pl->jobs) break;
+        pl->fn(pl->arg, j, ctx, pl->prog);
+    }
+    wc_ctx_free(ctx);
+    return NULL;
+}
+
+int cli_pool_threads(int threads, size_t jobs)
+{
+    if (threads <= 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = n > 0 ? (int)n : 1;
+    }
+    if (threads > CLI_MAX_THREADS) threads = CLI_MAX_THREADS;
+    if (jobs > 0 && (size_t)threads > jobs) threads = (int)jobs;
+    return threads;
+}
+
+int cli_pool_run(int threads, size_t jobs, cli_job_fn fn, void *arg, size_t units)
+{
+    int t = cli_pool_threads(threads, jobs);
+    cli_progress pr = {.total = units, .draw = isatty(STDERR_FILENO), .start = cli_now()};
+    pthread_mutex_init(&pr.lock, NULL);
+    pool pl = {.fn = fn, .arg = arg, .jobs = jobs, .prog = &pr};
+    atomic_init(&pl.next, 0);
+    atomic_init(&pl.failed, 0);
+    pthread_t tid[CLI_MAX_THREADS];
+    int started = 0;
+    for (int i = 1; i < t; i++) {
+        if (pthread_create(&tid[started], NULL, pool_worker, &pl) != 0) break;
+        started++;
+    }
+    pool_worker(&pl); /* the calling thread works too; fewer spawned threads only slow it */
+    for (int i = 0; i < started; i++) pthread_join(tid[i], NULL);
+    if (pr.draw && pr.shown > 0) fprintf(stderr, "\r%*s\r", pr.shown, "");
+    pthread_mutex_destroy(&pr.lock);
+    if (atomic_load(&pl.next) < jobs) {
+        fprintf(stderr, "wcodec: out of memory: no worker could create a context\n");
+        return CLI_BAD;
+    }
+    return CLI_OK;
+}
+
+/* ---- one measured round trip ------------------------------------------------------ */
+
+double cli_mps(double pixels, double seconds) { return seconds > 0 ? pixels / seconds * 1e-6 : 0; }
+
+static void run_fail(cli_run *r, wc_ctx *ctx, wc_status s, const char *what)
+{
+    const char *msg = wc_ctx_error(ctx);
+    r->status = s;
+    snprintf(r->error, sizeof r->error, "%s: %s", what, *msg ? msg : wc_strerror(s));
+}
+
+void cli_run_image(wc_ctx *ctx, const wc_params *p, const wc_image *img, cli_run *r)
+{
+    memset(r, 0, sizeof *r);
+    r->width = img->width;
+    r->height = img->height;
+    r->components = img->components;
+    r->bit_depth = img->bit_depth;
+    r->raw_bytes = (size_t)img->height * wc_image_row_bytes(img);
+    void *file = NULL;
+    wc_image out = {0};
+    double t0 = cli_now();
+    wc_status s = wc_encode_alloc(ctx, p, img, &file, &r->bytes);
+    r->enc_s = cli_now() - t0;
+    if (s != WC_OK) {
+        run_fail(r, ctx, s, "encode");
+        return;
+    }
+    wc_ctx_times(ctx, &r->enc);
+    snprintf(r->backend, sizeof r->backend, "%s", wc_ctx_backend(ctx));
+    t0 = cli_now();
+    s = wc_decode(ctx, p, file, r->bytes, &out);
+    r->dec_s = cli_now() - t0;
+    free(file);
+    if (s != WC_OK) {
+        run_fail(r, ctx, s, "decode");
+        return;
+    }
+    wc_ctx_times(ctx, &r->dec);
+    s = wc_compare_images(img, &out, &r->m);
+    wc_image_free(&out);
+    if (s != WC_OK) {
+        run_fail(r, ctx, s, "compare");
+        return;
+    }
+    double pixels = (double)img->width * img->height;
+    r->bpp = r->bytes * 8.0 / pixels;
+    r->ratio = r->bytes ? (double)r->raw_bytes / (double)r->bytes : 0;
 }

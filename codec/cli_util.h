@@ -36,4 +36,80 @@ int cli_encoder_finish(wc_params *p, int lossy_asked, int lossless_asked);
 /* Help text of the encoder options. */
 extern const char cli_encoder_help[];
 
+/* Subcommands kept in their own files (cli_bench.c, cli_sweep.c); each takes
+ * main's argc/argv (argv[1] is the command) and returns an exit code. */
+int cmd_bench(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
+
+/* ---- text built in memory, then written atomically ------------------------ */
+
+/* A growing string. A failed allocation sets `failed` and later appends do
+ * nothing, so writers check once at the end (cli_buf_save reports it). */
+typedef struct cli_buf {
+    char *data;
+    size_t len, cap;
+    int failed;
+} cli_buf;
+
+void cli_buf_printf(cli_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Appends one CSV field (RFC 4180: quoted when it holds , " CR or LF). */
+void cli_buf_csv(cli_buf *b, const char *field);
+/* Appends a JSON string literal with the escapes JSON requires. */
+void cli_buf_json_str(cli_buf *b, const char *s);
+/* Appends a JSON number, or null for infinities and NaN (JSON has none). */
+void cli_buf_json_num(cli_buf *b, double v);
+/* Writes the text to path through wc_file_write (temporary file, rename);
+ * prints the error and returns a CLI exit code. */
+int cli_buf_save(const cli_buf *b, const char *path);
+void cli_buf_free(cli_buf *b);
+
+/* ---- image sets ------------------------------------------------------------ */
+
+/* Expands FILES and DIRS into a list of image paths: a file is taken as
+ * given, a directory contributes its .png/.pgm/.ppm/.pnm entries (not
+ * recursive) sorted by name. Returns a CLI exit code after printing why;
+ * an empty result is an error. Free the list with cli_list_free. */
+int cli_list_images(char *const *args, int nargs, char ***list, size_t *count);
+void cli_list_free(char **list, size_t count);
+
+/* ---- a pool of workers, one wc_ctx each, with a progress bar --------------- */
+
+typedef struct cli_progress cli_progress;
+/* Runs fn(arg, job, ctx, prog) for job 0..jobs-1 on `threads` workers (0 =
+ * all cores); each worker owns one wc_ctx for all its jobs. Jobs report
+ * finished units of work with cli_progress_step; `units` is their total.
+ * The bar is drawn on stderr only when it is a terminal. Returns 0, or
+ * nonzero (after printing why) when workers could not be set up. */
+typedef void (*cli_job_fn)(void *arg, size_t job, wc_ctx *ctx, cli_progress *prog);
+int cli_pool_run(int threads, size_t jobs, cli_job_fn fn, void *arg, size_t units);
+void cli_progress_step(cli_progress *prog, size_t units);
+/* The worker count cli_pool_run uses for `threads` and `jobs`. */
+int cli_pool_threads(int threads, size_t jobs);
+
+/* ---- one encode + decode round trip, measured ------------------------------- */
+
+typedef struct cli_run {
+    wc_status status;       /* WC_OK, or what failed (error holds the message) */
+    char error[288];
+    uint32_t width, height, components, bit_depth;
+    size_t raw_bytes;       /* of the uncompressed samples */
+    size_t bytes;           /* of the .wcx file */
+    double bpp, ratio;
+    wc_metrics m;           /* decoded against the original */
+    double enc_s, dec_s;    /* wall seconds of wc_encode_alloc / wc_decode */
+    wc_times enc, dec;      /* per stage, from wc_ctx_times */
+    char backend[16];
+} cli_run;
+
+/* Encodes img with p in memory, decodes it back and compares: fills *r,
+ * including r->status and r->error on failure. */
+void cli_run_image(wc_ctx *ctx, const wc_params *p, const wc_image *img, cli_run *r);
+/* Megapixels per second for `pixels` done in `seconds` (0 if no time). */
+double cli_mps(double pixels, double seconds);
+
 #endif

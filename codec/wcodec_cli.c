@@ -20,6 +20,9 @@ static const char usage_text[] =
     "  decode IN OUT [options]   decompress a .wcx file into PNG (or .pgm/.ppm by name)\n"
     "  info FILE                 show a .wcx file's header and bytes per band\n"
     "  compare A B               PSNR, maximum error and SSIM between two images\n"
+    "  bench FILES|DIRS [opts]   encode + decode in memory: size, quality, speed\n"
+    "  sweep DIRS --out DIR      a rate-distortion grid: CSV, SVG plots, report.md\n"
+    "  plot CSV OUT.svg [opts]   draw a CSV's columns as an SVG line plot\n"
     "\n"
     "Run 'wcodec <command> --help' for the options of a command.\n"
     "With no options 'encode' is lossless, so nothing is lost by accident.\n";
@@ -308,6 +311,9 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "decode")) return cmd_decode(argc, argv);
     if (!strcmp(argv[1], "info")) return cmd_info(argc, argv);
     if (!strcmp(argv[1], "compare")) return cmd_compare(argc, argv);
+    if (!strcmp(argv[1], "bench")) return cmd_bench(argc, argv);
+    if (!strcmp(argv[1], "sweep")) return cmd_sweep(argc, argv);
+    if (!strcmp(argv[1], "plot")) return cmd_plot(argc, argv);
     fprintf(stderr, "wcodec: unknown command '%s'\n\n%s", argv[1], usage_text);
     return CLI_BAD;
 }
