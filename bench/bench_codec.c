@@ -1,0 +1,142 @@
+/*
+ * bench_codec.c -- CPU codec throughput on a large photograph: lossless
+ * (5/3) encode and decode, lossy 9/7 and DCT encode, at 1 and 2 threads.
+ * Prints medians of several runs; not a test (speed is measured, never
+ * asserted).
+ *
+ * usage: bench_codec [KODAK_DIR] [SIDE] [RUNS]
+ * The image is SIDE x SIDE RGB made by tiling the Kodak photographs
+ * (mirrored at every other tile so edges stay continuous).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "wcodec.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int make_photo(const char *dir, uint32_t side, wc_image *out)
+{
+    wc_ctx *ctx = wc_ctx_create();
+    wc_image tiles[24];
+    int n = 0;
+    for (int i = 1; i <= 24; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/kodim%02d.png", dir, i);
+        if (wc_image_read(ctx, path, 0, &tiles[n]) == WC_OK && tiles[n].components == 3 &&
+            tiles[n].bit_depth == 8)
+            n++;
+    }
+    wc_ctx_free(ctx);
+    if (n == 0) {
+        fprintf(stderr, "bench_codec: no Kodak images in %s\n", dir);
+        return 1;
+    }
+    *out = (wc_image){side, side, 3, 8, 0, NULL};
+    if (wc_image_alloc(out) != WC_OK) return 1;
+    uint8_t *px = out->pixels;
+    const uint32_t tw = 512, th = 512; /* every Kodak image has a 512x512 corner */
+    for (uint32_t y = 0; y < side; y++)
+        for (uint32_t x = 0; x < side; x++) {
+            uint32_t tx = x / tw, ty = y / th, t = (ty * (side / tw + 1) + tx) % (uint32_t)n;
+            uint32_t u = x % tw, v = y % th;
+            if (tx & 1) u = tw - 1 - u;
+            if (ty & 1) v = th - 1 - v;
+            const uint8_t *src = (const uint8_t *)tiles[t].pixels + (size_t)v * tiles[t].stride + u * 3;
+            memcpy(px + ((size_t)y * side + x) * 3, src, 3);
+        }
+    for (int i = 0; i < n; i++) wc_image_free(&tiles[i]);
+    return 0;
+}
+
+typedef struct result {
+    double enc, dec;
+    size_t size;
+} result;
+
+static int run(const wc_image *img, wc_params *p, int runs, int decode, result *r)
+{
+    wc_ctx *ctx = wc_ctx_create();
+    double te[64], td[64];
+    void *buf = NULL;
+    size_t size = 0;
+    if (runs > 64) runs = 64;
+    for (int i = 0; i < runs; i++) {
+        free(buf);
+        double t0 = now();
+        if (wc_encode_alloc(ctx, p, img, &buf, &size) != WC_OK) {
+            fprintf(stderr, "bench_codec: encode failed: %s\n", wc_ctx_error(ctx));
+            return 1;
+        }
+        te[i] = now() - t0;
+        td[i] = 0;
+        if (!decode) continue;
+        wc_image back;
+        t0 = now();
+        if (wc_decode(ctx, p, buf, size, &back) != WC_OK) {
+            fprintf(stderr, "bench_codec: decode failed: %s\n", wc_ctx_error(ctx));
+            return 1;
+        }
+        td[i] = now() - t0;
+        if (p->lossless && memcmp(back.pixels, img->pixels, (size_t)img->width * img->height * 3)) {
+            fprintf(stderr, "bench_codec: lossless round trip differs\n");
+            return 1;
+        }
+        wc_image_free(&back);
+    }
+    qsort(te, (size_t)runs, sizeof(double), cmp_double);
+    qsort(td, (size_t)runs, sizeof(double), cmp_double);
+    r->enc = te[runs / 2];
+    r->dec = td[runs / 2];
+    r->size = size;
+    free(buf);
+    wc_ctx_free(ctx);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = argc > 1 ? argv[1] : "../shared/corpus/kodak";
+    uint32_t side = argc > 2 ? (uint32_t)atoi(argv[2]) : 4096;
+    int runs = argc > 3 ? atoi(argv[3]) : 5;
+    wc_image img;
+    if (side < 16 || runs < 1 || make_photo(dir, side, &img)) return 1;
+    const double mp = (double)side * side / 1e6;
+    printf("wcodec %s, %ux%u RGB photograph (tiled Kodak), median of %d runs, CPU backend\n",
+           wc_version_string(), side, side, runs);
+    printf("%-22s %7s %9s %10s %10s\n", "mode", "threads", "bpp", "enc MP/s", "dec MP/s");
+    static const struct { const char *name; int lossless, transform, decode; } modes[] = {
+        {"lossless 5/3", 1, WC_TRANSFORM_DWT, 1},
+        {"lossy 9/7 q75", 0, WC_TRANSFORM_DWT, 1},
+        {"lossy DCT q75", 0, WC_TRANSFORM_DCT, 1},
+        {"lossy LOT q75", 0, WC_TRANSFORM_LOT, 1},
+    };
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++)
+        for (int threads = 1; threads <= 2; threads++) {
+            wc_params p;
+            wc_params_init(&p);
+            p.lossless = modes[m].lossless;
+            p.transform = (wc_transform)modes[m].transform;
+            p.threads = threads;
+            p.backend = WC_BACKEND_CPU;
+            result r;
+            if (run(&img, &p, runs, modes[m].decode, &r)) return 1;
+            printf("%-22s %7d %9.4f %10.1f %10.1f\n", modes[m].name, threads,
+                   r.size * 8.0 / (mp * 1e6), mp / r.enc, r.dec > 0 ? mp / r.dec : 0.0);
+        }
+    wc_image_free(&img);
+    return 0;
+}

@@ -1,0 +1,350 @@
+/*
+ * test_roundtrip.c -- end to end through the public API: lossless round
+ * trips are exact for every layout, depth and size; lossy coding reaches
+ * its PSNR floors and rate targets; output does not depend on threads.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "test_support.h"
+#include "wcodec.h"
+
+static wc_image make_image(test_rng *r, uint32_t w, uint32_t h, uint32_t comps, uint32_t depth,
+                           int smooth)
+{
+    wc_image img = {w, h, comps, depth, 0, NULL};
+    assert_int_equal(wc_image_alloc(&img), WC_OK);
+    const uint32_t maxv = (1u << depth) - 1;
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++)
+            for (uint32_t c = 0; c < comps; c++) {
+                uint32_t v;
+                if (smooth) {
+                    double t = 0.5 + 0.35 * sin(x * 0.07 + c) * cos(y * 0.05 - c) +
+                               0.1 * (test_rng_unit(r) - 0.5);
+                    v = (uint32_t)(t * maxv + 0.5);
+                    if (v > maxv) v = maxv;
+                } else {
+                    v = test_rng_u32(r) & maxv;
+                }
+                size_t i = ((size_t)y * w + x) * comps + c;
+                if (depth <= 8)
+                    ((uint8_t *)img.pixels)[i] = (uint8_t)v;
+                else
+                    ((uint16_t *)img.pixels)[i] = (uint16_t)v;
+            }
+    return img;
+}
+
+static size_t image_bytes(const wc_image *img) { return wc_image_row_bytes(img) * img->height; }
+
+/* Encodes with p, decodes, and returns the decoded image; asserts success. */
+static wc_image roundtrip(wc_ctx *ctx, const wc_params *p, const wc_image *img, size_t *size)
+{
+    void *buf = NULL;
+    size_t n = 0;
+    wc_status s = wc_encode_alloc(ctx, p, img, &buf, &n);
+    if (s != WC_OK) fail_msg("encode %ux%u x%u %u-bit: %s", img->width, img->height,
+                             img->components, img->bit_depth, wc_ctx_error(ctx));
+    assert_true(n <= wc_encode_bound(img, p));
+    wc_image out;
+    s = wc_decode(ctx, p, buf, n, &out);
+    if (s != WC_OK) fail_msg("decode: %s", wc_ctx_error(ctx));
+    assert_int_equal(out.width, img->width);
+    assert_int_equal(out.height, img->height);
+    assert_int_equal(out.components, img->components);
+    assert_int_equal(out.bit_depth, img->bit_depth);
+    free(buf);
+    if (size) *size = n;
+    return out;
+}
+
+static void test_lossless_all_layouts(void **state)
+{
+    (void)state;
+    static const uint32_t sizes[][2] = {{1, 1}, {1, 17}, {23, 1}, {2, 2}, {7, 5}, {31, 13},
+                                        {64, 64}, {97, 61}, {130, 67}};
+    static const uint32_t depths[] = {1, 2, 4, 8, 10, 12, 16};
+    wc_ctx *ctx = wc_ctx_create();
+    test_rng r;
+    test_rng_seed(&r, 1);
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (uint32_t comps = 1; comps <= 4; comps++)
+            for (size_t d = 0; d < sizeof depths / sizeof depths[0]; d++) {
+                wc_image img = make_image(&r, sizes[s][0], sizes[s][1], comps, depths[d], s & 1);
+                wc_params p;
+                wc_params_init(&p);
+                p.entropy = (s + d) % 3 == 0 ? WC_ENTROPY_DEFLATE : WC_ENTROPY_HUFFMAN;
+                p.block_size = 16 << (s % 4);
+                wc_image out = roundtrip(ctx, &p, &img, NULL);
+                assert_memory_equal(out.pixels, img.pixels, image_bytes(&img));
+                wc_image_free(&out);
+                wc_image_free(&img);
+            }
+    wc_ctx_free(ctx);
+}
+
+static void test_lossless_every_level(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    test_rng r;
+    test_rng_seed(&r, 2);
+    wc_image img = make_image(&r, 53, 37, 3, 8, 1);
+    for (int levels = 0; levels <= 15; levels++) {
+        wc_params p;
+        wc_params_init(&p);
+        p.levels = levels;
+        wc_image out = roundtrip(ctx, &p, &img, NULL);
+        assert_memory_equal(out.pixels, img.pixels, image_bytes(&img));
+        wc_image_free(&out);
+    }
+    wc_image_free(&img);
+    wc_ctx_free(ctx);
+}
+
+static double psnr_of(const wc_image *a, const wc_image *b)
+{
+    wc_metrics m;
+    assert_int_equal(wc_compare_images(a, b, &m), WC_OK);
+    return m.psnr_rgb;
+}
+
+static void test_kodak_lossless_and_lossy(void **state)
+{
+    (void)state;
+    static const int images[] = {3, 15, 23};
+    wc_ctx *ctx = wc_ctx_create();
+    for (size_t i = 0; i < sizeof images / sizeof images[0]; i++) {
+        wc_image img;
+        assert_int_equal(wc_image_read(ctx, test_kodak_path(images[i]), 0, &img), WC_OK);
+        wc_params p;
+        wc_params_init(&p);
+        size_t size;
+        wc_image out = roundtrip(ctx, &p, &img, &size);
+        assert_memory_equal(out.pixels, img.pixels, image_bytes(&img));
+        double bpp = size * 8.0 / ((double)img.width * img.height);
+        assert_true(bpp < 10.0); /* these three are among Kodak's easier images */
+        wc_image_free(&out);
+
+        /* Lossy floors: a bit under what the codec reaches on these images. */
+        static const float rates[] = {0.25f, 1.0f};
+        static const double floors[][2] = {{30.0, 37.0}, {29.5, 36.0}, {30.0, 37.5}};
+        for (int k = 0; k < 2; k++) {
+            wc_params_init(&p);
+            p.lossless = 0;
+            p.bpp = rates[k];
+            out = roundtrip(ctx, &p, &img, &size);
+            bpp = size * 8.0 / ((double)img.width * img.height);
+            assert_true(bpp <= rates[k]);
+            assert_true(bpp >= rates[k] * 0.97);
+            double db = psnr_of(&img, &out);
+            if (db < floors[i][k]) fail_msg("kodim%02d at %.2f bpp: %.2f dB", images[i], rates[k], db);
+            wc_image_free(&out);
+        }
+        wc_image_free(&img);
+    }
+    wc_ctx_free(ctx);
+}
+
+static void test_block_transforms(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    wc_image img;
+    assert_int_equal(wc_image_read(ctx, test_kodak_path(23), 0, &img), WC_OK);
+    double db[3];
+    for (int t = 0; t < 3; t++) {
+        wc_params p;
+        wc_params_init(&p);
+        p.lossless = 0;
+        p.transform = (wc_transform)t;
+        p.bpp = 0.5f;
+        wc_image out = roundtrip(ctx, &p, &img, NULL);
+        db[t] = psnr_of(&img, &out);
+        wc_image_free(&out);
+    }
+    assert_true(db[WC_TRANSFORM_DCT] > 30.0);
+    assert_true(db[WC_TRANSFORM_LOT] > db[WC_TRANSFORM_DCT]);
+    assert_true(db[WC_TRANSFORM_DWT] > db[WC_TRANSFORM_DCT]);
+
+    /* Odd sizes and alpha through the block transforms. */
+    test_rng r;
+    test_rng_seed(&r, 3);
+    wc_image small = make_image(&r, 29, 19, 4, 8, 1);
+    wc_params p;
+    wc_params_init(&p);
+    p.lossless = 0;
+    p.transform = WC_TRANSFORM_LOT;
+    p.quality = 90;
+    wc_image out = roundtrip(ctx, &p, &small, NULL);
+    assert_true(psnr_of(&small, &out) > 30.0);
+    for (size_t i = 3; i < image_bytes(&small); i += 4) /* alpha stays exact */
+        assert_int_equal(((uint8_t *)out.pixels)[i], ((uint8_t *)small.pixels)[i]);
+    wc_image_free(&out);
+    wc_image_free(&small);
+    wc_image_free(&img);
+    wc_ctx_free(ctx);
+}
+
+static void test_threads_do_not_change_bytes(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    test_rng r;
+    test_rng_seed(&r, 4);
+    wc_image img = make_image(&r, 300, 200, 3, 8, 1);
+    for (int lossy = 0; lossy < 2; lossy++) {
+        void *one = NULL, *many = NULL;
+        size_t n1, n2;
+        wc_params p;
+        wc_params_init(&p);
+        p.lossless = !lossy;
+        p.block_size = 32;
+        p.threads = 1;
+        assert_int_equal(wc_encode_alloc(ctx, &p, &img, &one, &n1), WC_OK);
+        p.threads = 5;
+        assert_int_equal(wc_encode_alloc(ctx, &p, &img, &many, &n2), WC_OK);
+        assert_int_equal(n1, n2);
+        assert_memory_equal(one, many, n1);
+        free(one);
+        free(many);
+    }
+    wc_image_free(&img);
+    wc_ctx_free(ctx);
+}
+
+static void test_parameters_and_buffers(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    test_rng r;
+    test_rng_seed(&r, 5);
+    wc_image img = make_image(&r, 40, 30, 3, 8, 0);
+    wc_params p;
+    wc_params_init(&p);
+    uint8_t small[64];
+    size_t n;
+    assert_int_equal(wc_encode(ctx, &p, &img, small, sizeof small, &n), WC_ERR_BUFFER);
+    assert_true(strstr(wc_ctx_error(ctx), "bytes") != NULL);
+    size_t cap = wc_encode_bound(&img, &p);
+    uint8_t *buf = malloc(cap);
+    assert_int_equal(wc_encode(ctx, &p, &img, buf, cap, &n), WC_OK); /* noise: the worst case */
+    assert_true(n <= cap);
+    free(buf);
+
+    p.transform = WC_TRANSFORM_DCT; /* lossless needs the 5/3 DWT */
+    assert_int_equal(wc_encode_alloc(ctx, &p, &img, (void **)&buf, &n), WC_ERR_ARG);
+    assert_true(strstr(wc_ctx_error(ctx), "lossless") != NULL);
+    wc_params_init(&p);
+    p.levels = 16;
+    assert_int_equal(wc_encode_alloc(ctx, &p, &img, (void **)&buf, &n), WC_ERR_ARG);
+    wc_params_init(&p);
+    p.block_size = 48;
+    assert_int_equal(wc_encode_alloc(ctx, &p, &img, (void **)&buf, &n), WC_ERR_ARG);
+    wc_params_init(&p);
+    p.lossless = 0;
+    p.quality = 150;
+    assert_int_equal(wc_encode_alloc(ctx, &p, &img, (void **)&buf, &n), WC_ERR_ARG);
+    img.bit_depth = 17;
+    wc_params_init(&p);
+    assert_int_equal(wc_encode_alloc(ctx, &p, &img, (void **)&buf, &n), WC_ERR_ARG);
+    img.bit_depth = 8;
+
+    /* Decoding limits: a file is refused when it is over the pixel cap. */
+    void *file;
+    assert_int_equal(wc_encode_alloc(ctx, &p, &img, &file, &n), WC_OK);
+    p.max_pixels = 40 * 30 - 1;
+    wc_image out;
+    assert_int_equal(wc_decode(ctx, &p, file, n, &out), WC_ERR_LIMIT);
+    assert_true(strstr(wc_ctx_error(ctx), "limit") != NULL);
+    p.max_pixels = 40 * 30;
+    assert_int_equal(wc_decode(ctx, &p, file, n, &out), WC_OK);
+    wc_image_free(&out);
+    free(file);
+    wc_image_free(&img);
+    wc_ctx_free(ctx);
+}
+
+static void test_threshold_and_step(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    wc_image img;
+    assert_int_equal(wc_image_read(ctx, test_kodak_path(7), 0, &img), WC_OK);
+    size_t sizes[3];
+    double db[3];
+    for (int i = 0; i < 3; i++) {
+        wc_params p;
+        wc_params_init(&p);
+        p.lossless = 0;
+        p.step = 8.0f;
+        p.threshold = (float)(i * 10);
+        wc_image out = roundtrip(ctx, &p, &img, &sizes[i]);
+        db[i] = psnr_of(&img, &out);
+        wc_image_free(&out);
+    }
+    /* A higher threshold zeroes more: smaller file, lower quality. */
+    assert_true(sizes[1] < sizes[0] && sizes[2] < sizes[1]);
+    assert_true(db[1] < db[0] && db[2] < db[1]);
+    wc_image_free(&img);
+    wc_ctx_free(ctx);
+}
+
+static void test_info(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    test_rng r;
+    test_rng_seed(&r, 6);
+    wc_image img = make_image(&r, 70, 50, 2, 12, 1);
+    wc_params p;
+    wc_params_init(&p);
+    p.levels = 3;
+    void *file;
+    size_t n;
+    assert_int_equal(wc_encode_alloc(ctx, &p, &img, &file, &n), WC_OK);
+    wc_info in;
+    assert_int_equal(wc_inspect(ctx, file, n, &in), WC_OK);
+    assert_int_equal(in.width, 70);
+    assert_int_equal(in.height, 50);
+    assert_int_equal(in.components, 2);
+    assert_int_equal(in.bit_depth, 12);
+    assert_int_equal(in.levels, 3);
+    assert_int_equal(in.bands, 10);
+    assert_int_equal(in.lossless, 1);
+    assert_int_equal(in.file_bytes, n);
+    uint64_t sum = 0;
+    for (uint32_t c = 0; c < 2; c++) {
+        uint64_t bands = 0;
+        for (uint32_t b = 0; b < in.bands; b++) bands += in.band_bytes[c][b];
+        assert_true(bands > 0 && bands < in.component_bytes[c]); /* tables counted too */
+        sum += in.component_bytes[c];
+    }
+    assert_true(sum < n);
+    free(file);
+    wc_image_free(&img);
+    wc_ctx_free(ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lossless_all_layouts),
+        cmocka_unit_test(test_lossless_every_level),
+        cmocka_unit_test(test_kodak_lossless_and_lossy),
+        cmocka_unit_test(test_block_transforms),
+        cmocka_unit_test(test_threads_do_not_change_bytes),
+        cmocka_unit_test(test_parameters_and_buffers),
+        cmocka_unit_test(test_threshold_and_step),
+        cmocka_unit_test(test_info),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,68 @@
+/*
+ * golden_cases.h -- the golden files of format 1.0: each source image is
+ * made here from a formula, encoded with the parameters below into
+ * tests/golden/<name>.wcx, and decoded into tests/golden/<name>.png.
+ * make_golden writes them; test_golden checks that every file still
+ * decodes to its PNG and that encoding still gives the same bytes.
+ */
+#ifndef WC_GOLDEN_CASES_H
+#define WC_GOLDEN_CASES_H
+
+#include <math.h>
+#include <string.h>
+
+#include "wcodec.h"
+
+typedef struct golden_case {
+    const char *name;
+    uint32_t w, h, comps, depth;
+    int lossless, transform, wavelet, entropy, block, levels;
+    float quality;
+} golden_case;
+
+static const golden_case golden_cases[] = {
+    {"rgb8_lossless", 48, 40, 3, 8, 1, WC_TRANSFORM_DWT, 53, WC_ENTROPY_HUFFMAN, 64, 5, 0},
+    {"ga16_lossless", 33, 17, 2, 16, 1, WC_TRANSFORM_DWT, 53, WC_ENTROPY_HUFFMAN, 16, 3, 0},
+    {"gray4_deflate", 29, 31, 1, 4, 1, WC_TRANSFORM_DWT, 53, WC_ENTROPY_DEFLATE, 32, 5, 0},
+    {"rgb8_97_q60", 48, 40, 3, 8, 0, WC_TRANSFORM_DWT, 97, WC_ENTROPY_HUFFMAN, 32, 4, 60},
+    {"rgba8_dct_q80", 37, 21, 4, 8, 0, WC_TRANSFORM_DCT, 97, WC_ENTROPY_HUFFMAN, 16, 5, 80},
+    {"rgb10_lot_q70", 40, 24, 3, 10, 0, WC_TRANSFORM_LOT, 97, WC_ENTROPY_DEFLATE, 16, 5, 70},
+};
+#define GOLDEN_COUNT (sizeof golden_cases / sizeof golden_cases[0])
+
+/* A smooth picture with some texture, the same on every machine (integer
+ * arithmetic after a rounded double with a wide margin). */
+static inline wc_status golden_source(const golden_case *g, wc_image *img)
+{
+    *img = (wc_image){g->w, g->h, g->comps, g->depth, 0, NULL};
+    wc_status s = wc_image_alloc(img);
+    if (s != WC_OK) return s;
+    const uint32_t maxv = (1u << g->depth) - 1;
+    for (uint32_t y = 0; y < g->h; y++)
+        for (uint32_t x = 0; x < g->w; x++)
+            for (uint32_t c = 0; c < g->comps; c++) {
+                uint32_t v = (x * (7 + c) + y * (5 + 2 * c) + ((x * y) % (11 + c)) * 3) % 256;
+                v = (uint32_t)(((uint64_t)v * maxv) / 255);
+                size_t i = ((size_t)y * g->w + x) * g->comps + c;
+                if (g->depth <= 8)
+                    ((uint8_t *)img->pixels)[i] = (uint8_t)v;
+                else
+                    ((uint16_t *)img->pixels)[i] = (uint16_t)v;
+            }
+    return WC_OK;
+}
+
+static inline void golden_params(const golden_case *g, wc_params *p)
+{
+    wc_params_init(p);
+    p->lossless = g->lossless;
+    p->transform = (wc_transform)g->transform;
+    p->wavelet = g->wavelet;
+    p->entropy = (wc_entropy)g->entropy;
+    p->block_size = g->block;
+    p->levels = g->levels;
+    p->quality = g->quality;
+    p->backend = WC_BACKEND_CPU;
+}
+
+#endif
