@@ -35,14 +35,8 @@ static void bench_job(void *arg, size_t j, wc_ctx *ctx, cli_progress *prog)
     bench *b = arg;
     bench_row *row = &b->rows[j];
     wc_image img = {0};
-    wc_status s = wc_image_read(ctx, b->paths[j], b->p.max_pixels, &img);
-    if (s == WC_OK) {
+    if (cli_run_read(ctx, b->paths[j], b->p.max_pixels, &img, &row->r) == WC_OK)
         cli_run_image(ctx, &b->p, &img, &row->r);
-    } else {
-        const char *msg = wc_ctx_error(ctx);
-        row->r.status = s;
-        snprintf(row->r.error, sizeof row->r.error, "read: %s", *msg ? msg : wc_strerror(s));
-    }
     row->label = b->paths[j];
     row->pixels = (double)img.width * img.height;
     wc_image_free(&img);
@@ -82,7 +76,8 @@ static bench_row bench_overall(const bench_row *rows, size_t n)
         add_times(&o.r.enc, &r->enc);
         add_times(&o.r.dec, &r->dec);
         if (i == 0) snprintf(o.r.backend, sizeof o.r.backend, "%s", r->backend);
-        else if (strcmp(o.r.backend, r->backend)) snprintf(o.r.backend, sizeof o.r.backend, "mixed");
+        else if (strcmp(o.r.backend, r->backend))
+            snprintf(o.r.backend, sizeof o.r.backend, "mixed");
     }
     for (int c = 0; c < 4; c++) o.r.m.psnr[c] = psnr_n[c] ? o.r.m.psnr[c] / psnr_n[c] : NAN;
     o.r.ratio = o.r.bytes ? (double)o.r.raw_bytes / (double)o.r.bytes : 0;
@@ -238,7 +233,8 @@ static void bench_print(const bench *b, const bench_row *overall, int threads, d
            "rate", "transform", "entropy", "container");
     for (size_t j = 0; j < b->n; j++) print_stages(&b->rows[j]);
     print_stages(overall);
-    printf("\n%zu image(s), %.2f MPixel, %d thread(s), wall %.2f s: %.2f MPixel/s encode + decode\n",
+    printf("\n%zu image(s), %.2f MPixel, %d thread(s), wall %.2f s: "
+           "%.2f MPixel/s encode + decode\n",
            b->n, overall->pixels * 1e-6, threads, wall, cli_mps(overall->pixels, wall));
     printf("PSNR is over the colour channels; per-channel values are in --csv/--json.\n");
 }

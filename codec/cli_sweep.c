@@ -63,7 +63,8 @@ static void sweep_job(void *arg, size_t j, wc_ctx *ctx, cli_progress *prog)
 {
     sweep *s = arg;
     wc_image img = {0};
-    wc_status st = wc_image_read(ctx, s->paths[j], s->base.max_pixels, &img);
+    cli_run failed = {0};
+    wc_status st = cli_run_read(ctx, s->paths[j], s->base.max_pixels, &img, &failed);
     s->pixels[j] = (double)img.width * img.height;
     for (size_t c = 0; c < s->nconf; c++)
         for (size_t r = 0; r < s->nbpp; r++) {
@@ -73,9 +74,7 @@ static void sweep_job(void *arg, size_t j, wc_ctx *ctx, cli_progress *prog)
                 sweep_params(s, c, r, &p);
                 cli_run_image(ctx, &p, &img, run);
             } else {
-                const char *msg = wc_ctx_error(ctx);
-                run->status = st;
-                snprintf(run->error, sizeof run->error, "read: %s", *msg ? msg : wc_strerror(st));
+                *run = failed;
             }
             cli_progress_step(prog, 1);
         }
@@ -95,7 +94,8 @@ static int parse_list(const char *opt, const char *list, wc_params *items, size_
         size_t len = comma ? (size_t)(comma - s) : strlen(s);
         char item[64];
         if (*n == SWEEP_MAX_LIST || len == 0 || len >= sizeof item) {
-            fprintf(stderr, "wcodec: %s: expected a comma list of at most %d values, got '%s'\n",
+            fprintf(stderr,
+                    "wcodec: %s: expected a comma list of at most %d non-empty values, got '%s'\n",
                     opt, SWEEP_MAX_LIST, list);
             return 1;
         }
@@ -202,7 +202,8 @@ static int sweep_probe(const sweep *s)
         free(out);
         if (st != WC_OK) {
             const char *msg = wc_ctx_error(ctx);
-            fprintf(stderr, "wcodec: sweep: configuration '%s' is not available in this build: %s\n",
+            fprintf(stderr,
+                    "wcodec: sweep: configuration '%s' is not available in this build: %s\n",
                     s->conf[c].label, *msg ? msg : wc_strerror(st));
             rc = CLI_BAD;
         }
@@ -307,8 +308,9 @@ static void sweep_table(cli_buf *b, const sweep *s, int markdown)
     const char *fmt_md = "| %s | %g | %.4f | %.3f | %.3f | %.4f | %.2f | %.2f |\n";
     const char *fmt_txt = "%-30s %8g %8.4f %8.3f %8.3f %7.4f %9.2f %9.2f\n";
     if (markdown)
-        cli_buf_printf(b, "| configuration | target bpp | bpp | PSNR (dB) | PSNR-Y (dB) | SSIM | "
-                          "encode MP/s | decode MP/s |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        cli_buf_printf(b, "| configuration | target bpp | bpp | PSNR (dB) | PSNR-Y (dB) | SSIM "
+                          "| encode MP/s | decode MP/s |\n"
+                          "|---|---:|---:|---:|---:|---:|---:|---:|\n");
     else
         cli_buf_printf(b, "%-30s %8s %8s %8s %8s %7s %9s %9s\n", "configuration", "target", "bpp",
                        "PSNR", "PSNR-Y", "SSIM", "enc MP/s", "dec MP/s");
@@ -331,7 +333,8 @@ static void sweep_markdown(cli_buf *b, const sweep *s, int argc, char **argv, in
     cli_buf_printf(b, "`\n\n%zu images (%.2f MPixel), %zu configurations x %zu rates; wcodec %s, "
                       "%d worker thread(s), wall time %.1f s.\n\n",
                    s->nimg, px * 1e-6, s->nconf, s->nbpp, wc_version_string(), threads, wall);
-    cli_buf_printf(b, "Each rate is a target for the encoder's rate control (`--bpp`); *bpp* is the "
+    cli_buf_printf(b, "Each rate is a target for the encoder's rate control (`--bpp`); "
+                      "*bpp* is the "
                       "size reached, *PSNR* is over the colour channels, *PSNR-Y* of BT.601 luma "
                       "and *SSIM* of luma, all means over the images. Throughput is per thread: "
                       "total pixels over total seconds, one image per thread.\n\n");
@@ -629,7 +632,7 @@ static int plot_table(const csv_table *t, const plot_opts *o, cli_buf *b)
                     sr[ns].n++;
                 }
             }
-            ns++;
+            if (sr[ns].n) ns++; /* a name with no numeric row (a summary) gets no curve */
         }
         svg_plot p = {o->title, o->xlabel ? o->xlabel : o->x, o->ylabel ? o->ylabel : o->y, sr, ns,
                       0, 0};
@@ -653,7 +656,8 @@ static const char plot_help[] =
 
 static int plot_parse(int argc, char **argv, plot_opts *o)
 {
-    static const char *const names[6] = {"--x", "--y", "--series", "--title", "--xlabel", "--ylabel"};
+    static const char *const names[6] = {"--x",     "--y",      "--series",
+                                         "--title", "--xlabel", "--ylabel"};
     const char **dst[6] = {&o->x, &o->y, &o->series, &o->title, &o->xlabel, &o->ylabel};
     for (int i = 2; i < argc; i++) {
         int k = 0;
@@ -703,7 +707,8 @@ int cmd_plot(int argc, char **argv)
         memcpy(t.text, data, size);
         t.text[size] = '\0';
         if (csv_parse(&t) || t.nrow == 0) {
-            fprintf(stderr, "wcodec: plot: %s: %s\n", o.in, t.nrow ? "out of memory" : "empty file");
+            fprintf(stderr, "wcodec: plot: %s: %s\n", o.in,
+                    t.nrow ? "out of memory" : "empty file");
             rc = CLI_BAD;
         }
     } else if (rc == CLI_OK) {

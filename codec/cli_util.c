@@ -531,6 +531,19 @@ static void run_fail(cli_run *r, wc_ctx *ctx, wc_status s, const char *what)
     snprintf(r->error, sizeof r->error, "%s: %s", what, *msg ? msg : wc_strerror(s));
 }
 
+wc_status cli_run_read(wc_ctx *ctx, const char *path, uint64_t max_pixels, wc_image *img,
+                       cli_run *r)
+{
+    wc_status s = wc_image_read(ctx, path, max_pixels, img);
+    if (s == WC_OK) return s;
+    const char *msg = wc_ctx_error(ctx);
+    size_t n = strlen(path);
+    if (!strncmp(msg, path, n) && !strncmp(msg + n, ": ", 2)) msg += n + 2;
+    r->status = s;
+    snprintf(r->error, sizeof r->error, "%s", *msg ? msg : wc_strerror(s));
+    return s;
+}
+
 void cli_run_image(wc_ctx *ctx, const wc_params *p, const wc_image *img, cli_run *r)
 {
     memset(r, 0, sizeof *r);

@@ -109,6 +109,10 @@ typedef struct cli_run {
 /* Encodes img with p in memory, decodes it back and compares: fills *r,
  * including r->status and r->error on failure. */
 void cli_run_image(wc_ctx *ctx, const wc_params *p, const wc_image *img, cli_run *r);
+/* Reads an image for a run: on failure fills r->status and r->error (the
+ * reader's message, less the path it starts with, which callers print). */
+wc_status cli_run_read(wc_ctx *ctx, const char *path, uint64_t max_pixels, wc_image *img,
+                       cli_run *r);
 /* Megapixels per second for `pixels` done in `seconds` (0 if no time). */
 double cli_mps(double pixels, double seconds);
 

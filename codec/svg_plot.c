@@ -63,8 +63,15 @@ typedef struct frame {
     double left, top, w, h;         /* plot area in pixels */
 } frame;
 
-static double px(const frame *f, double x) { return f->left + (x - f->x0) / (f->x1 - f->x0) * f->w; }
-static double py(const frame *f, double y) { return f->top + f->h - (y - f->y0) / (f->y1 - f->y0) * f->h; }
+static double px(const frame *f, double x)
+{
+    return f->left + (x - f->x0) / (f->x1 - f->x0) * f->w;
+}
+
+static double py(const frame *f, double y)
+{
+    return f->top + f->h - (y - f->y0) / (f->y1 - f->y0) * f->h;
+}
 
 /* The data's extent over finite points; returns 0 when there are none. */
 static int data_bounds(const svg_plot *p, double *xmin, double *xmax, double *ymin, double *ymax)
@@ -119,7 +126,9 @@ static void draw_axes(cli_buf *b, const svg_plot *p, const frame *f)
         snprintf(label, sizeof label, "%.*f", dy, fabs(v) < f->ys * 1e-6 ? 0.0 : v);
         text(b, f->left - 6, py(f, v) + 4, "end", "", label);
     }
-    if (p->title) text(b, f->left + f->w / 2, 26, "middle", " font-size=\"15\" font-weight=\"bold\"", p->title);
+    if (p->title)
+        text(b, f->left + f->w / 2, 26, "middle", " font-size=\"15\" font-weight=\"bold\"",
+             p->title);
     if (p->xlabel) text(b, f->left + f->w / 2, f->top + f->h + 40, "middle", "", p->xlabel);
     if (p->ylabel) {
         char rot[96];
