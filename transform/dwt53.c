@@ -15,6 +15,18 @@
 #include "dwt.h"
 #include "dwt_internal.h"
 
+/* Lifting adds and subtracts wrap modulo 2^32 (backend.h's contract): a
+ * damaged file can hold any int32 coefficients, and plain int32 sums of
+ * those overflow, which is undefined behaviour. Wrapping gives the same
+ * results wherever nothing overflows (every valid file: plan_levels keeps
+ * the headroom), the forward and inverse stay exact inverses, and the
+ * compilers vectorise unsigned adds just the same. */
+static inline int32_t w_add(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
+static inline int32_t w_sub(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
+/* (a + b) >> 1 and (a + b + 2) >> 2 with wrapping sums. */
+static inline int32_t w_half(int32_t a, int32_t b) { return w_add(a, b) >> 1; }
+static inline int32_t w_quarter(int32_t a, int32_t b) { return w_add(w_add(a, b), 2) >> 2; }
+
 /* ---- 1-D, contiguous ----------------------------------------------------- */
 
 void dwt53_forward_1d(int32_t *x, uint32_t n, int32_t *scratch)
@@ -25,15 +37,15 @@ void dwt53_forward_1d(int32_t *x, uint32_t n, int32_t *scratch)
     int32_t *d = scratch;
 
     /* Predict: d[i] = x[2i+1] - ((x[2i] + x[2i+2]) >> 1), x[n] = x[n-2]. */
-    for (uint32_t i = 0; i < ni; i++) d[i] = x[2 * i + 1] - ((x[2 * i] + x[2 * i + 2]) >> 1);
-    if (ni < nh) d[ni] = x[2 * ni + 1] - ((x[2 * ni] + x[2 * ni]) >> 1);
+    for (uint32_t i = 0; i < ni; i++) d[i] = w_sub(x[2 * i + 1], w_half(x[2 * i], x[2 * i + 2]));
+    if (ni < nh) d[ni] = w_sub(x[2 * ni + 1], w_half(x[2 * ni], x[2 * ni]));
 
     /* Update: s[i] = x[2i] + ((d[i-1] + d[i] + 2) >> 2), d[-1] = d[0] and
      * d[nh] = d[nh-1]. s[i] overwrites x[i]: the x[2i] still to be read
      * lie beyond every place written so far. */
-    x[0] = x[0] + ((d[0] + d[0] + 2) >> 2);
-    for (uint32_t i = 1; i < nh; i++) x[i] = x[2 * i] + ((d[i - 1] + d[i] + 2) >> 2);
-    if (nh < nl) x[nh] = x[2 * nh] + ((d[nh - 1] + d[nh - 1] + 2) >> 2);
+    x[0] = w_add(x[0], w_quarter(d[0], d[0]));
+    for (uint32_t i = 1; i < nh; i++) x[i] = w_add(x[2 * i], w_quarter(d[i - 1], d[i]));
+    if (nh < nl) x[nh] = w_add(x[2 * nh], w_quarter(d[nh - 1], d[nh - 1]));
 
     memcpy(x + nl, d, nh * sizeof *d);
 }
@@ -47,35 +59,35 @@ void dwt53_inverse_1d(int32_t *x, uint32_t n, int32_t *scratch)
     const int32_t *s = scratch, *d = scratch + nl;
 
     /* Undo the update into the even places... */
-    x[0] = s[0] - ((d[0] + d[0] + 2) >> 2);
-    for (uint32_t i = 1; i < nh; i++) x[2 * i] = s[i] - ((d[i - 1] + d[i] + 2) >> 2);
-    if (nh < nl) x[2 * nh] = s[nh] - ((d[nh - 1] + d[nh - 1] + 2) >> 2);
+    x[0] = w_sub(s[0], w_quarter(d[0], d[0]));
+    for (uint32_t i = 1; i < nh; i++) x[2 * i] = w_sub(s[i], w_quarter(d[i - 1], d[i]));
+    if (nh < nl) x[2 * nh] = w_sub(s[nh], w_quarter(d[nh - 1], d[nh - 1]));
 
     /* ...then the prediction, from the even samples just restored. */
-    for (uint32_t i = 0; i < ni; i++) x[2 * i + 1] = d[i] + ((x[2 * i] + x[2 * i + 2]) >> 1);
-    if (ni < nh) x[2 * ni + 1] = d[ni] + ((x[2 * ni] + x[2 * ni]) >> 1);
+    for (uint32_t i = 0; i < ni; i++) x[2 * i + 1] = w_add(d[i], w_half(x[2 * i], x[2 * i + 2]));
+    if (ni < nh) x[2 * ni + 1] = w_add(d[ni], w_half(x[2 * ni], x[2 * ni]));
 }
 
 /* ---- staging rows of DWT_STRIP samples (the vertical pass) ----------------- */
 
 static void dwt53_row_predict(int32_t *restrict x, const int32_t *restrict a, const int32_t *restrict b)
 {
-    for (uint32_t j = 0; j < DWT_STRIP; j++) x[j] = x[j] - ((a[j] + b[j]) >> 1);
+    for (uint32_t j = 0; j < DWT_STRIP; j++) x[j] = w_sub(x[j], w_half(a[j], b[j]));
 }
 
 static void dwt53_row_update(int32_t *restrict x, const int32_t *restrict a, const int32_t *restrict b)
 {
-    for (uint32_t j = 0; j < DWT_STRIP; j++) x[j] = x[j] + ((a[j] + b[j] + 2) >> 2);
+    for (uint32_t j = 0; j < DWT_STRIP; j++) x[j] = w_add(x[j], w_quarter(a[j], b[j]));
 }
 
 static void dwt53_row_unpredict(int32_t *restrict x, const int32_t *restrict a, const int32_t *restrict b)
 {
-    for (uint32_t j = 0; j < DWT_STRIP; j++) x[j] = x[j] + ((a[j] + b[j]) >> 1);
+    for (uint32_t j = 0; j < DWT_STRIP; j++) x[j] = w_add(x[j], w_half(a[j], b[j]));
 }
 
 static void dwt53_row_unupdate(int32_t *restrict x, const int32_t *restrict a, const int32_t *restrict b)
 {
-    for (uint32_t j = 0; j < DWT_STRIP; j++) x[j] = x[j] - ((a[j] + b[j] + 2) >> 2);
+    for (uint32_t j = 0; j < DWT_STRIP; j++) x[j] = w_sub(x[j], w_quarter(a[j], b[j]));
 }
 
 /* Staging row r of an n-row strip. */
