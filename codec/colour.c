@@ -8,19 +8,22 @@ static size_t row_stride(const wc_image *img)
     return img->stride ? img->stride : wc_image_row_bytes(img);
 }
 
+/* Each loop is written once per sample size so the compiler sees a
+ * constant stride and element type (the depth test is out of the loop). */
 void colour_extract(const wc_image *img, uint32_t c, int32_t *plane)
 {
     const int32_t shift = 1 << (img->bit_depth - 1);
-    const uint32_t nc = img->components;
+    const uint32_t nc = img->components, w = img->width;
     const size_t stride = row_stride(img);
     for (uint32_t y = 0; y < img->height; y++) {
         const uint8_t *row = (const uint8_t *)img->pixels + y * stride;
-        int32_t *out = plane + (size_t)y * img->width;
+        int32_t *out = plane + (size_t)y * w;
         if (img->bit_depth <= 8) {
-            for (uint32_t x = 0; x < img->width; x++) out[x] = (int32_t)row[x * nc + c] - shift;
+            const uint8_t *in = row + c;
+            for (uint32_t x = 0; x < w; x++) out[x] = (int32_t)in[(size_t)x * nc] - shift;
         } else {
-            const uint16_t *r16 = (const uint16_t *)row;
-            for (uint32_t x = 0; x < img->width; x++) out[x] = (int32_t)r16[x * nc + c] - shift;
+            const uint16_t *in = (const uint16_t *)(const void *)row + c;
+            for (uint32_t x = 0; x < w; x++) out[x] = (int32_t)in[(size_t)x * nc] - shift;
         }
     }
 }
@@ -29,19 +32,24 @@ void colour_insert(const int32_t *plane, uint32_t c, wc_image *img)
 {
     const int32_t shift = 1 << (img->bit_depth - 1);
     const int32_t maxv = (int32_t)((1u << img->bit_depth) - 1);
-    const uint32_t nc = img->components;
+    const uint32_t nc = img->components, w = img->width;
     const size_t stride = row_stride(img);
     for (uint32_t y = 0; y < img->height; y++) {
         uint8_t *row = (uint8_t *)img->pixels + y * stride;
-        const int32_t *in = plane + (size_t)y * img->width;
-        for (uint32_t x = 0; x < img->width; x++) {
-            /* Wrapping add: hostile coefficients may push values anywhere. */
-            int32_t v = (int32_t)((uint32_t)in[x] + (uint32_t)shift);
-            v = v < 0 ? 0 : (v > maxv ? maxv : v);
-            if (img->bit_depth <= 8)
-                row[x * nc + c] = (uint8_t)v;
-            else
-                ((uint16_t *)row)[x * nc + c] = (uint16_t)v;
+        const int32_t *in = plane + (size_t)y * w;
+        if (img->bit_depth <= 8) {
+            uint8_t *out = row + c;
+            for (uint32_t x = 0; x < w; x++) {
+                /* Wrapping add: hostile coefficients may push values anywhere. */
+                int32_t v = (int32_t)((uint32_t)in[x] + (uint32_t)shift);
+                out[(size_t)x * nc] = (uint8_t)(v < 0 ? 0 : (v > maxv ? maxv : v));
+            }
+        } else {
+            uint16_t *out = (uint16_t *)(void *)row + c;
+            for (uint32_t x = 0; x < w; x++) {
+                int32_t v = (int32_t)((uint32_t)in[x] + (uint32_t)shift);
+                out[(size_t)x * nc] = (uint16_t)(v < 0 ? 0 : (v > maxv ? maxv : v));
+            }
         }
     }
 }
