@@ -224,6 +224,12 @@ size_t bc_encode(const bc_block *b, const huf_enc *tabs, uint8_t *out, size_t ca
 
 BC_INLINE int32_t signed_of(uint32_t m, uint32_t sign) { return (int32_t)(sign ? 0u - m : m); }
 
+/* The magnitudes an int32 has: up to 2^31 - 1 either sign, and 2^31 only
+ * negative. Anything else (a 32-bit class with raw bits, or +2^31) no
+ * encoder writes; refusing it keeps every decodable payload the one
+ * spelling of its coefficients, so damage cannot alias a valid value. */
+BC_INLINE int mag_fits(uint32_t m, uint32_t sign) { return m < 0x80000000u || (m == 0x80000000u && sign); }
+
 /* Rebuilds values from MED residuals in place, in raster order. */
 void bc_unpredict(const bc_block *b)
 {
@@ -280,8 +286,10 @@ wc_status bc_decode(const uint8_t *src, size_t size, const bc_block *b, const bc
             unsigned ctx = ctx_of(s);
             WC_RETURN_IF(!decode_sym(&r, T, ctx, &sym), err, WC_ERR_CORRUPT,
                          "row %d col %d: context %u has no table", y, x, ctx);
-            uint32_t m = value_of_class(&r, sym);
-            row[x] = m ? signed_of(m, bitr_get(&r, 1)) : 0;
+            uint32_t m = value_of_class(&r, sym), sign = m ? bitr_get(&r, 1) : 0;
+            WC_RETURN_IF(!mag_fits(m, sign), err, WC_ERR_CORRUPT,
+                         "row %d col %d: magnitude %u out of the int32 range", y, x, m);
+            row[x] = signed_of(m, sign);
             a2 = a;
             a = m < MAG_CAP ? m : MAG_CAP;
             mrow[x] = a;
@@ -309,9 +317,11 @@ wc_status bc_decode(const uint8_t *src, size_t size, const bc_block *b, const bc
         if (y == H) break;
         WC_RETURN_IF(!decode_sym(&r, T, BC_TERM, &sym), err, WC_ERR_CORRUPT,
                      "row %d col %d: no run-end table", y, x);
-        uint32_t m = value_of_class(&r, sym) + 1;
-        WC_RETURN_IF(m == 0, err, WC_ERR_CORRUPT, "row %d col %d: magnitude out of range", y, x);
-        dst[y * ds + x] = signed_of(m, bitr_get(&r, 1));
+        uint32_t m = value_of_class(&r, sym) + 1, sign = bitr_get(&r, 1);
+        WC_RETURN_IF(m == 0 || !mag_fits(m, sign), err, WC_ERR_CORRUPT,
+                     "row %d col %d: magnitude %llu out of the int32 range", y, x,
+                     (unsigned long long)(m - 1u) + 1); /* m wraps to 0 for 2^32 */
+        dst[y * ds + x] = signed_of(m, sign);
         M[(y + MAG_PAD) * ms + MAG_PAD + x] = m < MAG_CAP ? m : MAG_CAP;
         if (++x == W) {
             x = 0;
