@@ -25,7 +25,11 @@ wc_status ratectl_search(enc_state *st, es_output *out)
         double mid = probe == 0 ? hi : 0.5 * (lo + hi);
         plan_set_step(&st->h, (float)exp2(mid));
         es_output o;
-        WC_FORWARD_IF_ERROR(enc_code_step(st, &o));
+        wc_status s = enc_code_step(st, &o);
+        if (s != WC_OK) { /* e.g. out of memory: the best probe so far goes too */
+            if (have_best) es_output_free(&best);
+            return s;
+        }
         double size = (double)enc_file_size(st, &o);
         if (size <= target) {
             if (have_best) es_output_free(&best);
