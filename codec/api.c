@@ -38,7 +38,7 @@ void wc_params_init_abi(wc_params *p, unsigned abi, size_t size)
     p->threads = 0;
     p->backend = WC_BACKEND_AUTO;
     p->max_pixels = WC_DEFAULT_MAX_PIXELS;
-    p->max_memory = 0;
+    p->max_memory = WC_DEFAULT_MAX_MEMORY;
 }
 
 wc_ctx *wc_ctx_create(void)

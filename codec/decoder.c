@@ -1,11 +1,13 @@
 /*
  * decoder.c -- .wcx to image: container checks, limits, code blocks,
  * backend inverse. Every count read from the file is checked before it
- * sizes anything, and sizes are capped by the caller's limits.
+ * sizes anything, and sizes are capped by the caller's limits: pixels and
+ * memory (wc_params), code blocks (WC_MAX_BLOCKS, and the index's size).
  */
 #include <string.h>
 
 #include "context.h"
+#include "dwt.h"
 #include "entropy_stage.h"
 #include "plan.h"
 
@@ -35,19 +37,33 @@ static wc_status read_index(const wcx_chunk *k, parsed *ps, wc_err *err)
         unsigned shift = 0;
         for (;;) {
             WC_RETURN_IF(p >= end, err, WC_ERR_CORRUPT,
-                         "chunk %u (WIDX): index ends after %zu of %zu blocks", k->index, i,
-                         ps->lay.nblocks);
+                         "chunk %u (WIDX) at byte %zu: index ends after %zu of %zu blocks",
+                         k->index, k->offset, i, ps->lay.nblocks);
             uint8_t b = *p++;
             WC_RETURN_IF(shift == 28 && b > 0x07, err, WC_ERR_CORRUPT,
-                         "chunk %u (WIDX): size of block %zu out of range", k->index, i);
+                         "chunk %u (WIDX) at byte %zu: size of block %zu out of range",
+                         k->index, k->offset, i);
             v |= (uint32_t)(b & 0x7F) << shift;
             if (!(b & 0x80)) break;
             shift += 7;
         }
         ps->block_size[i] = v;
     }
-    WC_RETURN_IF(p != end, err, WC_ERR_CORRUPT, "chunk %u (WIDX): %zu stray bytes after the index",
-                 k->index, (size_t)(end - p));
+    WC_RETURN_IF(p != end, err, WC_ERR_CORRUPT,
+                 "chunk %u (WIDX) at byte %zu: %zu stray bytes after the index", k->index,
+                 k->offset, (size_t)(end - p));
+    /* Each component's blocks must fill its WDAT exactly: checked here so
+     * that wc_inspect, which reports bytes per band from the index, refuses
+     * an index that does not describe the data. */
+    for (uint32_t c = 0; c < ps->lay.components; c++) {
+        size_t last = c + 1 < ps->lay.components ? ps->lay.first_block[c + 1] : ps->lay.nblocks;
+        uint64_t sum = 0;
+        for (size_t i = ps->lay.first_block[c]; i < last; i++) sum += ps->block_size[i];
+        WC_RETURN_IF(sum != ps->in.data_size[c], err, WC_ERR_CORRUPT,
+                     "chunk %u (WIDX) at byte %zu: the blocks of component %u add up to %llu "
+                     "bytes, its data chunk (WDAT) has %zu", k->index, k->offset, c,
+                     (unsigned long long)sum, ps->in.data_size[c]);
+    }
     return WC_OK;
 }
 
@@ -71,8 +87,8 @@ static wc_status collect(parsed *ps, wc_err *err)
             ps->in.data[ndat] = k->data;
             ps->in.data_size[ndat++] = k->size;
         } else if (k->type == WCX_WIDX) {
-            WC_RETURN_IF(nidx++, err, WC_ERR_CORRUPT, "chunk %u (WIDX): second block index",
-                         k->index);
+            WC_RETURN_IF(nidx++, err, WC_ERR_CORRUPT,
+                         "chunk %u (WIDX) at byte %zu: a second block index", k->index, k->offset);
             idx = k;
         }
     }
@@ -92,33 +108,78 @@ static wc_status parse(const void *src, size_t size, parsed *ps, wc_err *err)
 {
     memset(ps, 0, sizeof *ps);
     WC_RETURN_IF(!src, err, WC_ERR_ARG, "no input");
-    ps->chunks = wc_malloc_array(WCX_MAX_CHUNKS, sizeof(wcx_chunk));
+    /* A chunk takes at least 12 bytes, so a small file needs a short list;
+     * one entry more than fits lets a cut-off last chunk read as truncated
+     * rather than as one chunk too many. */
+    size_t max = (size > WCX_MAGIC_SIZE ? (size - WCX_MAGIC_SIZE) / WCX_CHUNK_OVERHEAD : 0) + 1;
+    if (max > WCX_MAX_CHUNKS) max = WCX_MAX_CHUNKS;
+    ps->chunks = wc_malloc_array(max, sizeof(wcx_chunk));
     WC_RETURN_IF(!ps->chunks, err, WC_ERR_NOMEM, "out of memory (chunk list)");
-    WC_FORWARD_IF_ERROR(wcx_read_chunks(src, size, ps->chunks, WCX_MAX_CHUNKS, &ps->nchunks, err));
-    WC_FORWARD_IF_ERROR(wcx_header_parse(ps->chunks[0].data, ps->chunks[0].size, &ps->h, err));
+    WC_FORWARD_IF_ERROR(wcx_read_chunks(src, size, ps->chunks, max, &ps->nchunks, err));
+    const wcx_chunk *k = &ps->chunks[0];
+    wc_err e = {{0}};
+    wc_status s = wcx_header_parse(k->data, k->size, &ps->h, &e);
+    WC_RETURN_IF(s != WC_OK, err, s, "chunk 0 (WHDR) at byte %zu: %s", k->offset, e.msg);
     int levels = plan_levels(ps->h.width, ps->h.height, ps->h.bit_depth, ps->h.levels);
     WC_RETURN_IF(levels != ps->h.levels, err, WC_ERR_CORRUPT,
-                 "header: %u levels is more than a %ux%u %u-bit image allows (%d)", ps->h.levels,
-                 ps->h.width, ps->h.height, ps->h.bit_depth, levels);
+                 "chunk 0 (WHDR) at byte %zu: %u levels is more than a %ux%u %u-bit image "
+                 "allows (%d)", k->offset, ps->h.levels, ps->h.width, ps->h.height,
+                 ps->h.bit_depth, levels);
     unsigned want_steps = ps->h.transform != WC_TRANSFORM_DWT ? 64u : 3u * ps->h.levels + 1;
     WC_RETURN_IF(ps->h.nsteps < want_steps, err, WC_ERR_CORRUPT,
-                 "header: %u quantizer steps, expected at least %u", ps->h.nsteps, want_steps);
+                 "chunk 0 (WHDR) at byte %zu: %u quantizer steps, expected at least %u", k->offset,
+                 ps->h.nsteps, want_steps);
     return WC_OK;
 }
 
-static wc_status check_limits(const wcx_header *h, const wc_params *p, wc_err *err)
+/* The number of code blocks comes from the header's geometry alone, so a
+ * tiny file could ask for millions; the block list and index are sized by
+ * it. Each block has at least one byte in the index (WIDX), which caps the
+ * count by the file's real size before anything is allocated. */
+static wc_status check_blocks(const parsed *ps, wc_err *err)
+{
+    const size_t n = ps->lay.nblocks; /* from layout_bands */
+    WC_RETURN_IF(n > WC_MAX_BLOCKS, err, WC_ERR_LIMIT,
+                 "the header implies %zu code blocks, over the limit of %zu", n, WC_MAX_BLOCKS);
+    const wcx_chunk *idx = NULL;
+    for (size_t i = 1; i < ps->nchunks && !idx; i++)
+        if (ps->chunks[i].type == WCX_WIDX) idx = &ps->chunks[i];
+    WC_RETURN_IF(!idx, err, WC_ERR_CORRUPT, "no block index chunk (WIDX)");
+    WC_RETURN_IF(n > idx->size, err, WC_ERR_CORRUPT,
+                 "chunk %u (WIDX) at byte %zu: %lu bytes cannot list the %zu code blocks the "
+                 "header implies", idx->index, idx->offset, (unsigned long)idx->size, n);
+    return WC_OK;
+}
+
+/* Peak memory of a decode (decode_parsed and the CPU backend): coefficient
+ * planes (4 bytes a padded sample), the backend's integer and float planes
+ * (4 + 4), the output (1 or 2 bytes a sample), the transform's scratch (a
+ * strip of DWT_STRIP columns: large for tall, narrow images) and the block
+ * lists. Per-thread scratch (under 1 MiB a worker) is not counted. */
+static uint64_t decode_memory(const wcx_header *h, size_t nblocks)
+{
+    const uint64_t pw = ((uint64_t)h->width + 7) & ~7ull, ph = ((uint64_t)h->height + 7) & ~7ull;
+    const uint64_t pixels = (uint64_t)h->width * h->height, comps = h->components;
+    const uint64_t sample = h->bit_depth > 8 ? 2 : 1;
+    const uint64_t strip = (uint64_t)dwt_scratch_elems((uint32_t)pw, (uint32_t)ph) * 4;
+    const uint64_t per_block = sizeof(wc_cblk) + sizeof(uint32_t) + sizeof(size_t);
+    return pw * ph * comps * 12 + pixels * comps * sample + strip + nblocks * per_block;
+}
+
+static wc_status check_limits(const wcx_header *h, size_t nblocks, const wc_params *p, wc_err *err)
 {
     uint64_t pixels = (uint64_t)h->width * h->height;
-    uint64_t max_px = p && p->max_pixels ? p->max_pixels : WC_DEFAULT_MAX_PIXELS;
+    uint64_t max_px = p ? p->max_pixels : WC_DEFAULT_MAX_PIXELS;
+    if (max_px == 0) max_px = WC_DEFAULT_MAX_PIXELS;
     WC_RETURN_IF(pixels > max_px, err, WC_ERR_LIMIT,
                  "image %ux%u (%llu pixels) exceeds the limit of %llu pixels", h->width, h->height,
                  (unsigned long long)pixels, (unsigned long long)max_px);
-    /* Coefficient planes + one float plane per component + the output. */
-    uint64_t padded = (((uint64_t)h->width + 7) & ~7ull) * (((uint64_t)h->height + 7) & ~7ull);
-    uint64_t need = padded * h->components * 12 + pixels * h->components * 2;
-    WC_RETURN_IF(p && p->max_memory && need > p->max_memory, err, WC_ERR_LIMIT,
-                 "decoding needs about %llu bytes, over the limit of %llu",
-                 (unsigned long long)need, (unsigned long long)p->max_memory);
+    const uint64_t max_mem = p ? p->max_memory : WC_DEFAULT_MAX_MEMORY;
+    const uint64_t need = decode_memory(h, nblocks);
+    WC_RETURN_IF(max_mem && need > max_mem, err, WC_ERR_LIMIT,
+                 "image %ux%u x%u needs about %llu bytes to decode, over the limit of %llu",
+                 h->width, h->height, (unsigned)h->components, (unsigned long long)need,
+                 (unsigned long long)max_mem);
     return WC_OK;
 }
 
@@ -181,7 +242,9 @@ wc_status wc_decode(wc_ctx *ctx, const wc_params *p, const void *src, size_t siz
     parsed ps;
     double t0 = ctx_now();
     wc_status s = parse(src, size, &ps, &ctx->err);
-    if (s == WC_OK) s = check_limits(&ps.h, p, &ctx->err);
+    if (s == WC_OK) layout_bands(&ps.h, &ps.lay);
+    if (s == WC_OK) s = check_limits(&ps.h, ps.lay.nblocks, p, &ctx->err);
+    if (s == WC_OK) s = check_blocks(&ps, &ctx->err);
     if (s == WC_OK) s = layout_build(&ps.h, WC_MAX_BLOCKS, &ps.lay, &ctx->err);
     if (s == WC_OK) s = collect(&ps, &ctx->err);
     ctx->times.container = ctx_now() - t0;
@@ -198,6 +261,8 @@ wc_status wc_inspect(wc_ctx *ctx, const void *src, size_t size, wc_info *info)
     memset(info, 0, sizeof *info);
     parsed ps;
     wc_status s = parse(src, size, &ps, &ctx->err);
+    if (s == WC_OK) layout_bands(&ps.h, &ps.lay);
+    if (s == WC_OK) s = check_blocks(&ps, &ctx->err);
     if (s == WC_OK) s = layout_build(&ps.h, WC_MAX_BLOCKS, &ps.lay, &ctx->err);
     if (s == WC_OK) s = collect(&ps, &ctx->err);
     if (s == WC_OK) {

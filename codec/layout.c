@@ -65,7 +65,7 @@ static void bands_blocked(const wcx_header *h, uint32_t c, wc_layout *lay)
     }
 }
 
-wc_status layout_build(const wcx_header *h, size_t max_blocks, wc_layout *lay, wc_err *err)
+void layout_bands(const wcx_header *h, wc_layout *lay)
 {
     memset(lay, 0, sizeof *lay);
     lay->components = h->components;
@@ -81,9 +81,19 @@ wc_status layout_build(const wcx_header *h, size_t max_blocks, wc_layout *lay, w
             total += (size_t)wc_ceil_div(bi->w, side) * wc_ceil_div(bi->h, side);
         }
     }
-    WC_RETURN_IF(total > max_blocks, err, WC_ERR_LIMIT, "%zu code blocks exceed the limit of %zu",
-                 total, max_blocks);
     lay->nblocks = total;
+}
+
+wc_status layout_build(const wcx_header *h, size_t max_blocks, wc_layout *lay, wc_err *err)
+{
+    layout_bands(h, lay);
+    const uint32_t side = 1u << h->block_log2;
+    const size_t total = lay->nblocks;
+    if (total > max_blocks) {
+        lay->nblocks = 0; /* no block list to go with it */
+        return wc_fail(err, WC_ERR_LIMIT, "%zu code blocks exceed the limit of %zu", total,
+                       max_blocks);
+    }
     lay->blocks = wc_malloc_array(total ? total : 1, sizeof(wc_cblk));
     WC_RETURN_IF(!lay->blocks, err, WC_ERR_NOMEM, "out of memory (%zu code blocks)", total);
     size_t i = 0;

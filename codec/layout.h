@@ -43,6 +43,10 @@ int layout_comp_transform(const wcx_header *h, uint32_t c);
 /* Is component c an alpha channel? (2nd of GA, 4th of RGBA) */
 int layout_is_alpha(uint32_t components, uint32_t c);
 
+/* The bands of every component and the number of code blocks (nblocks),
+ * allocating nothing (blocks stays NULL): a decoder checks the count
+ * against its limits and against the file before it allocates. */
+void layout_bands(const wcx_header *h, wc_layout *lay);
 /* Builds the layout; refuses more than max_blocks code blocks. */
 wc_status layout_build(const wcx_header *h, size_t max_blocks, wc_layout *lay, wc_err *err);
 void layout_free(wc_layout *lay);

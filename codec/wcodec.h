@@ -102,6 +102,10 @@ typedef enum wc_backend_kind { WC_BACKEND_AUTO = 0, WC_BACKEND_CPU = 1, WC_BACKE
 
 #define WC_MAX_LEVELS 15
 #define WC_DEFAULT_MAX_PIXELS ((uint64_t)1 << 31)
+/* Decoding needs about 13 bytes a sample at its peak (coefficients, the
+ * transform's planes, the output); the default cap of 8 GiB admits about
+ * 200 million 8-bit RGB pixels. */
+#define WC_DEFAULT_MAX_MEMORY ((uint64_t)8 << 30)
 
 /*
  * Encoder and decoder parameters. Fill with wc_params_init, then change what
@@ -123,8 +127,10 @@ typedef struct wc_params {
     int block_size;        /* code-block side: 16, 32, 64 (default), 128 */
     int threads;           /* 0 = all cores, else that many */
     wc_backend_kind backend; /* AUTO (default), CPU or CUDA */
-    uint64_t max_pixels;   /* decode refuses images larger than this */
-    uint64_t max_memory;   /* decode refuses to need more bytes; 0 = none */
+    uint64_t max_pixels;   /* decode refuses images larger than this
+                              (default WC_DEFAULT_MAX_PIXELS; 0 = that) */
+    uint64_t max_memory;   /* decode refuses to need more bytes (default
+                              WC_DEFAULT_MAX_MEMORY; 0 = no limit) */
     int verbose;           /* 1: the library reports choices to the ctx log */
 } wc_params;
 
