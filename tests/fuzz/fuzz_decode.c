@@ -1,0 +1,115 @@
+/*
+ * fuzz_decode.c -- wc_inspect and wc_decode on arbitrary bytes.
+ *
+ * The input is taken as a .wcx file. Almost every mutation breaks a CRC,
+ * which would keep the fuzzer at the container's door, so when the file
+ * fails only its checksums a copy with every chunk's CRC recomputed is
+ * decoded as well: that copy reaches the header parse, the index and the
+ * block decoders with the mutation intact.
+ *
+ * What must hold, whatever the bytes:
+ *  - no crash, overrun, leak or undefined behaviour (the sanitizers);
+ *  - a rejection is one of the data errors with a message saying where;
+ *  - a file that decodes also inspects, with the same geometry;
+ *  - one thread and two threads give the same status and the same pixels.
+ * Small pixel and memory limits keep each run fast, and exercise the limit
+ * checks themselves.
+ */
+#include <stdint.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "fuzz_check.h"
+#include "wcodec.h"
+
+#define FUZZ_MAX_PIXELS ((uint64_t)1 << 16)
+#define FUZZ_MAX_MEMORY ((uint64_t)16 << 20)
+
+static int is_data_error(wc_status s)
+{
+    return s == WC_ERR_FORMAT || s == WC_ERR_VERSION || s == WC_ERR_CORRUPT ||
+           s == WC_ERR_CHECKSUM || s == WC_ERR_TRUNCATED || s == WC_ERR_LIMIT ||
+           s == WC_ERR_UNSUPPORTED;
+}
+
+static size_t image_bytes(const wc_image *img)
+{
+    return (size_t)img->height * img->stride;
+}
+
+static void decode_one(wc_ctx *ctx, const uint8_t *data, size_t size)
+{
+    wc_info info;
+    wc_status si = wc_inspect(ctx, data, size, &info);
+    FUZZ_CHECK(si == WC_OK || (is_data_error(si) && wc_ctx_error(ctx)[0]),
+               "inspect: status %d (%s), message '%s'", (int)si, wc_strerror(si),
+               wc_ctx_error(ctx));
+
+    wc_params p;
+    wc_params_init(&p);
+    p.max_pixels = FUZZ_MAX_PIXELS;
+    p.max_memory = FUZZ_MAX_MEMORY;
+    p.threads = 1;
+    p.backend = WC_BACKEND_CPU;
+    wc_image img;
+    wc_status s = wc_decode(ctx, &p, data, size, &img);
+    FUZZ_CHECK(s == WC_OK || (is_data_error(s) && wc_ctx_error(ctx)[0]),
+               "decode: status %d (%s), message '%s'", (int)s, wc_strerror(s), wc_ctx_error(ctx));
+    if (s != WC_OK) {
+        FUZZ_CHECK(img.pixels == NULL, "a failed decode left pixels behind");
+        return;
+    }
+    FUZZ_CHECK(si == WC_OK, "decodes but does not inspect: %s", wc_strerror(si));
+    FUZZ_CHECK(img.width == info.width && img.height == info.height &&
+                   img.components == info.components && img.bit_depth == info.bit_depth,
+               "decode and inspect disagree on the geometry");
+    FUZZ_CHECK((uint64_t)img.width * img.height <= FUZZ_MAX_PIXELS, "pixel limit not applied");
+
+    /* Thread count must not change the result. */
+    p.threads = 2;
+    wc_image img2;
+    wc_status s2 = wc_decode(ctx, &p, data, size, &img2);
+    FUZZ_CHECK(s2 == WC_OK, "decodes with 1 thread, not with 2: %s", wc_ctx_error(ctx));
+    FUZZ_CHECK(img2.stride == img.stride && memcmp(img.pixels, img2.pixels, image_bytes(&img)) == 0,
+               "1 and 2 threads decode different pixels");
+    wc_image_free(&img2);
+    wc_image_free(&img);
+}
+
+/* Recomputes the CRC of every chunk whose framing fits in the buffer;
+ * returns 1 if any CRC changed. */
+static int fix_crcs(uint8_t *buf, size_t size)
+{
+    int changed = 0;
+    size_t off = 8;
+    while (off + 12 <= size) {
+        uint32_t len = (uint32_t)buf[off] | (uint32_t)buf[off + 1] << 8 |
+                       (uint32_t)buf[off + 2] << 16 | (uint32_t)buf[off + 3] << 24;
+        if (len > size - off - 12) break;
+        uint8_t *crc_at = buf + off + 8 + len;
+        uint32_t crc = (uint32_t)crc32(0L, buf + off + 4, (uInt)len + 4u);
+        uint8_t want[4] = {(uint8_t)crc, (uint8_t)(crc >> 8), (uint8_t)(crc >> 16),
+                           (uint8_t)(crc >> 24)};
+        if (memcmp(crc_at, want, 4) != 0) {
+            memcpy(crc_at, want, 4);
+            changed = 1;
+        }
+        off += 12 + (size_t)len;
+    }
+    return changed;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static wc_ctx *ctx;
+    if (!ctx) ctx = wc_ctx_create();
+    FUZZ_CHECK(ctx != NULL, "no context");
+    decode_one(ctx, data, size);
+    if (size < 8 || memcmp(data, "\x89WCX\r\n\x1a\n", 8) != 0) return 0;
+    uint8_t *copy = malloc(size);
+    FUZZ_CHECK(copy != NULL, "out of memory");
+    memcpy(copy, data, size);
+    if (fix_crcs(copy, size)) decode_one(ctx, copy, size);
+    free(copy);
+    return 0;
+}

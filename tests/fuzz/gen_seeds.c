@@ -1,0 +1,396 @@
+/*
+ * gen_seeds.c -- writes the seed corpus of every fuzz target:
+ *
+ *     fuzz_gen_seeds DIR        (DIR/<target>/seed_*)
+ *
+ * Seeds are small valid inputs that reach each decoder's main paths, so
+ * the fuzzers start deep instead of rediscovering the formats: .wcx files
+ * of every coding mode, PNGs of every colour type (palette, tRNS,
+ * interlaced, sBIT depths), PGM/PPM of 8 and 16 bits with comments,
+ * Huffman tables, code blocks and RLE streams made by the encoders, and
+ * parameter strings for the round trip. Everything is deterministic, so
+ * rerunning it rewrites the same files; crash regressions sit beside the
+ * seeds under other names and are never touched.
+ */
+#include <png.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "block_coder.h"
+#include "huffman.h"
+#include "image_io.h"
+#include "rle.h"
+#include "wcodec.h"
+
+static const char *g_dir;
+static unsigned g_count;
+
+static void die(const char *what)
+{
+    fprintf(stderr, "fuzz_gen_seeds: %s\n", what);
+    exit(1);
+}
+
+static void put_file(const char *target, const char *name, const void *data, size_t size)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", g_dir, target);
+    mkdir(path, 0777);
+    snprintf(path, sizeof path, "%s/%s/seed_%s", g_dir, target, name);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0) die(path);
+    g_count++;
+}
+
+/* A smooth pattern with an edge and some texture: every band gets
+ * coefficients, and the files stay small. */
+static void fill(wc_image *img, unsigned seed)
+{
+    const uint32_t mask = (1u << img->bit_depth) - 1;
+    uint32_t x = 2463534242u + seed;
+    for (uint32_t y = 0; y < img->height; y++)
+        for (uint32_t i = 0; i < img->width * img->components; i++) {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            uint32_t c = i % img->components, px = i / img->components;
+            uint32_t v = (px * 5 + y * 3 + c * 40) * (mask + 1) / 256 + (x & 3);
+            if (px > img->width / 2 && y > img->height / 3) v += (mask + 1) / 3;
+            v &= mask;
+            size_t at = (size_t)y * img->width * img->components + i;
+            if (img->bit_depth > 8)
+                ((uint16_t *)img->pixels)[at] = (uint16_t)v;
+            else
+                ((uint8_t *)img->pixels)[at] = (uint8_t)v;
+        }
+}
+
+static void make_image(wc_image *img, uint32_t w, uint32_t h, uint32_t comps, uint32_t depth,
+                       unsigned seed)
+{
+    memset(img, 0, sizeof *img);
+    img->width = w;
+    img->height = h;
+    img->components = comps;
+    img->bit_depth = depth;
+    if (wc_image_alloc(img) != WC_OK) die("out of memory");
+    fill(img, seed);
+}
+
+/* ---- fuzz_decode: .wcx files ------------------------------------------------ */
+
+typedef struct wcx_seed {
+    const char *name;
+    uint32_t w, h, comps, depth;
+    int lossless, transform, wavelet, entropy, block, levels;
+    float quality;
+} wcx_seed;
+
+static const wcx_seed wcx_seeds[] = {
+    {"lossless_rgb.wcx", 24, 20, 3, 8, 1, 0, 53, 0, 16, 3, 0},
+    {"lossless_gray1.wcx", 17, 9, 1, 1, 1, 0, 53, 0, 16, 2, 0},
+    {"lossless_rgba16.wcx", 12, 12, 4, 16, 1, 0, 53, 0, 16, 2, 0},
+    {"lossless_deflate_ga.wcx", 20, 14, 2, 8, 1, 0, 53, 1, 32, 2, 0},
+    {"lossy97_ga.wcx", 24, 24, 2, 8, 0, 0, 97, 0, 16, 3, 60},
+    {"lossy97_deflate_rgb.wcx", 20, 20, 3, 8, 0, 0, 97, 1, 16, 2, 50},
+    {"lossy53_gray12.wcx", 16, 24, 1, 12, 0, 0, 53, 0, 16, 2, 70},
+    {"dct_rgb.wcx", 24, 16, 3, 8, 0, 1, 97, 0, 16, 0, 60},
+    {"dct_deflate_gray.wcx", 16, 16, 1, 8, 0, 1, 97, 1, 16, 0, 40},
+    {"lot_rgba.wcx", 16, 16, 4, 8, 0, 2, 97, 0, 16, 1, 60},
+    {"levels0_gray.wcx", 9, 7, 1, 8, 1, 0, 53, 0, 16, 0, 0},
+    {"one_pixel.wcx", 1, 1, 1, 8, 1, 0, 53, 0, 16, 5, 0},
+    {"block128_gray.wcx", 40, 8, 1, 8, 1, 0, 53, 0, 128, 1, 0},
+};
+
+static void seeds_decode(void)
+{
+    wc_ctx *ctx = wc_ctx_create();
+    if (!ctx) die("no context");
+    for (size_t i = 0; i < sizeof wcx_seeds / sizeof wcx_seeds[0]; i++) {
+        const wcx_seed *s = &wcx_seeds[i];
+        wc_image img;
+        make_image(&img, s->w, s->h, s->comps, s->depth, (unsigned)i);
+        wc_params p;
+        wc_params_init(&p);
+        p.lossless = s->lossless;
+        p.transform = (wc_transform)s->transform;
+        p.wavelet = s->wavelet;
+        p.entropy = (wc_entropy)s->entropy;
+        p.block_size = s->block;
+        p.levels = s->levels;
+        p.quality = s->quality;
+        p.threads = 1;
+        p.backend = WC_BACKEND_CPU;
+        void *buf = NULL;
+        size_t size = 0;
+        if (wc_encode_alloc(ctx, &p, &img, &buf, &size) != WC_OK) die(wc_ctx_error(ctx));
+        put_file("fuzz_decode", s->name, buf, size);
+        free(buf);
+        wc_image_free(&img);
+    }
+    wc_ctx_free(ctx);
+}
+
+/* ---- fuzz_png ------------------------------------------------------------------ */
+
+static void png_via_writer(const char *name, uint32_t w, uint32_t h, uint32_t comps,
+                           uint32_t depth)
+{
+    wc_image img;
+    make_image(&img, w, h, comps, depth, w * 31 + h);
+    char tmp[] = "/tmp/fuzz_seed_XXXXXX";
+    int fd = mkstemp(tmp);
+    if (fd < 0) die("mkstemp");
+    wc_err err = {{0}};
+    if (png_write_file(tmp, &img, &err) != WC_OK) die(err.msg);
+    FILE *f = fopen(tmp, "rb");
+    static uint8_t buf[1 << 16];
+    size_t n = f ? fread(buf, 1, sizeof buf, f) : 0;
+    if (!f || n == 0 || n == sizeof buf) die("reading back a PNG seed");
+    fclose(f);
+    remove(tmp);
+    put_file("fuzz_png", name, buf, n);
+    wc_image_free(&img);
+}
+
+typedef struct membuf {
+    uint8_t data[1 << 14];
+    size_t size;
+} membuf;
+
+static void png_mem_write(png_structp png, png_bytep p, png_size_t n)
+{
+    membuf *m = png_get_io_ptr(png);
+    if (m->size + n > sizeof m->data) png_error(png, "seed too large");
+    memcpy(m->data + m->size, p, n);
+    m->size += n;
+}
+
+static void png_mem_flush(png_structp png) { (void)png; }
+
+/* What png_write_file cannot make: palette (with and without tRNS), an
+ * interlaced image, a colour key, and text chunks. */
+static void png_direct(const char *name, int ctype, int depth, int interlace, int trns)
+{
+    static membuf m;
+    m.size = 0;
+    const uint32_t w = 13, h = 11;
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (!info || setjmp(png_jmpbuf(png))) die("libpng");
+    png_set_write_fn(png, &m, png_mem_write, png_mem_flush);
+    png_set_IHDR(png, info, w, h, depth, ctype, interlace, PNG_COMPRESSION_TYPE_DEFAULT,
+                 PNG_FILTER_TYPE_DEFAULT);
+    if (ctype == PNG_COLOR_TYPE_PALETTE) {
+        png_color pal[16];
+        png_byte alpha[16];
+        for (int i = 0; i < 16; i++) {
+            pal[i] = (png_color){(png_byte)(i * 16), (png_byte)(255 - i * 9), (png_byte)(i * 5)};
+            alpha[i] = (png_byte)(255 - i * 15);
+        }
+        png_set_PLTE(png, info, pal, 16);
+        if (trns) png_set_tRNS(png, info, alpha, 16, NULL);
+    } else if (trns) {
+        png_color_16 key = {0, 10, 20, 30, 10};
+        png_set_tRNS(png, info, NULL, 0, &key);
+    }
+    png_text text = {PNG_TEXT_COMPRESSION_zTXt, "Comment", "seed", 4, 0, NULL, NULL};
+    png_set_text(png, info, &text, 1);
+    png_write_info(png, info);
+    if (depth < 8) png_set_packing(png);
+    const int channels = ctype == PNG_COLOR_TYPE_RGB ? 3 : ctype == PNG_COLOR_TYPE_GRAY_ALPHA ? 2
+                       : ctype == PNG_COLOR_TYPE_RGB_ALPHA ? 4 : 1;
+    const int bps = depth == 16 ? 2 : 1;
+    static png_byte rows[11][13 * 4 * 2];
+    png_bytep rp[11];
+    /* Sample values fit the depth, and palette indices the 16 entries. */
+    const unsigned mask = ctype == PNG_COLOR_TYPE_PALETTE ? 15u : (1u << (depth < 8 ? depth : 8)) - 1;
+    for (uint32_t y = 0; y < h; y++) {
+        for (uint32_t i = 0; i < w * channels * bps; i++)
+            rows[y][i] = (png_byte)(((i / bps) * 7 + y * 3) & mask);
+        rp[y] = rows[y];
+    }
+    png_write_image(png, rp);
+    png_write_end(png, info);
+    png_destroy_write_struct(&png, &info);
+    put_file("fuzz_png", name, m.data, m.size);
+}
+
+static void seeds_png(void)
+{
+    png_via_writer("gray1.png", 9, 5, 1, 1);
+    png_via_writer("gray4.png", 7, 6, 1, 4);
+    png_via_writer("gray8.png", 10, 8, 1, 8);
+    png_via_writer("gray12_sbit.png", 8, 8, 1, 12);
+    png_via_writer("ga8.png", 8, 7, 2, 8);
+    png_via_writer("rgb8.png", 12, 9, 3, 8);
+    png_via_writer("rgb10_sbit.png", 6, 6, 3, 10);
+    png_via_writer("rgba16.png", 6, 5, 4, 16);
+    png_direct("palette4.png", PNG_COLOR_TYPE_PALETTE, 4, PNG_INTERLACE_NONE, 0);
+    png_direct("palette8_trns.png", PNG_COLOR_TYPE_PALETTE, 8, PNG_INTERLACE_NONE, 1);
+    png_direct("rgb8_interlaced.png", PNG_COLOR_TYPE_RGB, 8, PNG_INTERLACE_ADAM7, 0);
+    png_direct("gray2_interlaced.png", PNG_COLOR_TYPE_GRAY, 2, PNG_INTERLACE_ADAM7, 0);
+    png_direct("rgb16_colourkey.png", PNG_COLOR_TYPE_RGB, 16, PNG_INTERLACE_NONE, 1);
+}
+
+/* ---- fuzz_pnm -------------------------------------------------------------------- */
+
+static void pnm_seed(const char *name, const char *header, uint32_t samples, int two_bytes,
+                     uint32_t maxval)
+{
+    static uint8_t buf[4096];
+    size_t n = strlen(header);
+    memcpy(buf, header, n);
+    for (uint32_t i = 0; i < samples; i++) {
+        uint32_t v = (i * 37) & (two_bytes ? 1023 : 255) & maxval;
+        if (two_bytes) buf[n++] = (uint8_t)(v >> 8);
+        buf[n++] = (uint8_t)v;
+    }
+    put_file("fuzz_pnm", name, buf, n);
+}
+
+static void seeds_pnm(void)
+{
+    pnm_seed("gray8.pgm", "P5\n7 5\n255\n", 35, 0, 255);
+    pnm_seed("gray10.pgm", "P5 4 4 1023\n", 16, 1, 1023);
+    pnm_seed("rgb8_comments.ppm", "P6\n# a comment\n5 3 # another\n255\n", 45, 0, 255);
+    pnm_seed("rgb16.ppm", "P6\n3 2\n65535\n", 18, 1, 65535);
+    pnm_seed("maxval1.pgm", "P5\n4 2\n1\n", 8, 0, 1);
+}
+
+/* ---- fuzz_huffman ------------------------------------------------------------------ */
+
+/* Mode 0: a length table for nsym symbols, then symbols. */
+static void huf_seed(const char *name, const uint32_t *freq, unsigned nsym)
+{
+    static uint8_t buf[4096];
+    uint8_t len[HUF_MAX_SYMS];
+    huf_build_lengths(freq, nsym, HUF_MAX_LEN, len);
+    huf_enc enc;
+    huf_enc_build(&enc, len, nsym);
+    buf[0] = 0;
+    buf[1] = (uint8_t)(nsym - 1);
+    bitw w;
+    bitw_init(&w, buf + 2, sizeof buf - 2);
+    huf_lengths_write(&w, len, nsym);
+    for (unsigned i = 0; i < 200; i++) {
+        unsigned s = (i * 7) % nsym;
+        if (len[s]) huf_put(&w, &enc, s);
+    }
+    put_file("fuzz_huffman", name, buf, 2 + bitw_flush(&w));
+}
+
+/* Mode 1: a class's tables made from the block's own counts, then the
+ * block coded with them. */
+static void block_seed(const char *name, uint32_t bw, uint32_t bh, int predict, int orient,
+                       int scale)
+{
+    static int32_t v[64 * 64];
+    static uint32_t scratch[(BC_MAX_SIDE + 4) * (BC_MAX_SIDE + 4) * 2];
+    static bc_freq freq;
+    static uint8_t buf[1 << 16];
+    uint32_t x = 88172645u;
+    for (uint32_t i = 0; i < bw * bh; i++) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        int32_t r = (int32_t)(x % 9) - 4;
+        v[i] = (x & 0x30) ? 0 : r * scale + (predict ? (int32_t)(i % bw) * 3 : 0);
+    }
+    bc_block b = {v, bw, bh, bw, predict, orient};
+    memset(freq, 0, sizeof freq);
+    bc_count(&b, freq, scratch);
+    uint8_t len[BC_NTAB][BC_NSYM];
+    huf_enc enc[BC_NTAB];
+    for (unsigned t = 0; t < BC_NTAB; t++) {
+        huf_build_lengths(freq[t], BC_NSYM, HUF_MAX_LEN, len[t]);
+        huf_enc_build(&enc[t], len[t], BC_NSYM);
+    }
+    buf[0] = 1;
+    buf[1] = (uint8_t)(bw - 1);
+    buf[2] = (uint8_t)(bh - 1);
+    buf[3] = (uint8_t)(predict | orient << 1);
+    bitw w;
+    bitw_init(&w, buf + 4, sizeof buf - 4);
+    bc_tables_write(&w, (const uint8_t(*)[BC_NSYM])len);
+    size_t tsize = bitw_flush(&w);
+    size_t bsize = bc_encode(&b, enc, buf + 4 + tsize, sizeof buf - 4 - tsize, scratch);
+    if (bsize == SIZE_MAX) die("block seed too large");
+    put_file("fuzz_huffman", name, buf, 4 + tsize + bsize);
+}
+
+static void rle_seed(const char *name, const int32_t *v, size_t n)
+{
+    static uint8_t buf[4096];
+    buf[0] = 2;
+    buf[1] = (uint8_t)((n - 1) & 0xFF);
+    buf[2] = (uint8_t)((n - 1) >> 8);
+    size_t k = rle_encode(v, n, buf + 3);
+    put_file("fuzz_huffman", name, buf, 3 + k);
+}
+
+static void seeds_huffman(void)
+{
+    uint32_t f[HUF_MAX_SYMS];
+    for (unsigned s = 0; s < HUF_MAX_SYMS; s++) f[s] = 1000u >> (s % 10);
+    huf_seed("table_67.bin", f, 67);
+    huf_seed("table_128.bin", f, 128);
+    uint32_t fib[30] = {1, 1};
+    for (unsigned s = 2; s < 30; s++) fib[s] = fib[s - 1] + fib[s - 2];
+    huf_seed("table_fibonacci.bin", fib, 30); /* hits the 15-bit limit */
+    uint32_t one[5] = {0, 0, 7, 0, 0};
+    huf_seed("table_single.bin", one, 5);
+    block_seed("block_iso.bin", 16, 16, 0, 0, 1);
+    block_seed("block_vert_big.bin", 32, 8, 0, 1, 5000);
+    block_seed("block_predict.bin", 13, 7, 1, 2, 3);
+    block_seed("block_1x1.bin", 1, 1, 0, 0, 2);
+    static int32_t v[600];
+    for (unsigned i = 0; i < 600; i++) v[i] = (i % 50 == 7) ? (int32_t)i - 300 : 0;
+    v[599] = INT32_MIN;
+    v[598] = INT32_MAX;
+    rle_seed("rle_sparse.bin", v, 600);
+    int32_t dense[5] = {1, -1, 64, -65, 0};
+    rle_seed("rle_dense.bin", dense, 5);
+}
+
+/* ---- fuzz_roundtrip: parameter bytes (fuzz_roundtrip.c reads them) ---------------- */
+
+static void seeds_roundtrip(void)
+{
+    /* w, h, components|depth, flags, deflate/transform, quality/step/bpp,
+     * pixel kind, seed (2 bytes), raw bytes. */
+    static const uint8_t s[][12] = {
+        {15, 11, 2 | 7 << 2, 1 | 3 << 4, 0, 0, 1, 1, 0, 0, 0, 0},          /* lossless RGB 8-bit */
+        {20, 9, 3 | 15 << 2, 1 | 1 << 1 | 2 << 4, 5, 0, 2, 9, 9, 0, 0, 0}, /* lossless RGBA 16, deflate */
+        {31, 31, 1 | 7 << 2, 0 | 3 << 4, 0, 40 << 2, 1, 3, 0, 0, 0, 0},    /* lossy 9/7 GA */
+        {16, 16, 2 | 7 << 2, 0 | 1 << 4, 1 << 4, 30 << 2, 2, 5, 0, 0, 0, 0}, /* DCT RGB */
+        {17, 23, 3 | 7 << 2, 1 << 1 | 1 << 4, 2 << 4 | 4, 20 << 2 | 1, 1, 7, 0, 0, 0, 0}, /* LOT RGBA, deflate, step */
+        {40, 12, 0 | 11 << 2, 2 << 4 | 1 << 2, 1 << 6 | 1 << 7, 60 << 2 | 2, 2, 1, 0, 0, 0, 0}, /* 5/3 lossy, bpp, threshold */
+        {0, 0, 0, 1, 0, 0, 3, 0, 0, 200, 0, 0},                            /* 1x1 */
+        {63, 1, 0 | 0 << 2, 1 | 15 << 4, 0, 0, 0, 0, 0, 1, 2, 3},          /* 64x1, 1-bit, 15 levels asked */
+    };
+    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "params_%zu.bin", i);
+        put_file("fuzz_roundtrip", name, s[i], sizeof s[i]);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: fuzz_gen_seeds DIR\n");
+        return 1;
+    }
+    g_dir = argv[1];
+    mkdir(g_dir, 0777);
+    seeds_decode();
+    seeds_png();
+    seeds_pnm();
+    seeds_huffman();
+    seeds_roundtrip();
+    printf("fuzz_gen_seeds: %u files under %s\n", g_count, g_dir);
+    return 0;
+}
