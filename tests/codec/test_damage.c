@@ -1,0 +1,425 @@
+/*
+ * test_damage.c -- damaged files and failed allocations through the public
+ * API (wc_decode, wc_inspect, wc_encode).
+ *
+ * For small files of several coding modes, made here:
+ *  - every truncation and every single-bit flip is refused with a data
+ *    error and a message (never WC_OK, never a crash; a flip inside a
+ *    chunk's type, data or CRC is a CRC mismatch naming the chunk);
+ *  - damage behind intact CRCs is refused with a message naming the place
+ *    ("component 0, subband HL1, block 2: ...");
+ *  - every allocation of an encode and of a decode failing in turn gives
+ *    WC_ERR_NOMEM and leaves nothing allocated (the sanitizer build's
+ *    LeakSanitizer checks the latter), and the call then succeeds.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <zlib.h>
+
+#include "wc_common.h"
+#include "test_support.h"
+
+typedef struct damage_case {
+    const char *name;
+    uint32_t w, h, comps, depth;
+    int lossless, transform, wavelet, entropy, block, levels;
+    float quality, bpp;
+} damage_case;
+
+static const damage_case cases[] = {
+    {"lossless RGB", 21, 17, 3, 8, 1, WC_TRANSFORM_DWT, 53, WC_ENTROPY_HUFFMAN, 16, 3, 0, 0},
+    {"lossy 9/7 gray+alpha", 19, 23, 2, 8, 0, WC_TRANSFORM_DWT, 97, WC_ENTROPY_HUFFMAN, 16, 2, 70, 0},
+    {"deflate RGBA 12-bit", 14, 11, 4, 12, 1, WC_TRANSFORM_DWT, 53, WC_ENTROPY_DEFLATE, 32, 2, 0, 0},
+    {"DCT RGB", 16, 16, 3, 8, 0, WC_TRANSFORM_DCT, 97, WC_ENTROPY_HUFFMAN, 16, 0, 60, 0},
+    {"LOT gray, deflate", 16, 8, 1, 8, 0, WC_TRANSFORM_LOT, 97, WC_ENTROPY_DEFLATE, 16, 0, 50, 0},
+};
+#define NCASES (sizeof cases / sizeof cases[0])
+
+static void make_image(const damage_case *c, wc_image *img)
+{
+    memset(img, 0, sizeof *img);
+    img->width = c->w;
+    img->height = c->h;
+    img->components = c->comps;
+    img->bit_depth = c->depth;
+    assert_int_equal(wc_image_alloc(img), WC_OK);
+    test_rng r;
+    test_rng_seed(&r, c->w * 1000u + c->h);
+    const uint32_t mask = (1u << c->depth) - 1;
+    for (size_t i = 0; i < (size_t)c->w * c->h * c->comps; i++) {
+        size_t x = i / c->comps % c->w, y = i / c->comps / c->w;
+        uint32_t v = ((uint32_t)(x * 9 + y * 5) * (mask + 1) / 256 + test_rng_u32(&r) % 5) & mask;
+        if (c->depth > 8)
+            ((uint16_t *)img->pixels)[i] = (uint16_t)v;
+        else
+            ((uint8_t *)img->pixels)[i] = (uint8_t)v;
+    }
+}
+
+static void case_params(const damage_case *c, wc_params *p)
+{
+    wc_params_init(p);
+    p->lossless = c->lossless;
+    p->transform = (wc_transform)c->transform;
+    p->wavelet = c->wavelet;
+    p->entropy = (wc_entropy)c->entropy;
+    p->block_size = c->block;
+    p->levels = c->levels;
+    p->quality = c->quality;
+    p->bpp = c->bpp;
+    p->threads = 1; /* the failure injector counts this thread's allocations */
+    p->backend = WC_BACKEND_CPU;
+}
+
+static uint8_t *encode_case(wc_ctx *ctx, const damage_case *c, size_t *size, wc_image *img)
+{
+    wc_params p;
+    case_params(c, &p);
+    make_image(c, img);
+    void *buf = NULL;
+    assert_int_equal(wc_encode_alloc(ctx, &p, img, &buf, size), WC_OK);
+    return buf;
+}
+
+static int is_data_error(wc_status s)
+{
+    return s == WC_ERR_FORMAT || s == WC_ERR_VERSION || s == WC_ERR_CORRUPT ||
+           s == WC_ERR_CHECKSUM || s == WC_ERR_TRUNCATED || s == WC_ERR_LIMIT;
+}
+
+/* Decodes and inspects a damaged file: both must refuse it with a data
+ * error and a message, and leave no image behind. Returns the status. */
+static wc_status expect_refused(wc_ctx *ctx, const uint8_t *buf, size_t size, const char *what,
+                                size_t where)
+{
+    wc_params p;
+    wc_params_init(&p);
+    p.threads = 1;
+    p.backend = WC_BACKEND_CPU;
+    wc_image out;
+    wc_status s = wc_decode(ctx, &p, buf, size, &out);
+    if (s == WC_OK || !is_data_error(s) || wc_ctx_error(ctx)[0] == '\0')
+        fail_msg("%s at %zu: decode gave %s ('%s')", what, where, wc_strerror(s),
+                 wc_ctx_error(ctx));
+    assert_null(out.pixels);
+    wc_info info;
+    wc_status si = wc_inspect(ctx, buf, size, &info);
+    if (si == WC_OK || !is_data_error(si) || wc_ctx_error(ctx)[0] == '\0')
+        fail_msg("%s at %zu: inspect gave %s ('%s')", what, where, wc_strerror(si),
+                 wc_ctx_error(ctx));
+    return s;
+}
+
+static void test_truncations(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    assert_non_null(ctx);
+    for (size_t k = 0; k < NCASES; k++) {
+        wc_image img;
+        size_t size;
+        uint8_t *buf = encode_case(ctx, &cases[k], &size, &img);
+        /* Each prefix in a buffer of its own size, so a read past the cut
+         * is a read past the allocation (ASan sees it). */
+        for (size_t n = 0; n < size; n++) {
+            uint8_t *cut = malloc(n ? n : 1);
+            assert_non_null(cut);
+            memcpy(cut, buf, n);
+            wc_status s = expect_refused(ctx, cut, n, cases[k].name, n);
+            if (n >= 8) assert_int_equal(s, WC_ERR_TRUNCATED);
+            free(cut);
+        }
+        free(buf);
+        wc_image_free(&img);
+    }
+    wc_ctx_free(ctx);
+}
+
+/* Byte ranges of the file: 0 the magic, 1 a chunk's length, 2 a chunk's
+ * type, data or CRC (what the CRC covers or is). */
+static void classify(const uint8_t *buf, size_t size, uint8_t *kind)
+{
+    memset(kind, 0, 8);
+    size_t off = 8;
+    while (off + 12 <= size) {
+        uint32_t len = wc_rd32le(buf + off);
+        memset(kind + off, 1, 4);
+        memset(kind + off + 4, 2, (size_t)len + 8);
+        off += 12 + (size_t)len;
+    }
+    assert_int_equal(off, size);
+}
+
+static void test_bit_flips(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    assert_non_null(ctx);
+    for (size_t k = 0; k < NCASES; k++) {
+        wc_image img;
+        size_t size;
+        uint8_t *buf = encode_case(ctx, &cases[k], &size, &img);
+        uint8_t *kind = malloc(size);
+        assert_non_null(kind);
+        classify(buf, size, kind);
+        for (size_t i = 0; i < size; i++)
+            for (unsigned bit = 0; bit < 8; bit++) {
+                buf[i] ^= (uint8_t)(1u << bit);
+                wc_status s = expect_refused(ctx, buf, size, cases[k].name, i * 8 + bit);
+                buf[i] ^= (uint8_t)(1u << bit);
+                if (kind[i] == 0) assert_int_equal(s, WC_ERR_FORMAT);
+                if (kind[i] == 2) {
+                    assert_int_equal(s, WC_ERR_CHECKSUM);
+                    const char *m = wc_ctx_error(ctx);
+                    assert_non_null(strstr(m, "chunk "));
+                    assert_non_null(strstr(m, "CRC mismatch"));
+                }
+            }
+        free(kind);
+        free(buf);
+        wc_image_free(&img);
+    }
+    wc_ctx_free(ctx);
+}
+
+/* Recomputes the CRC of the chunk at off (after its data was changed). */
+static void fix_crc(uint8_t *buf, size_t off)
+{
+    uint32_t len = wc_rd32le(buf + off);
+    wc_wr32le(buf + off + 8 + len, (uint32_t)crc32(0L, buf + off + 4, (uInt)len + 4u));
+}
+
+/* Finds the first chunk of a type; returns its offset (0 if none). */
+static size_t find_chunk(const uint8_t *buf, size_t size, const char *type)
+{
+    for (size_t off = 8; off + 12 <= size; off += 12 + (size_t)wc_rd32le(buf + off))
+        if (memcmp(buf + off + 4, type, 4) == 0) return off;
+    return 0;
+}
+
+/* Damage the CRCs cannot see, because they were recomputed: the file is
+ * well formed as a container, its payloads are not. The decoder must
+ * still refuse, and say where. */
+static void test_damage_behind_crc(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    assert_non_null(ctx);
+    wc_image img;
+    size_t size;
+    uint8_t *buf = encode_case(ctx, &cases[0], &size, &img);
+
+    /* The index claims one more byte for the first block. */
+    size_t idx = find_chunk(buf, size, "WIDX");
+    assert_true(idx > 0);
+    assert_true(buf[idx + 8] < 0x7F);
+    buf[idx + 8]++;
+    fix_crc(buf, idx);
+    expect_refused(ctx, buf, size, "index", idx);
+    assert_non_null(strstr(wc_ctx_error(ctx), "the blocks of component 0 add up to"));
+    buf[idx + 8]--;
+    fix_crc(buf, idx);
+
+    /* A header field out of range is refused by name, with the chunk. */
+    size_t hdr = find_chunk(buf, size, "WHDR");
+    assert_int_equal(hdr, 8);
+    buf[hdr + 8 + 12] = 7; /* components */
+    fix_crc(buf, hdr);
+    expect_refused(ctx, buf, size, "header", hdr);
+    assert_non_null(strstr(wc_ctx_error(ctx), "chunk 0 (WHDR) at byte 8: WHDR components 7"));
+    buf[hdr + 8 + 12] = 3;
+    fix_crc(buf, hdr);
+
+    /* Block payload bytes replaced one at a time: some changes still decode
+     * (to other coefficients: only the CRC can tell), but every refusal
+     * names the component, subband and block, and there are refusals. */
+    size_t dat = find_chunk(buf, size, "WDAT");
+    assert_true(dat > 0);
+    const uint32_t len = wc_rd32le(buf + dat);
+    unsigned refused = 0;
+    for (uint32_t i = 0; i < len; i++) {
+        uint8_t keep = buf[dat + 8 + i];
+        buf[dat + 8 + i] = (uint8_t)~keep;
+        fix_crc(buf, dat);
+        wc_params p;
+        wc_params_init(&p);
+        p.threads = 1;
+        wc_image out;
+        wc_status s = wc_decode(ctx, &p, buf, size, &out);
+        if (s == WC_OK) {
+            wc_image_free(&out);
+        } else {
+            const char *m = wc_ctx_error(ctx);
+            if (!is_data_error(s) || strncmp(m, "component 0, subband ", 21) != 0 ||
+                !strstr(m, ", block "))
+                fail_msg("byte %u of WDAT: %s: '%s'", i, wc_strerror(s), m);
+            refused++;
+        }
+        buf[dat + 8 + i] = keep;
+    }
+    fix_crc(buf, dat);
+    assert_true(refused > len / 4);
+
+    /* And the file itself is still fine. */
+    wc_image out;
+    assert_int_equal(wc_decode(ctx, NULL, buf, size, &out), WC_OK);
+    assert_memory_equal(out.pixels, img.pixels, img.stride * img.height);
+    wc_image_free(&out);
+    free(buf);
+    wc_image_free(&img);
+    wc_ctx_free(ctx);
+}
+
+/* Limits refuse before allocating, with the numbers in the message. */
+static void test_limits(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    assert_non_null(ctx);
+    wc_image img;
+    size_t size;
+    uint8_t *buf = encode_case(ctx, &cases[0], &size, &img);
+    wc_params p;
+    wc_params_init(&p);
+    wc_image out;
+    p.max_pixels = 21 * 17 - 1;
+    assert_int_equal(wc_decode(ctx, &p, buf, size, &out), WC_ERR_LIMIT);
+    assert_non_null(strstr(wc_ctx_error(ctx), "21x17 (357 pixels) exceeds the limit of 356"));
+    p.max_pixels = 21 * 17;
+    p.max_memory = 1000;
+    assert_int_equal(wc_decode(ctx, &p, buf, size, &out), WC_ERR_LIMIT);
+    assert_non_null(strstr(wc_ctx_error(ctx), "over the limit of 1000"));
+    p.max_memory = 0; /* no limit */
+    assert_int_equal(wc_decode(ctx, &p, buf, size, &out), WC_OK);
+    wc_image_free(&out);
+
+    /* A header that claims a large image over a small index: refused as
+     * damage from the index's size, before the block list (or anything
+     * image-sized) is allocated. */
+    size_t hdr = 8;
+    wc_wr32le(buf + hdr + 8 + 4, 4096); /* width */
+    wc_wr32le(buf + hdr + 8 + 8, 4096); /* height */
+    fix_crc(buf, hdr);
+    wc_info info;
+    assert_int_equal(wc_inspect(ctx, buf, size, &info), WC_ERR_CORRUPT);
+    assert_non_null(strstr(wc_ctx_error(ctx), "(WIDX)"));
+    assert_non_null(strstr(wc_ctx_error(ctx), "cannot list the 196"));
+    assert_int_equal(wc_decode(ctx, NULL, buf, size, &out), WC_ERR_CORRUPT);
+    /* Past the pixel limit, the limit speaks first. */
+    wc_wr32le(buf + hdr + 8 + 4, 1u << 20);
+    wc_wr32le(buf + hdr + 8 + 8, 1u << 20);
+    fix_crc(buf, hdr);
+    assert_int_equal(wc_decode(ctx, NULL, buf, size, &out), WC_ERR_LIMIT);
+    assert_non_null(strstr(wc_ctx_error(ctx), "exceeds the limit of 2147483648 pixels"));
+    assert_int_equal(wc_inspect(ctx, buf, size, &info), WC_ERR_LIMIT);
+    free(buf);
+    wc_image_free(&img);
+    wc_ctx_free(ctx);
+}
+
+/* Fails allocation n = 0, 1, 2 ... of fn until fn succeeds; each failure
+ * must be WC_ERR_NOMEM (with a message). Returns the number of
+ * allocations the call made. */
+typedef wc_status (*alloc_fn)(wc_ctx *ctx, void *arg);
+
+static long fail_each_allocation(wc_ctx *ctx, alloc_fn fn, void *arg, const char *what)
+{
+    for (long n = 0;; n++) {
+        if (n > 100000) fail_msg("%s: still failing after %ld allocations", what, n);
+        wc_alloc_fail_after(n);
+        wc_status s = fn(ctx, arg);
+        wc_alloc_fail_after(-1);
+        if (s == WC_OK) return n;
+        if (s != WC_ERR_NOMEM || wc_ctx_error(ctx)[0] == '\0')
+            fail_msg("%s, allocation %ld failing: %s ('%s')", what, n, wc_strerror(s),
+                     wc_ctx_error(ctx));
+    }
+}
+
+typedef struct enc_arg {
+    const wc_params *p;
+    const wc_image *img;
+} enc_arg;
+
+static wc_status do_encode(wc_ctx *ctx, void *arg)
+{
+    const enc_arg *a = arg;
+    void *buf = NULL;
+    size_t size = 0;
+    wc_status s = wc_encode_alloc(ctx, a->p, a->img, &buf, &size);
+    assert_true(s == WC_OK || buf == NULL);
+    free(buf);
+    return s;
+}
+
+typedef struct dec_arg {
+    const uint8_t *buf;
+    size_t size;
+    const wc_image *expect;
+} dec_arg;
+
+static wc_status do_decode(wc_ctx *ctx, void *arg)
+{
+    const dec_arg *a = arg;
+    wc_params p;
+    wc_params_init(&p);
+    p.threads = 1;
+    p.backend = WC_BACKEND_CPU;
+    wc_image out;
+    wc_status s = wc_decode(ctx, &p, a->buf, a->size, &out);
+    if (s != WC_OK) {
+        assert_null(out.pixels);
+        return s;
+    }
+    if (a->expect) assert_memory_equal(out.pixels, a->expect->pixels, a->expect->stride * a->expect->height);
+    wc_image_free(&out);
+    return WC_OK;
+}
+
+static void test_alloc_failures(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    assert_non_null(ctx);
+    /* The cases, and a rate-controlled encode (several coding probes). */
+    damage_case all[NCASES + 1];
+    memcpy(all, cases, sizeof cases);
+    all[NCASES] = (damage_case){"rate control", 24, 24, 3, 8, 0, WC_TRANSFORM_DWT, 97,
+                                WC_ENTROPY_HUFFMAN, 16, 2, 0, 6.0f};
+    for (size_t k = 0; k < NCASES + 1; k++) {
+        wc_params p;
+        case_params(&all[k], &p);
+        wc_image img;
+        size_t size;
+        uint8_t *buf = encode_case(ctx, &all[k], &size, &img);
+        enc_arg ea = {&p, &img};
+        long n = fail_each_allocation(ctx, do_encode, &ea, all[k].name);
+        assert_true(n > 3);
+        dec_arg da = {buf, size, all[k].lossless ? &img : NULL};
+        n = fail_each_allocation(ctx, do_decode, &da, all[k].name);
+        assert_true(n > 3);
+        free(buf);
+        wc_image_free(&img);
+    }
+    /* A context itself. */
+    wc_alloc_fail_after(0);
+    assert_null(wc_ctx_create());
+    wc_alloc_fail_after(-1);
+    wc_ctx_free(ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_truncations),      cmocka_unit_test(test_bit_flips),
+        cmocka_unit_test(test_damage_behind_crc), cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_alloc_failures),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
