@@ -70,7 +70,7 @@ typedef struct result {
 static int run(const wc_image *img, wc_params *p, int runs, int decode, result *r)
 {
     wc_ctx *ctx = wc_ctx_create();
-    double te[64], td[64];
+    double te[64] = {0}, td[64] = {0}; /* cppcheck cannot see that main asks runs >= 1 */
     void *buf = NULL;
     size_t size = 0;
     if (runs > 64) runs = 64;

@@ -284,11 +284,11 @@ void es_band_name(const wcx_header *h, const wc_layout *lay, uint32_t c, uint32_
 {
     const wc_band_info *bi = &lay->band[c][b];
     if (layout_comp_transform(h, c) != WC_TRANSFORM_DWT) {
-        snprintf(out, 16, "F(%u,%u)", bi->step_index & 7u, bi->step_index >> 3);
+        snprintf(out, 16, "F(%u,%u)", bi->step_index & 7u, (unsigned)bi->step_index >> 3);
         return;
     }
     static const char *const names[4] = {"LL", "HL", "LH", "HH"};
-    snprintf(out, 16, "%s%u", names[bi->orient & 3], bi->orient ? bi->level : h->levels);
+    snprintf(out, 16, "%s%u", names[bi->orient & 3], (unsigned)(bi->orient ? bi->level : h->levels));
 }
 
 /* ---- decoding ----------------------------------------------------------------- */

@@ -226,9 +226,15 @@ static int setup(void **state)
     fixture *f = calloc(1, sizeof *f);
     if (!f) return -1;
     snprintf(f->dir, sizeof f->dir, "/tmp/wc_cli_exp_XXXXXX");
-    if (!mkdtemp(f->dir)) return -1;
+    if (!mkdtemp(f->dir)) {
+        free(f);
+        return -1;
+    }
     snprintf(f->imgs, sizeof f->imgs, "%s/imgs", f->dir);
-    if (mkdir(f->imgs, 0777)) return -1;
+    if (mkdir(f->imgs, 0777)) {
+        free(f);
+        return -1;
+    }
     /* Written out of name order; the listing must sort them. */
     /* Big enough that 1 bpp covers the container's own bytes with room to
      * spare; small enough that the whole file runs in about a second. */
@@ -267,8 +273,10 @@ static char *slurp(const char *path)
     return s;
 }
 
-/* Runs the wcodec command with the given arguments (NULL-terminated), its
- * stdout and stderr into files of the fixture; returns its exit status. */
+/* Runs the wcodec command with the given arguments, its stdout and stderr
+ * into files of the fixture; returns its exit status. The arguments end
+ * with (char *)NULL: a bare NULL may be a plain 0, which va_arg cannot
+ * read as a pointer. */
 static int run_wcodec(const fixture *f, ...)
 {
     char *argv[40];
@@ -371,7 +379,7 @@ static void test_bench_csv_json(void **state)
     snprintf(csv_path, sizeof csv_path, "%s", path_in(f, "bench.csv"));
     snprintf(json_path, sizeof json_path, "%s", path_in(f, "bench.json"));
     assert_int_equal(run_wcodec(f, "bench", "--bpp", "1", "--threads", "2", f->imgs, "--csv",
-                                csv_path, "--json", json_path, NULL),
+                                csv_path, "--json", json_path, (char *)NULL),
                      0);
     char *csv = slurp(csv_path), *out = slurp(path_in(f, "stdout.txt"));
     assert_non_null(csv);
@@ -421,7 +429,7 @@ static void test_bench_threads_do_not_matter(void **state)
         char p[256];
         snprintf(p, sizeof p, "%s", path_in(f, t ? "t3.csv" : "t1.csv"));
         assert_int_equal(run_wcodec(f, "bench", "--step", "6", "--threads", threads[t], f->imgs,
-                                    "--csv", p, NULL),
+                                    "--csv", p, (char *)NULL),
                          0);
         csv[t] = slurp(p);
         assert_non_null(csv[t]);
@@ -446,17 +454,17 @@ static void test_bench_lossless_and_errors(void **state)
     fixture *f = *state;
     char p[256];
     snprintf(p, sizeof p, "%s", path_in(f, "lossless.csv"));
-    assert_int_equal(run_wcodec(f, "bench", path_in(f, "imgs/a.png"), "--csv", p, NULL), 0);
+    assert_int_equal(run_wcodec(f, "bench", path_in(f, "imgs/a.png"), "--csv", p, (char *)NULL), 0);
     char *csv = slurp(p), *lines[4];
     assert_int_equal(csv_lines(csv, lines, 4), 3);
     assert_true(isinf(csv_num(lines[1], csv_col(lines[0], "psnr_rgb"))));
     assert_float_equal(csv_num(lines[1], csv_col(lines[0], "ssim")), 1.0, 1e-12);
     assert_float_equal(csv_num(lines[1], csv_col(lines[0], "max_abs_error")), 0, 0);
     free(csv);
-    assert_int_equal(run_wcodec(f, "bench", path_in(f, "missing"), NULL), 2);
-    assert_int_equal(run_wcodec(f, "bench", "--bogus", f->imgs, NULL), 1);
-    assert_int_equal(run_wcodec(f, "bench", "--lossless", "--bpp", "1", f->imgs, NULL), 1);
-    assert_int_equal(run_wcodec(f, "bench", path_in(f, "imgs/notes.txt"), NULL), 1);
+    assert_int_equal(run_wcodec(f, "bench", path_in(f, "missing"), (char *)NULL), 2);
+    assert_int_equal(run_wcodec(f, "bench", "--bogus", f->imgs, (char *)NULL), 1);
+    assert_int_equal(run_wcodec(f, "bench", "--lossless", "--bpp", "1", f->imgs, (char *)NULL), 1);
+    assert_int_equal(run_wcodec(f, "bench", path_in(f, "imgs/notes.txt"), (char *)NULL), 1);
     char *err = slurp(path_in(f, "stderr.txt"));
     assert_non_null(strstr(err, "notes.txt"));
     free(err);
@@ -480,7 +488,7 @@ static void test_sweep_outputs(void **state)
     char out[256];
     snprintf(out, sizeof out, "%s", path_in(f, "sweep"));
     assert_int_equal(run_wcodec(f, "sweep", f->imgs, "--transform", "dwt,dct", "--wavelet",
-                                "53,97", "--bpp", "2,1", "--out", out, NULL),
+                                "53,97", "--bpp", "2,1", "--out", out, (char *)NULL),
                      0);
     char p[300];
     snprintf(p, sizeof p, "%s/sweep.csv", out);
@@ -519,11 +527,11 @@ static void test_sweep_errors(void **state)
     fixture *f = *state;
     char out[256];
     snprintf(out, sizeof out, "%s", path_in(f, "sweep-bad"));
-    assert_int_equal(run_wcodec(f, "sweep", f->imgs, NULL), 1); /* no --out */
-    assert_int_equal(run_wcodec(f, "sweep", f->imgs, "--quality", "50", "--out", out, NULL), 1);
-    assert_int_equal(run_wcodec(f, "sweep", f->imgs, "--bpp", "1,,2", "--out", out, NULL), 1);
+    assert_int_equal(run_wcodec(f, "sweep", f->imgs, (char *)NULL), 1); /* no --out */
+    assert_int_equal(run_wcodec(f, "sweep", f->imgs, "--quality", "50", "--out", out, (char *)NULL), 1);
+    assert_int_equal(run_wcodec(f, "sweep", f->imgs, "--bpp", "1,,2", "--out", out, (char *)NULL), 1);
     assert_int_equal(
-        run_wcodec(f, "sweep", f->imgs, "--transform", "dwt,wht", "--out", out, NULL), 1);
+        run_wcodec(f, "sweep", f->imgs, "--transform", "dwt,wht", "--out", out, (char *)NULL), 1);
     char *err = slurp(path_in(f, "stderr.txt"));
     assert_non_null(strstr(err, "wht"));
     free(err);
@@ -542,11 +550,11 @@ static void test_plot_from_csv(void **state)
           fp);
     fclose(fp);
     assert_int_equal(run_wcodec(f, "plot", in, svg, "--x", "bpp", "--y", "psnr", "--series",
-                                "codec", "--title", "peers & us", NULL),
+                                "codec", "--title", "peers & us", (char *)NULL),
                      0);
     const char *labels[2] = {"jpeg, q", "webp &lt;m6&gt;"};
     check_svg(svg, labels, 2);
-    assert_int_equal(run_wcodec(f, "plot", in, svg, "--x", "bpp", "--y", "nope", NULL), 1);
+    assert_int_equal(run_wcodec(f, "plot", in, svg, "--x", "bpp", "--y", "nope", (char *)NULL), 1);
 }
 
 int main(void)
