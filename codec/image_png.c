@@ -46,6 +46,8 @@ typedef struct png_io {
     wc_status status;    /* set by the I/O callbacks before they jump */
     wc_status fallback;  /* status of any other libpng error */
     int nomem;           /* an allocation failed; libpng's error follows */
+    size_t alloc_max;    /* largest allocation libpng may make; 0: any */
+    int refused;         /* one was refused as larger than alloc_max */
     char msg[200];
 } png_io;
 
@@ -78,10 +80,20 @@ static int png_host_little_endian(void)
 
 /* ---- libpng callbacks: memory, messages, I/O ------------------------------ */
 
+/* libpng 1.6.37+ allocates an ancillary chunk's whole declared length
+ * before reading it (png_read_buffer), whatever png_set_chunk_malloc_max
+ * says: a 150-byte file whose zTXt claims 2^31 - 1 bytes cost 1.9 GB. So
+ * every libpng allocation is capped (alloc_max, from the IHDR's width);
+ * a refused chunk buffer is a benign error, after which libpng skips the
+ * chunk and runs into the end of the data. */
 static png_voidp png_cb_malloc(png_structp png, png_alloc_size_t n)
 {
-    void *p = n <= SIZE_MAX ? wc_malloc((size_t)n) : NULL;
     png_io *io = png_get_mem_ptr(png);
+    if (io != NULL && io->alloc_max != 0 && n > io->alloc_max) {
+        io->refused = 1;
+        return NULL;
+    }
+    void *p = n <= SIZE_MAX ? wc_malloc((size_t)n) : NULL;
     if (p == NULL && io != NULL) io->nomem = 1;
     return p;
 }
@@ -157,6 +169,9 @@ static wc_status png_io_fail(const png_io *io, wc_err *err)
     wc_status s = io->fallback;
     if (io->status != WC_OK)
         s = io->status;
+    else if (io->refused)
+        return wc_fail(err, WC_ERR_LIMIT, "PNG: %s (a chunk larger than %zu bytes)",
+                       io->msg[0] ? io->msg : "libpng error", io->alloc_max);
     else if (io->nomem)
         s = WC_ERR_NOMEM;
     else if (strstr(io->msg, "CRC error") != NULL)
@@ -182,6 +197,16 @@ static wc_status png_precheck_size(const uint8_t *p, size_t n, uint64_t max_pixe
 {
     if (n < 16 || memcmp(p + 4, "IHDR", 4) != 0) return WC_OK; /* libpng will say why */
     return png_check_limit(png_get_uint_32(p + 8), png_get_uint_32(p + 12), max_pixels, err);
+}
+
+/* The largest allocation libpng needs for the image whose IHDR starts at p:
+ * an ancillary chunk up to PNG_CHUNK_BYTES_MAX, or a row buffer (at most 8
+ * bytes a pixel plus padding; 16 leaves room to spare). */
+static size_t png_alloc_cap(const uint8_t *p, size_t n)
+{
+    size_t width = n >= 16 && memcmp(p + 4, "IHDR", 4) == 0 ? png_get_uint_32(p + 8) : 0;
+    size_t rows = width <= (SIZE_MAX - ((size_t)1 << 16)) / 16 ? 16 * width : SIZE_MAX / 2;
+    return (size_t)PNG_CHUNK_BYTES_MAX + ((size_t)1 << 16) + rows;
 }
 
 /* Asks libpng for one sample per byte (or per host-order uint16) at the
@@ -328,6 +353,7 @@ wc_status png_read_mem(const uint8_t *data, size_t size, uint64_t max_pixels, wc
     png_reader r = {.max_pixels = max_pixels, .img = img, .err = err};
     r.io.data = data + PNG_SIG_BYTES;
     r.io.size = size - PNG_SIG_BYTES;
+    r.io.alloc_max = png_alloc_cap(r.io.data, r.io.size);
     return png_decode(&r);
 }
 
@@ -348,6 +374,7 @@ wc_status png_read_file(const char *path, uint64_t max_pixels, wc_image *img, wc
         png_reader r = {.max_pixels = max_pixels, .img = img, .err = err};
         r.io.data = head + PNG_SIG_BYTES;
         r.io.size = got - PNG_SIG_BYTES;
+        r.io.alloc_max = png_alloc_cap(r.io.data, r.io.size);
         r.io.fp = fp;
         r.io.path = path;
         s = png_decode(&r);
