@@ -18,6 +18,15 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* Under AddressSanitizer a single allocation above 256 MiB is a failure, as
+ * under libFuzzer with -malloc_limit_mb=256: the targets' limits keep real
+ * needs to a few MiB, so such a request is a size taken from the input
+ * unchecked. ASAN_OPTIONS can still override it. The runtime finds this
+ * hook in the executable's dynamic symbols (the targets link with
+ * ENABLE_EXPORTS); without ASan it is never called. */
+__attribute__((visibility("default"))) const char *__asan_default_options(void);
+const char *__asan_default_options(void) { return "max_allocation_size_mb=256"; }
+
 static int run_file(const char *path)
 {
     FILE *f = fopen(path, "rb");
