@@ -45,6 +45,7 @@ typedef struct worker_state {
     int32_t *values;        /* deflate mode: a block's values */
     uint8_t *tokens;        /* deflate mode: a block's RLE tokens */
     bc_freq *freq;          /* [components * WC_NCLASS] */
+    arena syms;             /* Huffman mode: symbols of the blocks it counted */
     arena out;
 } worker_state;
 
@@ -57,6 +58,9 @@ typedef struct enc_job {
     uint8_t *block_worker;
     size_t *block_offset;
     uint32_t *block_size;
+    uint8_t *sym_worker;    /* per block: whose arena holds its symbols */
+    size_t *sym_offset;     /* ... at which byte */
+    size_t *sym_count;
     wc_err *errs;           /* per worker */
     wc_status *status;      /* per worker */
     int deflate_level;
@@ -71,13 +75,24 @@ static bc_block block_view(const wc_layout *lay, int32_t *const *planes, const w
     return b;
 }
 
+/* Counting pass: contexts and symbols, kept for the coding pass. */
 static void count_block(void *arg, size_t i, int w)
 {
     enc_job *j = arg;
+    worker_state *ws = &j->ws[w];
     const wc_cblk *k = &j->lay->blocks[i];
     bc_block b = block_view(j->lay, j->planes, k);
     unsigned cls = j->lay->band[k->comp][k->band].cls;
-    bc_count(&b, j->ws[w].freq[k->comp * WC_NCLASS + cls], j->ws[w].scratch);
+    uint16_t *tok = (uint16_t *)(void *)arena_reserve(&ws->syms, bc_token_bound(k->w, k->h) * 2);
+    if (!tok) {
+        if (j->status[w] == WC_OK)
+            j->status[w] = wc_fail(&j->errs[w], WC_ERR_NOMEM, "out of memory (block symbols)");
+        return;
+    }
+    j->sym_worker[i] = (uint8_t)w;
+    j->sym_offset[i] = ws->syms.size;
+    j->sym_count[i] = bc_symbolize(&b, ws->freq[k->comp * WC_NCLASS + cls], tok, ws->scratch);
+    ws->syms.size += j->sym_count[i] * 2;
 }
 
 static void put_varint(uint8_t **p, uint32_t v)
@@ -126,10 +141,13 @@ static void encode_block(void *arg, size_t i, int w)
     if (j->h->entropy == 0) {
         unsigned cls = j->lay->band[k->comp][k->band].cls;
         uint8_t *dst = arena_reserve(&ws->out, bc_bound(k->w, k->h));
+        const uint16_t *tok =
+            (const uint16_t *)(const void *)(j->ws[j->sym_worker[i]].syms.buf + j->sym_offset[i]);
         if (!dst)
             s = wc_fail(&j->errs[w], WC_ERR_NOMEM, "out of memory (block output)");
         else
-            size = bc_encode(&b, j->enc[k->comp][cls], dst, bc_bound(k->w, k->h), ws->scratch);
+            size = bc_emit(&b, tok, j->sym_count[i], j->enc[k->comp][cls], dst,
+                           bc_bound(k->w, k->h), ws->scratch);
     } else {
         s = deflate_block(j, &b, ws, &size, &j->errs[w]);
     }
@@ -147,6 +165,7 @@ static void workers_free(worker_state *ws, int n)
         wc_free(ws[i].values);
         wc_free(ws[i].tokens);
         wc_free(ws[i].freq);
+        wc_free(ws[i].syms.buf);
         wc_free(ws[i].out.buf);
     }
     wc_free(ws);
@@ -229,20 +248,26 @@ wc_status es_encode(const wcx_header *h, const wc_layout *lay, int32_t *const *p
     const int nw = wc_thread_count(threads);
     worker_state *ws = NULL;
     WC_FORWARD_IF_ERROR(workers_alloc(h, nw, &ws, err));
-    enc_job j = {h, lay, planes, ws, NULL, NULL, NULL, NULL, NULL, NULL, deflate_level};
+    enc_job j = {.h = h, .lay = lay, .planes = planes, .ws = ws, .deflate_level = deflate_level};
     const size_t nb = lay->nblocks ? lay->nblocks : 1;
     j.enc = wc_malloc_array(h->components, sizeof *j.enc);
     j.block_worker = wc_malloc(nb);
     j.block_offset = wc_malloc_array(nb, sizeof(size_t));
     j.block_size = out->block_size = wc_malloc_array(nb, sizeof(uint32_t));
+    j.sym_worker = wc_malloc(nb);
+    j.sym_offset = wc_malloc_array(nb, sizeof(size_t));
+    j.sym_count = wc_malloc_array(nb, sizeof(size_t));
     j.errs = wc_calloc((size_t)nw, sizeof(wc_err));
     j.status = wc_calloc((size_t)nw, sizeof(wc_status));
     wc_status s = WC_OK;
-    if (!j.enc || !j.block_worker || !j.block_offset || !j.block_size || !j.errs || !j.status)
+    if (!j.enc || !j.block_worker || !j.block_offset || !j.block_size || !j.errs || !j.status ||
+        !j.sym_worker || !j.sym_offset || !j.sym_count)
         s = wc_fail(err, WC_ERR_NOMEM, "out of memory (block bookkeeping)");
     if (s == WC_OK && h->entropy == 0) {
         wc_parallel_for(nw, lay->nblocks, count_block, &j);
-        s = build_tables(h, ws, nw, j.enc, out, err);
+        for (int i = 0; i < nw && s == WC_OK; i++)
+            if (j.status[i] != WC_OK) s = wc_fail(err, j.status[i], "%s", j.errs[i].msg);
+        if (s == WC_OK) s = build_tables(h, ws, nw, j.enc, out, err);
     }
     if (s == WC_OK) {
         wc_parallel_for(nw, lay->nblocks, encode_block, &j);
@@ -253,6 +278,9 @@ wc_status es_encode(const wcx_header *h, const wc_layout *lay, int32_t *const *p
     wc_free(j.enc);
     wc_free(j.block_worker);
     wc_free(j.block_offset);
+    wc_free(j.sym_worker);
+    wc_free(j.sym_offset);
+    wc_free(j.sym_count);
     wc_free(j.errs);
     wc_free(j.status);
     workers_free(ws, nw);

@@ -64,16 +64,24 @@ BC_INLINE unsigned class_of(uint32_t m, uint32_t *extra, unsigned *nbits)
     return BC_COARSE_BASE + (k - BC_FINE_OCTAVES - 1);
 }
 
+/* Smallest magnitude of each class; class_bits (below) raw bits follow. */
+static const uint32_t class_base[BC_NSYM] = {
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 112,
+    128, 160, 192, 224, 256, 320, 384, 448, 512, 640, 768, 896, 1024, 1280, 1536, 1792,
+    2048, 2560, 3072, 3584, 4096, 5120, 6144, 7168, 8192, 16384, 32768, 65536, 131072,
+    262144, 524288, 1048576, 2097152, 4194304, 8388608, 16777216, 33554432, 67108864,
+    134217728, 268435456, 536870912, 1073741824, 2147483648u};
+/* Raw bits below each magnitude class (see class_of). */
+static const uint8_t class_bits[BC_NSYM] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4,
+    5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7, 8, 8, 8, 8, 9, 9, 9, 9, 10, 10, 10, 10,
+    13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+
+
 BC_INLINE uint32_t value_of_class(bitr *r, unsigned sym)
 {
-    if (sym < 4) return sym;
-    if (sym < BC_COARSE_BASE) {
-        unsigned k = sym / 4 + 1;
-        uint32_t m = (1u << k) | (uint32_t)(sym & 3) << (k - 2);
-        return k > 2 ? m | bitr_get(r, k - 2) : m;
-    }
-    unsigned k = sym - BC_COARSE_BASE + BC_FINE_OCTAVES + 1;
-    return (1u << k) | bitr_get(r, k);
+    unsigned nb = class_bits[sym];
+    return class_base[sym] | (nb ? bitr_get(r, nb) : 0);
 }
 
 /* MED predictor of JPEG-LS with wrapping arithmetic. */
@@ -122,6 +130,8 @@ BC_INLINE uint32_t context_sum(const uint32_t *mrow, ptrdiff_t ms, int x, uint32
 
 typedef struct sink {
     uint32_t (*freq)[BC_NSYM]; /* counting */
+    uint16_t *tok;             /* counting: the symbols, for bc_emit */
+    size_t *ntok;
     const huf_enc *tabs;       /* coding */
     bitw *w;
 } sink;
@@ -133,6 +143,7 @@ BC_INLINE void emit(const sink *k, int coding, unsigned tab, uint32_t m, int sig
     unsigned sym = class_of(m, &extra, &nb);
     if (!coding) {
         k->freq[tab][sym]++;
+        if (k->tok) k->tok[(*k->ntok)++] = (uint16_t)(tab << 8 | sym);
         return;
     }
     const huf_enc *t = &k->tabs[tab];
@@ -208,16 +219,83 @@ BC_INLINE void walk(const bc_block *b, uint32_t *scratch, const sink *k, int cod
 
 void bc_count(const bc_block *b, bc_freq freq, uint32_t *scratch)
 {
-    sink k = {freq, NULL, NULL};
+    sink k = {freq, NULL, NULL, NULL, NULL};
     walk(b, scratch, &k, 0);
+}
+
+size_t bc_symbolize(const bc_block *b, bc_freq freq, uint16_t *tokens, uint32_t *scratch)
+{
+    size_t n = 0;
+    sink k = {freq, tokens, &n, NULL, NULL};
+    walk(b, scratch, &k, 0);
+    return n;
 }
 
 size_t bc_encode(const bc_block *b, const huf_enc *tabs, uint8_t *out, size_t cap, uint32_t *scratch)
 {
     bitw w;
     bitw_init(&w, out, cap);
-    sink k = {NULL, tabs, &w};
+    sink k = {NULL, NULL, NULL, tabs, &w};
     walk(b, scratch, &k, 1);
+    size_t n = bitw_flush(&w);
+    return w.overflow ? SIZE_MAX : n;
+}
+
+BC_INLINE void put_token(bitw *w, const huf_enc *t, unsigned sym, uint32_t m, uint32_t sign,
+                         unsigned with_sign)
+{
+    unsigned len = t->bits[sym], nb = class_bits[sym];
+    uint32_t extra = nb ? m & (0xFFFFFFFFu >> (32 - nb)) : 0;
+    if (nb <= 16) {
+        bitw_put(w, t->code[sym] | extra << len | sign << (len + nb), len + nb + with_sign);
+        return;
+    }
+    bitw_put(w, t->code[sym], len);
+    bitw_put(w, extra, nb);
+    if (with_sign) bitw_put(w, sign, 1);
+}
+
+size_t bc_emit(const bc_block *b, const uint16_t *tokens, size_t ntok, const huf_enc *tabs,
+               uint8_t *out, size_t cap, uint32_t *scratch)
+{
+    const int32_t *src = b->data;
+    size_t ss = b->stride;
+    if (b->predict) {
+        int32_t *res = (int32_t *)(scratch + MAG_ELEMS);
+        bc_residuals(b, res);
+        src = res;
+        ss = b->w;
+    }
+    bitw w;
+    bitw_init(&w, out, cap);
+    const uint32_t W = b->w, H = b->h;
+    uint32_t x = 0, y = 0;
+    const int32_t *row = src;
+    for (size_t i = 0; i < ntok && y < H; i++) {
+        unsigned tab = tokens[i] >> 8, sym = tokens[i] & 0xFF;
+        if (tab == BC_RUN) {
+            uint32_t r = 0; /* the run is in the data: count it again */
+            while (y < H && row[x] == 0) {
+                r++;
+                if (++x == W) {
+                    x = 0;
+                    row = src + (size_t)++y * ss;
+                }
+            }
+            put_token(&w, &tabs[BC_RUN], sym, r, 0, 0);
+            continue;
+        }
+        int32_t v = row[x];
+        uint32_t m = mag_of(v), neg = v < 0;
+        if (tab == BC_TERM)
+            put_token(&w, &tabs[BC_TERM], sym, m - 1, neg, 1);
+        else
+            put_token(&w, &tabs[tab], sym, m, neg, m != 0);
+        if (++x == W) {
+            x = 0;
+            row = src + (size_t)++y * ss;
+        }
+    }
     size_t n = bitw_flush(&w);
     return w.overflow ? SIZE_MAX : n;
 }

@@ -56,6 +56,17 @@ size_t bc_bound(uint32_t w, uint32_t h);
 /* Adds the block's symbol counts to freq. */
 void bc_count(const bc_block *b, bc_freq freq, uint32_t *scratch);
 
+/* bc_count that also records the block's symbols (table << 8 | class) in
+ * tokens (room for bc_token_bound entries) for bc_emit; returns their
+ * number. Counting and coding then walk the contexts once. */
+size_t bc_symbolize(const bc_block *b, bc_freq freq, uint16_t *tokens, uint32_t *scratch);
+static inline size_t bc_token_bound(uint32_t w, uint32_t h) { return 2 * (size_t)w * h + 1; }
+
+/* Codes the block from the tokens bc_symbolize recorded: the same bytes
+ * as bc_encode, without recomputing contexts. */
+size_t bc_emit(const bc_block *b, const uint16_t *tokens, size_t ntok, const huf_enc *tabs,
+               uint8_t *out, size_t cap, uint32_t *scratch);
+
 /* Codes the block with the class's tables (BC_NTAB of them) into out
  * (cap >= bc_bound). Returns the payload size (0 is valid: a block the
  * tables predict completely), or SIZE_MAX if cap was too small. */
