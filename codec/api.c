@@ -61,6 +61,8 @@ const char *wc_ctx_backend(const wc_ctx *ctx)
     return ctx && ctx->backend ? ctx->backend->name : "none";
 }
 
+const char *wc_ctx_note(const wc_ctx *ctx) { return ctx ? ctx->note : ""; }
+
 void wc_ctx_times(const wc_ctx *ctx, wc_times *t)
 {
     if (!t) return;

@@ -131,7 +131,6 @@ typedef struct wc_params {
                               (default WC_DEFAULT_MAX_PIXELS; 0 = that) */
     uint64_t max_memory;   /* decode refuses to need more bytes (default
                               WC_DEFAULT_MAX_MEMORY; 0 = no limit) */
-    int verbose;           /* 1: the library reports choices to the ctx log */
 } wc_params;
 
 #define WC_ABI_VERSION 1u
@@ -154,6 +153,10 @@ WC_API void wc_ctx_free(wc_ctx *ctx);
 WC_API const char *wc_ctx_error(const wc_ctx *ctx);
 /* Name of the backend the last encode/decode ran on ("cpu" or "cuda"). */
 WC_API const char *wc_ctx_backend(const wc_ctx *ctx);
+/* Why that backend: e.g. "backend: cpu (CUDA unavailable: no CUDA
+ * device)" or "backend: cpu (WC_BACKEND=cpu)"; "" when it was asked for
+ * by name. Owned by ctx. */
+WC_API const char *wc_ctx_note(const wc_ctx *ctx);
 
 /* Seconds the last encode or decode on ctx spent in each stage. */
 typedef struct wc_times {

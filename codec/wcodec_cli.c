@@ -36,7 +36,11 @@ static int want_help(int argc, char **argv)
 
 static void print_verbose(wc_ctx *ctx)
 {
-    fprintf(stderr, "wcodec: backend %s\n", wc_ctx_backend(ctx));
+    const char *note = wc_ctx_note(ctx);
+    if (*note)
+        fprintf(stderr, "wcodec: %s\n", note);
+    else
+        fprintf(stderr, "wcodec: backend: %s\n", wc_ctx_backend(ctx));
 }
 
 static int cmd_encode(int argc, char **argv)
