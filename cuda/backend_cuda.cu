@@ -133,11 +133,20 @@ wc_status check_plan(const wc_stage_plan *p, const wc_coeffs *co, wc_err *err)
 
 size_t sample_bytes(const wc_stage_plan *p) { return p->bit_depth <= 8 ? 1 : 2; }
 
+/* Bytes per image row on the host, and on the device, where rows start
+ * 128-byte aligned so the kernels' row accesses line up with cache lines
+ * and sample pairs load as one vector. */
+size_t host_row_bytes(const wc_stage_plan *p)
+{
+    return (size_t)p->width * p->components * sample_bytes(p);
+}
+size_t device_row_bytes(const wc_stage_plan *p) { return (host_row_bytes(p) + 127) & ~(size_t)127; }
+
 wcg_samples device_samples(const cuda_ctx *c, const wc_stage_plan *p)
 {
     wcg_samples s = {};
     s.px = c->px;
-    s.pitch = (size_t)p->width * p->components;
+    s.pitch = device_row_bytes(p) / sample_bytes(p);
     s.comps = p->components;
     s.bytes = (uint32_t)sample_bytes(p);
     s.colour = colour_active(p) ? p->colour : WC_COLOUR_NONE;
@@ -150,8 +159,8 @@ wcg_samples device_samples(const cuda_ctx *c, const wc_stage_plan *p)
 wc_status ensure_buffers(cuda_ctx *c, const wc_stage_plan *p, int inverse, wc_err *err)
 {
     const size_t n = (size_t)p->width * p->height;
-    const size_t ll = (size_t)((p->width + 1) / 2) * ((p->height + 1) / 2);
-    WC_FORWARD_IF_ERROR(grow(&c->px, &c->px_cap, n * p->components * sample_bytes(p), err,
+    const size_t ll = wcg_work_elems(p->width, p->height);
+    WC_FORWARD_IF_ERROR(grow(&c->px, &c->px_cap, device_row_bytes(p) * p->height, err,
                              "allocating the sample buffer"));
     WC_FORWARD_IF_ERROR(grow(&c->coef, &c->coef_cap, n * p->components * 4, err,
                              "allocating the coefficient planes"));
@@ -166,7 +175,7 @@ wc_status ensure_buffers(cuda_ctx *c, const wc_stage_plan *p, int inverse, wc_er
 wcg_component_job component_job(cuda_ctx *c, const wc_stage_plan *p, uint32_t comp)
 {
     const size_t n = (size_t)p->width * p->height;
-    const size_t ll = (size_t)((p->width + 1) / 2) * ((p->height + 1) / 2);
+    const size_t ll = wcg_work_elems(p->width, p->height);
     wcg_component_job j = {};
     j.width = p->width;
     j.height = p->height;
@@ -217,9 +226,10 @@ wc_status cuda_forward(void *self, const wc_stage_plan *p, const wc_image *in, w
     WC_FORWARD_IF_ERROR(ensure_buffers(c, p, 0, err));
 
     const size_t n = (size_t)p->width * p->height;
-    const size_t row = (size_t)p->width * p->components * sample_bytes(p);
-    CUDA_TRY(err, cudaMemcpy2DAsync(c->px, row, in->pixels, in->stride ? in->stride : row, row,
-                                    p->height, cudaMemcpyHostToDevice, c->stream),
+    const size_t row = host_row_bytes(p);
+    CUDA_TRY(err, cudaMemcpy2DAsync(c->px, device_row_bytes(p), in->pixels,
+                                    in->stride ? in->stride : row, row, p->height,
+                                    cudaMemcpyHostToDevice, c->stream),
              "uploading the samples");
     for (uint32_t k = 0; k < p->components; k++) {
         const wcg_component_job j = component_job(c, p, k);
@@ -267,9 +277,10 @@ wc_status cuda_inverse(void *self, const wc_stage_plan *p, const wc_coeffs *in, 
         CUDA_TRY(err, wcg_colour_inverse(&s, p->width, p->height, planes, fl, p->width, c->stream),
                  "inverse colour transform");
     }
-    const size_t row = (size_t)p->width * p->components * sample_bytes(p);
-    CUDA_TRY(err, cudaMemcpy2DAsync(out->pixels, out->stride ? out->stride : row, c->px, row, row,
-                                    p->height, cudaMemcpyDeviceToHost, c->stream),
+    const size_t row = host_row_bytes(p);
+    CUDA_TRY(err, cudaMemcpy2DAsync(out->pixels, out->stride ? out->stride : row, c->px,
+                                    device_row_bytes(p), row, p->height, cudaMemcpyDeviceToHost,
+                                    c->stream),
              "downloading the samples");
     CUDA_TRY(err, cudaStreamSynchronize(c->stream), "inverse transform");
     return WC_OK;

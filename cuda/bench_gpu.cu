@@ -2,7 +2,7 @@
  * bench_gpu.cu -- wcodec_gpu_bench: how fast the CUDA backend's kernels
  * are, beside what the GPU's memory can do.
  *
- *   wcodec_gpu_bench [--sizes 2048,4096,...] [--reps N] [--csv FILE] [--full]
+ *   wcodec_gpu_bench [--sizes 2048,4096,...] [--bits 8|16] [--reps N] [--csv FILE] [--full]
  *
  * For each size (square), 8- and 16-bit single-component input, 5 levels,
  * 5/3 and 9/7: the forward transform alone (samples already on the device
@@ -114,10 +114,10 @@ double now_ms()
 
 float steps_one[WC_MAX_STEPS];
 
-void bench_size(unsigned n, int reps, cudaStream_t st, result *out, int *nout)
+void bench_size(unsigned n, unsigned only_bits, int reps, cudaStream_t st, result *out, int *nout)
 {
     const size_t px = (size_t)n * n;
-    const size_t ll = (size_t)((n + 1) / 2) * ((n + 1) / 2);
+    const size_t ll = wcg_work_elems(n, n);
     const size_t set_bytes = px * 6;
     int sets = (int)((400u << 20) / set_bytes);
     sets = sets < 1 ? 1 : (sets > 8 ? 8 : sets);
@@ -138,6 +138,7 @@ void bench_size(unsigned n, int reps, cudaStream_t st, result *out, int *nout)
     const float copy_gbs = (float)(2.0 * px * 4 / (copy_ms * 1e6));
 
     for (unsigned bits = 8; bits <= 16; bits += 8) {
+        if (only_bits && bits != only_bits) continue;
         const uint32_t bytes = bits / 8;
         for (int i = 0; i < sets; ++i) {
             fill_samples<<<1024, 256, 0, st>>>(s[i].px, px, bytes, 1234u + (uint32_t)i, n);
@@ -279,12 +280,15 @@ int main(int argc, char **argv)
 {
     unsigned sizes[16] = {2048, 4096, 8192, 16384};
     int nsizes = 4, reps = 25, full = 0;
+    unsigned only_bits = 0;
     const char *csv = NULL;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
             nsizes = 0;
             for (char *p = strtok(argv[++i], ","); p && nsizes < 16; p = strtok(NULL, ","))
                 sizes[nsizes++] = (unsigned)strtoul(p, NULL, 10);
+        } else if (!strcmp(argv[i], "--bits") && i + 1 < argc) {
+            only_bits = (unsigned)atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
             reps = atoi(argv[++i]);
             if (reps < 1) reps = 1;
@@ -293,7 +297,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--full")) {
             full = 1;
         } else {
-            fprintf(stderr, "usage: %s [--sizes a,b,...] [--reps N] [--csv FILE] [--full]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--sizes a,b,...] [--bits 8|16] [--reps N] [--csv FILE] [--full]\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -312,7 +317,7 @@ int main(int argc, char **argv)
 
     static result res[16 * 8];
     int nres = 0;
-    for (int i = 0; i < nsizes; ++i) bench_size(sizes[i], reps, st, res, &nres);
+    for (int i = 0; i < nsizes; ++i) bench_size(sizes[i], only_bits, reps, st, res, &nres);
     if (full) {
         bench_full(8192, 1, 16, 5, st);
         bench_full(4096, 3, 8, 5, st);

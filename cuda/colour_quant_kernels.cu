@@ -12,14 +12,14 @@ namespace {
 
 constexpr int ELEM_THREADS = 256;
 
-template <class T, class OutT> __global__ void fwd_level0_kernel(const wcg_fwd_level lv)
+template <class T, class OutT, bool QUANT> __global__ void fwd_level0_kernel(const wcg_fwd_level lv)
 {
     const uint32_t x = blockIdx.x * blockDim.x + threadIdx.x;
     if (x >= lv.w) return;
     for (uint32_t y = blockIdx.y; y < lv.h; y += gridDim.y) {
         const T v = load_component<T>(lv.samples, x, y);
         ((OutT *)lv.out)[(size_t)y * lv.out_pitch + x] =
-            coeff_out<OutT, T>::make(v, lv.step[0], lv.threshold, lv.quantize);
+            make_coeff<OutT, QUANT>(v, lv.step[0], lv.threshold);
     }
 }
 
@@ -106,12 +106,14 @@ cudaError_t wcg_forward_level0(const wcg_fwd_level *lv, int is_float, cudaStream
 {
     using namespace wcg;
     const dim3 g = elem_grid(lv->w, lv->h);
-    if (!is_float)
-        fwd_level0_kernel<int32_t, int32_t><<<g, ELEM_THREADS, 0, st>>>(*lv);
+    if (!is_float && lv->quantize)
+        fwd_level0_kernel<int32_t, int32_t, true><<<g, ELEM_THREADS, 0, st>>>(*lv);
+    else if (!is_float)
+        fwd_level0_kernel<int32_t, int32_t, false><<<g, ELEM_THREADS, 0, st>>>(*lv);
     else if (lv->quantize)
-        fwd_level0_kernel<float, int32_t><<<g, ELEM_THREADS, 0, st>>>(*lv);
+        fwd_level0_kernel<float, int32_t, true><<<g, ELEM_THREADS, 0, st>>>(*lv);
     else
-        fwd_level0_kernel<float, float><<<g, ELEM_THREADS, 0, st>>>(*lv);
+        fwd_level0_kernel<float, float, false><<<g, ELEM_THREADS, 0, st>>>(*lv);
     return cudaGetLastError();
 }
 

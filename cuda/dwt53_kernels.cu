@@ -3,12 +3,29 @@
  * dwt.h plugged into the level kernels of dwt_level.cuh:
  *   d[i] = x[2i+1] - ((x[2i] + x[2i+2]) >> 1)
  *   s[i] = x[2i]   + ((d[i-1] + d[i] + 2) >> 2)        (>> is floor)
- * and their exact inverse.
+ * and their exact inverse. Sums wrap modulo 2^32 as transform/dwt53.c's do
+ * (a damaged file may hold any int32 coefficients), so the kernels are
+ * written in uint32 arithmetic with an arithmetic shift of the result.
  */
 #include "dwt_level.cuh"
 
 namespace wcg {
 namespace {
+
+__device__ __forceinline__ int32_t w_add(int32_t a, int32_t b)
+{
+    return (int32_t)((uint32_t)a + (uint32_t)b);
+}
+__device__ __forceinline__ int32_t w_sub(int32_t a, int32_t b)
+{
+    return (int32_t)((uint32_t)a - (uint32_t)b);
+}
+/* (a + b) >> 1 and (a + b + 2) >> 2 with wrapping sums. */
+__device__ __forceinline__ int32_t w_half(int32_t a, int32_t b) { return w_add(a, b) >> 1; }
+__device__ __forceinline__ int32_t w_quarter(int32_t a, int32_t b)
+{
+    return w_add(w_add(a, b), 2) >> 2;
+}
 
 struct Dwt53 {
     using T = int32_t;
@@ -23,8 +40,8 @@ struct Dwt53 {
         __device__ __forceinline__ void step(int32_t xe, int32_t xo, int32_t xn, int32_t &s,
                                              int32_t &d)
         {
-            d = xo - ((xe + xn) >> 1);
-            s = xe + ((dp + d + 2) >> 2);
+            d = w_sub(xo, w_half(xe, xn));
+            s = w_add(xe, w_quarter(dp, d));
             dp = d;
         }
     };
@@ -33,9 +50,9 @@ struct Dwt53 {
         int32_t dp = 0, xp = 0; /* d[j-1], x[2j-2] */
         __device__ __forceinline__ void step(int32_t s, int32_t d, int32_t &x0, int32_t &x1)
         {
-            const int32_t xe = s - ((dp + d + 2) >> 2);
+            const int32_t xe = w_sub(s, w_quarter(dp, d));
             x0 = xp;
-            x1 = dp + ((xp + xe) >> 1);
+            x1 = w_add(dp, w_half(xp, xe));
             dp = d;
             xp = xe;
         }
@@ -47,10 +64,10 @@ struct Dwt53 {
         int32_t n[K], p[K];
         from_next<K>(e, n, lane);
 #pragma unroll
-        for (int k = 0; k < K; ++k) o[k] = o[k] - ((e[k] + n[k]) >> 1);
+        for (int k = 0; k < K; ++k) o[k] = w_sub(o[k], w_half(e[k], n[k]));
         from_prev<K>(o, p, lane);
 #pragma unroll
-        for (int k = 0; k < K; ++k) e[k] = e[k] + ((p[k] + o[k] + 2) >> 2);
+        for (int k = 0; k < K; ++k) e[k] = w_add(e[k], w_quarter(p[k], o[k]));
     }
 
     template <int K> static __device__ __forceinline__ void hinv(int32_t (&e)[K], int32_t (&o)[K],
@@ -59,14 +76,17 @@ struct Dwt53 {
         int32_t n[K], p[K];
         from_prev<K>(o, p, lane);
 #pragma unroll
-        for (int k = 0; k < K; ++k) e[k] = e[k] - ((p[k] + o[k] + 2) >> 2);
+        for (int k = 0; k < K; ++k) e[k] = w_sub(e[k], w_quarter(p[k], o[k]));
         from_next<K>(e, n, lane);
 #pragma unroll
-        for (int k = 0; k < K; ++k) o[k] = o[k] + ((e[k] + n[k]) >> 1);
+        for (int k = 0; k < K; ++k) o[k] = w_add(o[k], w_half(e[k], n[k]));
     }
 };
 
-constexpr int K53 = 2; /* pairs per lane: a warp strip is 128 columns */
+#ifndef WCG_K53
+#define WCG_K53 2
+#endif
+constexpr int K53 = WCG_K53; /* pairs per lane: a warp strip is 64*K53 columns */
 
 } /* namespace */
 } /* namespace wcg */
@@ -74,13 +94,12 @@ constexpr int K53 = 2; /* pairs per lane: a warp strip is 128 columns */
 cudaError_t wcg_dwt53_forward_level(const wcg_fwd_level *lv, cudaStream_t st)
 {
     using namespace wcg;
-    return lv->from_samples ? launch_fwd_level<Dwt53, K53, true, int32_t>(lv, st)
-                            : launch_fwd_level<Dwt53, K53, false, int32_t>(lv, st);
+    return lv->quantize ? launch_fwd_level<Dwt53, K53, int32_t, true>(lv, st)
+                        : launch_fwd_level<Dwt53, K53, int32_t, false>(lv, st);
 }
 
 cudaError_t wcg_dwt53_inverse_level(const wcg_inv_level *lv, cudaStream_t st)
 {
     using namespace wcg;
-    return lv->to_samples ? launch_inv_level<Dwt53, K53, true>(lv, st)
-                          : launch_inv_level<Dwt53, K53, false>(lv, st);
+    return launch_inv_level<Dwt53, K53>(lv, st);
 }

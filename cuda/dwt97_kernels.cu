@@ -109,7 +109,10 @@ struct Dwt97 {
     }
 };
 
-constexpr int K97P = 2; /* pairs per lane: a warp strip is 128 columns */
+#ifndef WCG_K97
+#define WCG_K97 2
+#endif
+constexpr int K97P = WCG_K97; /* pairs per lane: a warp strip is 64*K97P columns */
 
 } /* namespace */
 } /* namespace wcg */
@@ -117,16 +120,12 @@ constexpr int K97P = 2; /* pairs per lane: a warp strip is 128 columns */
 cudaError_t wcg_dwt97_forward_level(const wcg_fwd_level *lv, cudaStream_t st)
 {
     using namespace wcg;
-    if (lv->quantize)
-        return lv->from_samples ? launch_fwd_level<Dwt97, K97P, true, int32_t>(lv, st)
-                                : launch_fwd_level<Dwt97, K97P, false, int32_t>(lv, st);
-    return lv->from_samples ? launch_fwd_level<Dwt97, K97P, true, float>(lv, st)
-                            : launch_fwd_level<Dwt97, K97P, false, float>(lv, st);
+    return lv->quantize ? launch_fwd_level<Dwt97, K97P, int32_t, true>(lv, st)
+                        : launch_fwd_level<Dwt97, K97P, float, false>(lv, st);
 }
 
 cudaError_t wcg_dwt97_inverse_level(const wcg_inv_level *lv, cudaStream_t st)
 {
     using namespace wcg;
-    return lv->to_samples ? launch_inv_level<Dwt97, K97P, true>(lv, st)
-                          : launch_inv_level<Dwt97, K97P, false>(lv, st);
+    return launch_inv_level<Dwt97, K97P>(lv, st);
 }

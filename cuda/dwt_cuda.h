@@ -88,6 +88,17 @@ cudaError_t wcg_colour_inverse(const wcg_samples *s, uint32_t w, uint32_t h,
                                const void *const planes[3], const int is_float[3],
                                size_t pitch, cudaStream_t st);
 
+/* Row pitch (elements) of the work planes that carry an LL of width w
+ * between levels: rows start 128-byte aligned, so a warp's accesses line up
+ * with cache lines and column pairs load as one vector. */
+static inline size_t wcg_work_pitch(uint32_t w) { return ((size_t)w + 31) & ~(size_t)31; }
+
+/* Elements of each of the two work planes a width x height component needs. */
+static inline size_t wcg_work_elems(uint32_t width, uint32_t height)
+{
+    return wcg_work_pitch((width + 1) / 2) * ((height + 1) / 2);
+}
+
 /* One component through all levels. */
 typedef struct wcg_component_job {
     uint32_t width, height;
@@ -95,7 +106,7 @@ typedef struct wcg_component_job {
     int wavelet; /* 53 or 97 */
     wcg_samples samples;
     void *coef;        /* width x height Mallat plane, pitch = width */
-    void *work[2];     /* each ceil(width/2) * ceil(height/2) elements */
+    void *work[2];     /* each wcg_work_elems(width, height) elements */
     void *plane;       /* inverse: full-size result plane when the component
                         * goes through the colour transform, else NULL */
     int quantize;      /* forward only */

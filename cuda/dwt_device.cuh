@@ -79,24 +79,15 @@ template <> __device__ __forceinline__ int32_t dequantize_value<int32_t>(int32_t
     return q < 0 ? -v : v;
 }
 
-/* What a forward level writes for a finished coefficient: the quantized
- * value (int32) or the raw one. */
-template <class OutT, class T> struct coeff_out;
-template <> struct coeff_out<int32_t, int32_t> {
-    static __device__ __forceinline__ int32_t make(int32_t v, float step, float thr, int quantize)
-    {
-        return quantize ? quantize_value(v, step, thr) : v;
-    }
-};
-template <> struct coeff_out<int32_t, float> {
-    static __device__ __forceinline__ int32_t make(float v, float step, float thr, int)
-    {
+/* A finished forward coefficient: quantized (int32) or raw. */
+template <class OutT, bool QUANT, class T> __device__ __forceinline__ OutT make_coeff(T v, float step,
+                                                                                   float thr)
+{
+    if constexpr (QUANT)
         return quantize_value(v, step, thr);
-    }
-};
-template <> struct coeff_out<float, float> {
-    static __device__ __forceinline__ float make(float v, float, float, int) { return v; }
-};
+    else
+        return (OutT)v;
+}
 
 /* ---- samples ------------------------------------------------------------ */
 
@@ -109,31 +100,46 @@ __device__ __forceinline__ int32_t sample_at(const wcg_samples &s, uint32_t x, u
     return v - s.shift;
 }
 
-/* Component s.comp at (x, y) after level shift and forward colour
- * transform, as an int (5/3 planes) or float (9/7 planes). */
-template <class T> __device__ __forceinline__ T load_component(const wcg_samples &s, uint32_t x,
-                                                                uint32_t y);
+/* Component `comp` (0..2) of a level-shifted pixel after the forward
+ * colour transform of backend.h, as an int (5/3 planes) or a float (9/7
+ * planes: made from the int RCT result, or by the float ICT). */
+template <class T> __device__ __forceinline__ T colour_forward(int colour, uint32_t comp,
+                                                                int32_t r, int32_t g, int32_t b);
 
-template <> __device__ __forceinline__ int32_t load_component<int32_t>(const wcg_samples &s,
-                                                                      uint32_t x, uint32_t y)
+template <> __device__ __forceinline__ int32_t colour_forward<int32_t>(int, uint32_t comp,
+                                                                      int32_t r, int32_t g,
+                                                                      int32_t b)
 {
-    if (s.colour != WC_COLOUR_RCT || s.comp >= 3) return sample_at(s, x, y, s.comp);
-    const int32_t r = sample_at(s, x, y, 0), g = sample_at(s, x, y, 1), b = sample_at(s, x, y, 2);
-    if (s.comp == 0) return (r + 2 * g + b) >> 2;
-    return s.comp == 1 ? b - g : r - g;
+    if (comp == 0) return (r + 2 * g + b) >> 2;
+    return comp == 1 ? b - g : r - g;
 }
 
-template <> __device__ __forceinline__ float load_component<float>(const wcg_samples &s,
-                                                                  uint32_t x, uint32_t y)
+template <> __device__ __forceinline__ float colour_forward<float>(int colour, uint32_t comp,
+                                                                  int32_t ri, int32_t gi,
+                                                                  int32_t bi)
 {
-    if (s.comp >= 3 || s.colour == WC_COLOUR_NONE) return (float)sample_at(s, x, y, s.comp);
-    if (s.colour == WC_COLOUR_RCT) return (float)load_component<int32_t>(s, x, y);
-    const float r = (float)sample_at(s, x, y, 0), g = (float)sample_at(s, x, y, 1),
-                b = (float)sample_at(s, x, y, 2);
-    if (s.comp == 0) return (0.299f * r + 0.587f * g) + 0.114f * b;
-    if (s.comp == 1) return (-0.168736f * r + -0.331264f * g) + 0.5f * b;
+    if (colour == WC_COLOUR_RCT) return (float)colour_forward<int32_t>(colour, comp, ri, gi, bi);
+    const float r = (float)ri, g = (float)gi, b = (float)bi;
+    if (comp == 0) return (0.299f * r + 0.587f * g) + 0.114f * b;
+    if (comp == 1) return (-0.168736f * r + -0.331264f * g) + 0.5f * b;
     return (0.5f * r + -0.418688f * g) + -0.081312f * b;
 }
+
+/* Component s.comp at (x, y) after level shift and forward colour. */
+template <class T> __device__ __forceinline__ T load_component(const wcg_samples &s, uint32_t x,
+                                                                uint32_t y)
+{
+    if (s.colour == WC_COLOUR_NONE || s.comp >= 3) return (T)sample_at(s, x, y, s.comp);
+    return colour_forward<T>(s.colour, s.comp, sample_at(s, x, y, 0), sample_at(s, x, y, 1),
+                             sample_at(s, x, y, 2));
+}
+
+/* Register bits of a value, and back: loads kept raw until used. */
+__device__ __forceinline__ uint32_t as_bits(int32_t v) { return (uint32_t)v; }
+__device__ __forceinline__ uint32_t as_bits(float v) { return __float_as_uint(v); }
+template <class T> __device__ __forceinline__ T from_bits(uint32_t b);
+template <> __device__ __forceinline__ int32_t from_bits<int32_t>(uint32_t b) { return (int32_t)b; }
+template <> __device__ __forceinline__ float from_bits<float>(uint32_t b) { return __uint_as_float(b); }
 
 /* A reconstructed value to a sample (codec/colour.c): floats are rounded
  * half up and clamped in float to the level-shifted range (NaN to its low

@@ -48,10 +48,10 @@ cudaError_t wcg_forward_component(const wcg_component_job *job, cudaStream_t st)
         lv.h = level_size(job->height, l - 1);
         lv.from_samples = l == 1;
         lv.src = l == 1 ? NULL : job->work[(l - 2) & 1];
-        lv.src_pitch = lv.w;
+        lv.src_pitch = wcg_work_pitch(lv.w);
         lv.last = l == job->levels;
         lv.ll = lv.last ? NULL : job->work[(l - 1) & 1];
-        lv.ll_pitch = (lv.w + 1) / 2;
+        lv.ll_pitch = wcg_work_pitch((lv.w + 1) / 2);
         level_steps(job->steps, job->levels, l, lv.step);
         const cudaError_t e = is97 ? wcg_dwt97_forward_level(&lv, st) : wcg_dwt53_forward_level(&lv, st);
         if (e != cudaSuccess) return e;
@@ -82,10 +82,10 @@ cudaError_t wcg_inverse_component(const wcg_component_job *job, cudaStream_t st)
         lv.h = level_size(job->height, l - 1);
         lv.ll_from_coef = l == job->levels;
         lv.ll = lv.ll_from_coef ? NULL : job->work[l & 1];
-        lv.ll_pitch = (lv.w + 1) / 2;
+        lv.ll_pitch = wcg_work_pitch((lv.w + 1) / 2);
         lv.to_samples = l == 1 && job->plane == NULL;
         lv.dst = l == 1 ? job->plane : job->work[(l - 1) & 1];
-        lv.dst_pitch = l == 1 ? job->width : lv.w;
+        lv.dst_pitch = l == 1 ? job->width : wcg_work_pitch(lv.w);
         level_steps(job->steps, job->levels, l, lv.step);
         const cudaError_t e = is97 ? wcg_dwt97_inverse_level(&lv, st) : wcg_dwt53_inverse_level(&lv, st);
         if (e != cudaSuccess) return e;
