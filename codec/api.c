@@ -34,7 +34,7 @@ void wc_params_init_abi(wc_params *p, unsigned abi, size_t size)
     p->levels = 5;
     p->entropy = WC_ENTROPY_HUFFMAN;
     p->deflate_level = 6;
-    p->block_size = 64;
+    p->block_size = 128; /* measured: 0.02 bpp smaller lossless, +0.07..0.16 dB lossy than 64 on Kodak */
     p->threads = 0;
     p->backend = WC_BACKEND_AUTO;
     p->max_pixels = WC_DEFAULT_MAX_PIXELS;

@@ -102,7 +102,7 @@ const char cli_encoder_help[] =
     "  --threshold T         zero coefficients smaller than T\n"
     "  --entropy E           huffman (default) or deflate\n"
     "  --deflate-level L     zlib level 1..9 (default 6)\n"
-    "  --block N             code-block side 16, 32, 64 (default) or 128\n"
+    "  --block N             code-block side 16, 32, 64 or 128 (default)\n"
     "  --threads N           worker threads (default: all cores)\n"
     "  --backend B           auto (default), cpu or cuda\n";
 

@@ -124,7 +124,7 @@ typedef struct wc_params {
     float threshold;       /* zero coefficients with |c| < threshold */
     wc_entropy entropy;    /* Huffman (default) or deflate */
     int deflate_level;     /* 1..9, default 6 */
-    int block_size;        /* code-block side: 16, 32, 64 (default), 128 */
+    int block_size;        /* code-block side: 16, 32, 64, 128 (default) */
     int threads;           /* 0 = all cores, else that many */
     wc_backend_kind backend; /* AUTO (default), CPU or CUDA */
     uint64_t max_pixels;   /* decode refuses images larger than this
