@@ -15,7 +15,8 @@
  *    cannot be reached);
  *  - the output is a function of image and parameters: a second encode
  *    with another thread count gives the same bytes;
- *  - it fits wc_encode_bound, and wc_encode with exactly its size works;
+ *  - it fits wc_encode_bound, and wc_encode with exactly its size works
+ *    and with one byte less says WC_ERR_BUFFER (for a quarter of inputs);
  *  - it decodes; lossless decodes to the exact samples, lossy to an image
  *    of the same geometry.
  */
@@ -105,13 +106,17 @@ static void roundtrip(const wc_params *p, const wc_image *img)
     FUZZ_CHECK(s == WC_OK, "second encode: %s: %s", wc_strerror(s), wc_ctx_error(ctx));
     FUZZ_CHECK(na == nb && memcmp(a, b, na) == 0, "two encodes differ (%zu vs %zu bytes)", na, nb);
 
-    /* Into a caller's buffer: exactly the size fits, one byte less does not. */
-    size_t written = 0;
-    s = wc_encode(ctx, p, img, b, nb, &written);
-    FUZZ_CHECK(s == WC_OK && written == na && memcmp(a, b, na) == 0, "wc_encode into %zu bytes: %s",
-               nb, wc_strerror(s));
-    s = wc_encode(ctx, p, img, b, nb - 1, &written);
-    FUZZ_CHECK(s == WC_ERR_BUFFER, "wc_encode into %zu bytes gave %s", nb - 1, wc_strerror(s));
+    /* Into a caller's buffer: exactly the size fits, one byte less does not.
+     * Two more encodes: done for a quarter of the inputs (by size), which
+     * covers the path and keeps the target fast. */
+    if (((img->width ^ img->height) & 3) == 0) {
+        size_t written = 0;
+        s = wc_encode(ctx, p, img, b, nb, &written);
+        FUZZ_CHECK(s == WC_OK && written == na && memcmp(a, b, na) == 0,
+                   "wc_encode into %zu bytes: %s", nb, wc_strerror(s));
+        s = wc_encode(ctx, p, img, b, nb - 1, &written);
+        FUZZ_CHECK(s == WC_ERR_BUFFER, "wc_encode into %zu bytes gave %s", nb - 1, wc_strerror(s));
+    }
     free(b);
 
     wc_image out;
