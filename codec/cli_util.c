@@ -318,7 +318,7 @@ int cli_buf_save(const cli_buf *b, const char *path)
     wc_ctx *ctx = wc_ctx_create();
     if (!ctx) return CLI_BAD;
     wc_status s = wc_file_write(ctx, path, b->data ? b->data : "", b->len);
-    if (s != WC_OK) cli_error(ctx, s, path);
+    if (s != WC_OK) cli_error(ctx, s, "write"); /* the message names the path */
     wc_ctx_free(ctx);
     return cli_exit_code(s);
 }
