@@ -42,7 +42,25 @@
 
 namespace wcg {
 
-constexpr int LEVEL_WARPS = 4; /* warps per block (128 threads) */
+#ifndef WCG_WARPS
+#define WCG_WARPS 4
+#endif
+constexpr int LEVEL_WARPS = WCG_WARPS; /* warps per block */
+
+#ifndef WCG_STORE_CS
+#define WCG_STORE_CS 1
+#endif
+/* Coefficient stores: streaming (evict-first) ones by default. Finished
+ * coefficients are not read again on the device, so keeping them out of L2
+ * leaves it to the next level's LL and the halo rows (5% faster forward
+ * on an H100; PERF_NOTES.md). */
+template <class V> __device__ __forceinline__ void put(V *p, V v)
+{
+    if (WCG_STORE_CS)
+        __stcs(p, v);
+    else
+        *p = v;
+}
 
 #ifndef WCG_ACROSS
 #define WCG_ACROSS 1
@@ -52,6 +70,18 @@ constexpr int LEVEL_WARPS = 4; /* warps per block (128 threads) */
  * strips' overlapping halo columns hit the same SM's L1), or stacked on
  * consecutive segments of one strip. */
 constexpr bool WARPS_ACROSS = WCG_ACROSS != 0;
+
+#ifndef WCG_ALIGN_OUT
+#define WCG_ALIGN_OUT 1
+#endif
+/* Pairs a strip of K*32 writes: all but the HALO pairs its horizontal
+ * lifting spoils at each end, rounded down to whole 32-byte sectors of
+ * int32/float coefficients, so that neighbouring strips never share a
+ * sector (a partly written sector costs the memory system a merge). */
+template <int K, int HALO> __host__ __device__ constexpr int strip_pairs()
+{
+    return WCG_ALIGN_OUT ? (32 * K - 2 * HALO) & ~7 : 32 * K - 2 * HALO;
+}
 
 /* A compile-time buffer index for the unrolled iterations below. */
 template <int B> struct sel {
@@ -87,10 +117,10 @@ inline dim3 level_grid(uint32_t strips, int nseg)
 inline int level_segment_rows(uint32_t hl, uint32_t strips, int extra, long resident)
 {
     if (resident < 1) resident = 1;
-    const int longest = hl < 4 ? 4 : (hl > 128 ? 128 : (int)hl);
+    const int longest = hl < 2 ? 2 : (hl > 128 ? 128 : (int)hl);
     int best = longest;
     long best_cost = -1;
-    for (int seg = longest; seg >= 4; --seg) {
+    for (int seg = longest; seg >= 2; --seg) {
         const dim3 g = level_grid(strips, (int)((hl + seg - 1) / seg));
         const long blocks = (long)g.x * g.y;
         const long cost = ((blocks + resident - 1) / resident) * (seg + extra);
@@ -139,17 +169,21 @@ template <class T> struct PlaneSrc {
         e = v.x;
         o = v.y;
     }
-    __device__ __forceinline__ T value(Raw v) const { return v; }
+    __device__ __forceinline__ T value(Raw v, bool) const { return v; }
 };
 
 /* Interleaved samples of S (uint8_t, uint16_t): level shift, and with
  * COLOUR the forward colour transform of components 0..2 (loading all
- * three channels of the pixel). Raw samples are kept zero-extended in
- * 32-bit registers, as the loads leave them. */
+ * three channels of the pixel). Raw samples stay as loaded, zero-extended
+ * in 32-bit registers; a pair loaded as one word is split only when used,
+ * since splitting it at once would wait for the load. */
 template <class S, class T, bool COLOUR> struct SampleSrc {
     struct Raw {
         uint32_t v[COLOUR ? 3 : 1];
     };
+    /* The word two adjacent samples load as. */
+    using Word = typename std::conditional<sizeof(S) == 1, uint16_t, uint32_t>::type;
+    static constexpr int BITS = 8 * sizeof(S);
     const S *px;
     size_t pitch;
     uint32_t comps, comp;
@@ -173,14 +207,16 @@ template <class S, class T, bool COLOUR> struct SampleSrc {
     }
     __device__ __forceinline__ void load2(const S *r, size_t off, Raw &e, Raw &o) const
     {
-        const auto v = __ldg((const typename vec2_of<S>::type *)(r + off));
-        e.v[0] = v.x;
-        o.v[0] = v.y;
+        e.v[0] = o.v[0] = __ldg((const Word *)(r + off));
     }
-    __device__ __forceinline__ T value(const Raw &w) const
+    /* odd_of_pair: the raw value is a loaded pair word and this is its
+     * second (odd-column) sample. */
+    __device__ __forceinline__ T value(const Raw &w, bool odd_of_pair) const
     {
         if constexpr (!COLOUR) {
-            return (T)((int32_t)w.v[0] - shift);
+            const uint32_t mask = (1u << BITS) - 1;
+            const uint32_t v = odd_of_pair ? w.v[0] >> BITS : w.v[0] & mask;
+            return (T)((int32_t)v - shift);
         } else {
             const int32_t r = (int32_t)w.v[0] - shift, g = (int32_t)w.v[1] - shift,
                           b = (int32_t)w.v[2] - shift;
@@ -197,7 +233,7 @@ __global__ void __launch_bounds__(32 * LEVEL_WARPS)
 {
     using T = typename W::T;
     using Raw = typename Src::Raw;
-    constexpr int OUTP = 32 * K - 2 * W::HALO;
+    constexpr int OUTP = strip_pairs<K, W::HALO>();
     const int lane = threadIdx.x & 31;
     const int w = (int)lv.w, h = (int)lv.h;
     const int wl = (w + 1) >> 1, hl = (h + 1) >> 1;
@@ -213,7 +249,7 @@ __global__ void __launch_bounds__(32 * LEVEL_WARPS)
         const int g = P0 + local;
         ce[k] = src.col(mirror(2 * g, w));
         co[k] = src.col(mirror(2 * g + 1, w));
-        ve[k] = local >= W::HALO && local < 32 * K - W::HALO && g < wl;
+        ve[k] = local >= W::HALO && local < W::HALO + OUTP && g < wl;
         vo[k] = ve[k] && 2 * g + 1 < w;
     }
     /* A strip wholly inside the image reads each column pair with one
@@ -242,7 +278,7 @@ __global__ void __launch_bounds__(32 * LEVEL_WARPS)
         if (high || lv.last) {
 #pragma unroll
             for (int k = 0; k < K; ++k)
-                if (ve[k]) orow[32 * k] = make_coeff<OutT, QUANT>(e[k], se, lv.threshold);
+                if (ve[k]) put(orow + 32 * k, make_coeff<OutT, QUANT>(e[k], se, lv.threshold));
         } else {
             T *const lrow = (T *)lv.ll + (size_t)p * lv.ll_pitch + P0 + lane;
 #pragma unroll
@@ -251,7 +287,7 @@ __global__ void __launch_bounds__(32 * LEVEL_WARPS)
         }
 #pragma unroll
         for (int k = 0; k < K; ++k)
-            if (vo[k]) orow[wl + 32 * k] = make_coeff<OutT, QUANT>(o[k], so, lv.threshold);
+            if (vo[k]) put(orow + wl + 32 * k, make_coeff<OutT, QUANT>(o[k], so, lv.threshold));
     };
 
     for (int seg = ww.seg; seg < nseg; seg += ww.seg_step) {
@@ -261,8 +297,8 @@ __global__ void __launch_bounds__(32 * LEVEL_WARPS)
             T e[K], o[K];
 #pragma unroll
             for (int k = 0; k < K; ++k) {
-                e[k] = src.value(re[k]);
-                o[k] = src.value(ro[k]);
+                e[k] = src.value(re[k], false);
+                o[k] = src.value(ro[k], paired);
             }
             emit(0, false, e, o);
             continue;
@@ -282,8 +318,8 @@ __global__ void __launch_bounds__(32 * LEVEL_WARPS)
             load_row(mirror(2 * js, h), xr, xro);
 #pragma unroll
             for (int k = 0; k < K; ++k) {
-                xe[k] = src.value(xr[k]);
-                xeo[k] = src.value(xro[k]);
+                xe[k] = src.value(xr[k], false);
+                xeo[k] = src.value(xro[k], paired);
             }
         }
         load_row(mirror(2 * js + 1, h), a[0], ao[0]);
@@ -295,9 +331,9 @@ __global__ void __launch_bounds__(32 * LEVEL_WARPS)
             T se[K], so[K], de[K], dq[K];
 #pragma unroll
             for (int k = 0; k < K; ++k) {
-                const T be = src.value(b[cur][k]), bod = src.value(bo[cur][k]);
-                st[2 * k].step(xe[k], src.value(a[cur][k]), be, se[k], de[k]);
-                st[2 * k + 1].step(xeo[k], src.value(ao[cur][k]), bod, so[k], dq[k]);
+                const T be = src.value(b[cur][k], false), bod = src.value(bo[cur][k], paired);
+                st[2 * k].step(xe[k], src.value(a[cur][k], false), be, se[k], de[k]);
+                st[2 * k + 1].step(xeo[k], src.value(ao[cur][k], paired), bod, so[k], dq[k]);
                 xe[k] = be;
                 xeo[k] = bod;
             }
@@ -319,7 +355,7 @@ __global__ void __launch_bounds__(32 * LEVEL_WARPS)
 template <class W, int K, class Src, class OutT, bool QUANT>
 cudaError_t launch_fwd(const wcg_fwd_level *lv, const Src &src, cudaStream_t st)
 {
-    constexpr int OUTP = 32 * K - 2 * W::HALO;
+    constexpr int OUTP = strip_pairs<K, W::HALO>();
     auto kernel = fwd_level_kernel<W, K, Src, OutT, QUANT>;
     const uint32_t wl = (lv->w + 1) / 2, hl = (lv->h + 1) / 2;
     const uint32_t strips = (wl + OUTP - 1) / OUTP;
@@ -373,7 +409,7 @@ __global__ void __launch_bounds__(32 * LEVEL_WARPS)
     inv_level_kernel(const wcg_inv_level lv, int strips, int seg_rows, int nseg)
 {
     using T = typename W::T;
-    constexpr int OUTP = 32 * K - 2 * W::HALO;
+    constexpr int OUTP = strip_pairs<K, W::HALO>();
     const int lane = threadIdx.x & 31;
     const int w = (int)lv.w, h = (int)lv.h;
     const int wl = (w + 1) >> 1, hl = (h + 1) >> 1;
@@ -392,7 +428,7 @@ __global__ void __launch_bounds__(32 * LEVEL_WARPS)
         const int g = P0 + local;
         lo[k] = w == 1 ? 0 : mirror(2 * g, w) >> 1;
         hi[k] = w == 1 ? 0 : wl + (mirror(2 * g + 1, w) >> 1);
-        ve[k] = local >= W::HALO && local < 32 * K - W::HALO && g < wl;
+        ve[k] = local >= W::HALO && local < W::HALO + OUTP && g < wl;
         vo[k] = ve[k] && 2 * g + 1 < w;
     }
     const int32_t *const coef = lv.coef;
@@ -513,7 +549,7 @@ __global__ void __launch_bounds__(32 * LEVEL_WARPS)
 template <class W, int K, class Dst>
 cudaError_t launch_inv(const wcg_inv_level *lv, cudaStream_t st)
 {
-    constexpr int OUTP = 32 * K - 2 * W::HALO;
+    constexpr int OUTP = strip_pairs<K, W::HALO>();
     auto kernel = inv_level_kernel<W, K, Dst>;
     const uint32_t wl = (lv->w + 1) / 2, hl = (lv->h + 1) / 2;
     const uint32_t strips = (wl + OUTP - 1) / OUTP;
