@@ -7,11 +7,9 @@
  * Each direction crosses PCIe once: forward uploads the interleaved 8/16-bit
  * samples as they are and downloads the coefficient planes; inverse uploads
  * the int32 planes and downloads the samples. Level shift, colour, every
- * DWT level and (de)quantization run in the kernels of dwt_cuda.h.
- *
- * DCT and LOT components have no kernels yet: a plan that uses them runs
- * on the CPU reference backend, so the CUDA backend accepts every plan and
- * gives the CPU's bits for all of them.
+ * DWT level and (de)quantization run in the kernels of dwt_cuda.h; DCT and
+ * LOT components (padded to whole 8x8 blocks, the planes ceil8(w) x
+ * ceil8(h)) in those of blk8_cuda.h, one kernel per component and direction.
  *
  * Every CUDA failure becomes WC_ERR_BACKEND with CUDA's message.
  */
@@ -19,6 +17,7 @@ extern "C" {
 #include "backend.h"
 }
 
+#include "blk8_cuda.h"
 #include "dwt_cuda.h"
 
 namespace {
@@ -99,11 +98,20 @@ int colour_active(const wc_stage_plan *p)
     return p->components >= 3 && p->colour != WC_COLOUR_NONE;
 }
 
-int all_dwt(const wc_stage_plan *p)
+int is_block(const wc_stage_plan *p, uint32_t c) { return p->transform[c] != WC_TRANSFORM_DWT; }
+
+/* Float arithmetic (9/7 and the block transforms), as backend_cpu.c. */
+int is_float(const wc_stage_plan *p, uint32_t c) { return is_block(p, c) || p->wavelet[c] == 97; }
+
+uint32_t ceil8(uint32_t n) { return (n + 7u) & ~7u; }
+
+/* Elements of every component's slot in the coefficient buffer: block
+ * transform planes are padded to whole blocks. */
+size_t coef_elems(const wc_stage_plan *p)
 {
     for (uint32_t c = 0; c < p->components; c++)
-        if (p->transform[c] != WC_TRANSFORM_DWT) return 0;
-    return 1;
+        if (is_block(p, c)) return (size_t)ceil8(p->width) * ceil8(p->height);
+    return (size_t)p->width * p->height;
 }
 
 wc_status check_plan(const wc_stage_plan *p, const wc_coeffs *co, wc_err *err)
@@ -121,12 +129,17 @@ wc_status check_plan(const wc_stage_plan *p, const wc_coeffs *co, wc_err *err)
                  "CUDA backend: %u coefficient planes for %u components", co->components,
                  p->components);
     for (uint32_t c = 0; c < p->components; c++) {
-        WC_RETURN_IF(p->wavelet[c] != 53 && p->wavelet[c] != 97, err, WC_ERR_ARG,
+        WC_RETURN_IF(p->transform[c] != WC_TRANSFORM_DWT && p->transform[c] != WC_TRANSFORM_DCT &&
+                         p->transform[c] != WC_TRANSFORM_LOT,
+                     err, WC_ERR_ARG, "CUDA backend: transform %d", p->transform[c]);
+        WC_RETURN_IF(!is_block(p, c) && p->wavelet[c] != 53 && p->wavelet[c] != 97, err, WC_ERR_ARG,
                      "CUDA backend: wavelet %d", p->wavelet[c]);
-        WC_RETURN_IF(p->colour == WC_COLOUR_ICT && colour_active(p) && c < 3 && p->wavelet[c] != 97,
+        WC_RETURN_IF(p->colour == WC_COLOUR_ICT && colour_active(p) && c < 3 && !is_float(p, c),
                      err, WC_ERR_ARG, "CUDA backend: ICT on an integer (5/3) plane");
-        WC_RETURN_IF(co->width[c] != p->width || co->height[c] != p->height || !co->q[c], err,
-                     WC_ERR_ARG, "CUDA backend: coefficient plane %u does not fit the plan", c);
+        const uint32_t w = is_block(p, c) ? ceil8(p->width) : p->width;
+        const uint32_t h = is_block(p, c) ? ceil8(p->height) : p->height;
+        WC_RETURN_IF(co->width[c] != w || co->height[c] != h || !co->q[c], err, WC_ERR_ARG,
+                     "CUDA backend: coefficient plane %u does not fit the plan", c);
     }
     return WC_OK;
 }
@@ -162,7 +175,7 @@ wc_status ensure_buffers(cuda_ctx *c, const wc_stage_plan *p, int inverse, wc_er
     const size_t ll = wcg_work_elems(p->width, p->height);
     WC_FORWARD_IF_ERROR(grow(&c->px, &c->px_cap, device_row_bytes(p) * p->height, err,
                              "allocating the sample buffer"));
-    WC_FORWARD_IF_ERROR(grow(&c->coef, &c->coef_cap, n * p->components * 4, err,
+    WC_FORWARD_IF_ERROR(grow(&c->coef, &c->coef_cap, coef_elems(p) * p->components * 4, err,
                              "allocating the coefficient planes"));
     WC_FORWARD_IF_ERROR(grow(&c->work, &c->work_cap, 2 * ll * 4, err,
                              "allocating the DWT work planes"));
@@ -174,7 +187,6 @@ wc_status ensure_buffers(cuda_ctx *c, const wc_stage_plan *p, int inverse, wc_er
 
 wcg_component_job component_job(cuda_ctx *c, const wc_stage_plan *p, uint32_t comp)
 {
-    const size_t n = (size_t)p->width * p->height;
     const size_t ll = wcg_work_elems(p->width, p->height);
     wcg_component_job j = {};
     j.width = p->width;
@@ -183,7 +195,7 @@ wcg_component_job component_job(cuda_ctx *c, const wc_stage_plan *p, uint32_t co
     j.wavelet = p->wavelet[comp];
     j.samples = device_samples(c, p);
     j.samples.comp = comp;
-    j.coef = (char *)c->coef + comp * n * 4;
+    j.coef = (char *)c->coef + comp * coef_elems(p) * 4;
     j.work[0] = c->work;
     j.work[1] = (char *)c->work + ll * 4;
     j.quantize = p->quantize;
@@ -193,17 +205,48 @@ wcg_component_job component_job(cuda_ctx *c, const wc_stage_plan *p, uint32_t co
     return j;
 }
 
-/* Runs a plan with a DCT or LOT component on the CPU reference backend. */
-wc_status on_cpu(const wc_stage_plan *p, const wc_image *img, wc_coeffs *co, int inverse,
-                 wc_err *err)
+wcg_blk8_job block_job(cuda_ctx *c, const wc_stage_plan *p, uint32_t comp)
 {
-    const wc_backend_ops *cpu = wc_backend_cpu();
-    void *self = NULL;
-    WC_FORWARD_IF_ERROR(cpu->create(&self, err));
-    const wc_status s = inverse ? cpu->inverse(self, p, co, (wc_image *)img, err)
-                                : cpu->forward(self, p, img, co, err);
-    cpu->destroy(self);
-    return s;
+    wcg_blk8_job j = {};
+    j.width = p->width;
+    j.height = p->height;
+    j.pw = ceil8(p->width);
+    j.ph = ceil8(p->height);
+    j.samples = device_samples(c, p);
+    j.samples.comp = comp;
+    j.coef = (char *)c->coef + comp * coef_elems(p) * 4;
+    j.quantize = p->quantize;
+    for (int i = 0; i < 64; i++) j.steps[i] = p->steps[comp][i];
+    j.threshold = p->threshold[comp];
+    j.recon = p->recon;
+    return j;
+}
+
+/* One component's forward transform, by its kind. */
+cudaError_t forward_component(cuda_ctx *c, const wc_stage_plan *p, uint32_t k)
+{
+    if (!is_block(p, k)) {
+        const wcg_component_job j = component_job(c, p, k);
+        return wcg_forward_component(&j, c->stream);
+    }
+    const wcg_blk8_job j = block_job(c, p, k);
+    return p->transform[k] == WC_TRANSFORM_DCT ? wcg_dct8_forward(&j, c->stream)
+                                               : wcg_lot8_forward(&j, c->stream);
+}
+
+/* One component's inverse, to the samples or (plane != NULL) to a full-size
+ * plane that the inverse colour transform reads. */
+cudaError_t inverse_component(cuda_ctx *c, const wc_stage_plan *p, uint32_t k, void *plane)
+{
+    if (!is_block(p, k)) {
+        wcg_component_job j = component_job(c, p, k);
+        j.plane = plane;
+        return wcg_inverse_component(&j, c->stream);
+    }
+    wcg_blk8_job j = block_job(c, p, k);
+    j.plane = (float *)plane;
+    return p->transform[k] == WC_TRANSFORM_DCT ? wcg_dct8_inverse(&j, c->stream)
+                                               : wcg_lot8_inverse(&j, c->stream);
 }
 
 /* ---- the two directions --------------------------------------------------- */
@@ -217,27 +260,25 @@ wc_status cuda_forward(void *self, const wc_stage_plan *p, const wc_image *in, w
     WC_RETURN_IF(in->width != p->width || in->height != p->height ||
                      in->components != p->components || in->bit_depth != p->bit_depth,
                  err, WC_ERR_ARG, "CUDA backend: image and plan disagree");
-    if (!all_dwt(p)) return on_cpu(p, in, out, 0, err);
     WC_FORWARD_IF_ERROR(check_plan(p, out, err));
     for (uint32_t k = 0; k < p->components; k++)
-        WC_RETURN_IF(!p->quantize && p->wavelet[k] == 97 && !out->f[k], err, WC_ERR_ARG,
+        WC_RETURN_IF(!p->quantize && is_float(p, k) && !out->f[k], err, WC_ERR_ARG,
                      "CUDA backend: no float plane for component %u", k);
     CUDA_TRY(err, cudaSetDevice(c->device), "selecting the device");
     WC_FORWARD_IF_ERROR(ensure_buffers(c, p, 0, err));
 
-    const size_t n = (size_t)p->width * p->height;
+    const size_t n = coef_elems(p);
     const size_t row = host_row_bytes(p);
     CUDA_TRY(err, cudaMemcpy2DAsync(c->px, device_row_bytes(p), in->pixels,
                                     in->stride ? in->stride : row, row, p->height,
                                     cudaMemcpyHostToDevice, c->stream),
              "uploading the samples");
+    for (uint32_t k = 0; k < p->components; k++)
+        CUDA_TRY(err, forward_component(c, p, k), "forward transform");
     for (uint32_t k = 0; k < p->components; k++) {
-        const wcg_component_job j = component_job(c, p, k);
-        CUDA_TRY(err, wcg_forward_component(&j, c->stream), "forward transform");
-    }
-    for (uint32_t k = 0; k < p->components; k++) {
-        void *dst = !p->quantize && p->wavelet[k] == 97 ? (void *)out->f[k] : (void *)out->q[k];
-        CUDA_TRY(err, cudaMemcpyAsync(dst, (char *)c->coef + k * n * 4, n * 4,
+        void *dst = !p->quantize && is_float(p, k) ? (void *)out->f[k] : (void *)out->q[k];
+        const size_t bytes = (size_t)out->width[k] * out->height[k] * 4;
+        CUDA_TRY(err, cudaMemcpyAsync(dst, (char *)c->coef + k * n * 4, bytes,
                                       cudaMemcpyDeviceToHost, c->stream),
                  "downloading the coefficients");
     }
@@ -254,26 +295,24 @@ wc_status cuda_inverse(void *self, const wc_stage_plan *p, const wc_coeffs *in, 
     WC_RETURN_IF(out->width != p->width || out->height != p->height ||
                      out->components != p->components || out->bit_depth != p->bit_depth,
                  err, WC_ERR_ARG, "CUDA backend: image and plan disagree");
-    if (!all_dwt(p)) return on_cpu(p, out, (wc_coeffs *)in, 1, err);
     WC_FORWARD_IF_ERROR(check_plan(p, in, err));
     CUDA_TRY(err, cudaSetDevice(c->device), "selecting the device");
     WC_FORWARD_IF_ERROR(ensure_buffers(c, p, 1, err));
 
-    const size_t n = (size_t)p->width * p->height;
+    const size_t n = (size_t)p->width * p->height, slot = coef_elems(p);
     for (uint32_t k = 0; k < p->components; k++)
-        CUDA_TRY(err, cudaMemcpyAsync((char *)c->coef + k * n * 4, in->q[k], n * 4,
+        CUDA_TRY(err, cudaMemcpyAsync((char *)c->coef + k * slot * 4, in->q[k],
+                                      (size_t)in->width[k] * in->height[k] * 4,
                                       cudaMemcpyHostToDevice, c->stream),
                  "uploading the coefficients");
     const int colour = colour_active(p);
-    for (uint32_t k = 0; k < p->components; k++) {
-        wcg_component_job j = component_job(c, p, k);
-        j.plane = colour && k < 3 ? (char *)c->planes + k * n * 4 : NULL;
-        CUDA_TRY(err, wcg_inverse_component(&j, c->stream), "inverse transform");
-    }
+    for (uint32_t k = 0; k < p->components; k++)
+        CUDA_TRY(err, inverse_component(c, p, k, colour && k < 3 ? (char *)c->planes + k * n * 4 : NULL),
+                 "inverse transform");
     if (colour) {
         const wcg_samples s = device_samples(c, p);
         const void *planes[3] = {c->planes, (char *)c->planes + n * 4, (char *)c->planes + 2 * n * 4};
-        const int fl[3] = {p->wavelet[0] == 97, p->wavelet[1] == 97, p->wavelet[2] == 97};
+        const int fl[3] = {is_float(p, 0), is_float(p, 1), is_float(p, 2)};
         CUDA_TRY(err, wcg_colour_inverse(&s, p->width, p->height, planes, fl, p->width, c->stream),
                  "inverse colour transform");
     }

@@ -15,6 +15,11 @@
  * samples once plus coefficients once. Small sizes rotate through several
  * buffer sets so that the L2 cache does not flatter them.
  *
+ * The 8x8 DCT and LOT (rows "dct", "lot") are timed the same way, one
+ * kernel per direction: forward from the samples to int32 coefficients
+ * quantized with steps of 1 (the codec always quantizes block transforms),
+ * inverse from int32 coefficients back to samples.
+ *
  * --full also times the whole backend call host to host (pageable memory,
  * as the codec calls it) with its upload, kernels and download split out.
  */
@@ -27,6 +32,7 @@ extern "C" {
 #include "backend.h"
 }
 
+#include "blk8_cuda.h"
 #include "dwt_cuda.h"
 
 namespace {
@@ -80,7 +86,11 @@ struct result {
     unsigned n, bits, wavelet;
     const char *what;
     float ms, gpix, gbs, copy_gbs;
+    const char *tx = nullptr; /* block transform rows: "dct" or "lot" */
 };
+
+/* The transform column: the wavelet, or the block transform's name. */
+const char *tx_label(const result &r) { return r.tx ? r.tx : (r.wavelet == 53 ? "53" : "97"); }
 
 /* Times fn(set index) with events: warm-up, then the median of reps. */
 template <class F> float time_ms(cudaStream_t st, int sets, int reps, F fn)
@@ -125,7 +135,8 @@ void bench_size(unsigned n, unsigned only_bits, int reps, cudaStream_t st, resul
     void *work, *copy_dst;
     for (int i = 0; i < sets; ++i) {
         CHECK(cudaMalloc(&s[i].px, px * 2));
-        CHECK(cudaMalloc(&s[i].coef, px * 4));
+        /* Block transforms pad to whole 8x8 blocks. */
+        CHECK(cudaMalloc(&s[i].coef, (size_t)((n + 7) & ~7u) * ((n + 7) & ~7u) * 4));
     }
     CHECK(cudaMalloc(&work, 2 * ll * 4));
     CHECK(cudaMalloc(&copy_dst, px * 4));
@@ -186,6 +197,36 @@ void bench_size(unsigned n, unsigned only_bits, int reps, cudaStream_t st, resul
             });
             out[(*nout)++] = {n, bits, (unsigned)wav, "inverse", inv, (float)(px / (inv * 1e6)),
                               (float)(io / (inv * 1e6)), copy_gbs};
+        }
+        for (int tx = WC_TRANSFORM_DCT; tx <= WC_TRANSFORM_LOT; ++tx) {
+            const char *name = tx == WC_TRANSFORM_DCT ? "dct" : "lot";
+            wcg_blk8_job b = {};
+            b.width = b.height = n;
+            b.pw = b.ph = (n + 7) & ~7u;
+            b.samples.pitch = n;
+            b.samples.comps = 1;
+            b.samples.bytes = bytes;
+            b.samples.shift = 1 << (bits - 1);
+            b.samples.maxval = (int32_t)((1u << bits) - 1);
+            b.quantize = 1;
+            for (int k = 0; k < 64; ++k) b.steps[k] = 1.0f;
+            const double io = (double)px * bytes + (double)b.pw * b.ph * 4;
+            auto run = [&](int i, int inverse) {
+                wcg_blk8_job k = b;
+                k.samples.px = s[i].px;
+                k.coef = s[i].coef;
+                if (tx == WC_TRANSFORM_DCT)
+                    CHECK(inverse ? wcg_dct8_inverse(&k, st) : wcg_dct8_forward(&k, st));
+                else
+                    CHECK(inverse ? wcg_lot8_inverse(&k, st) : wcg_lot8_forward(&k, st));
+            };
+            const float fwd = time_ms(st, sets, reps, [&](int i) { run(i, 0); });
+            out[(*nout)++] = {n, bits, 0, "forward", fwd, (float)(px / (fwd * 1e6)),
+                              (float)(io / (fwd * 1e6)), copy_gbs, name};
+            /* The inverse reads the coefficients the forward left. */
+            const float inv = time_ms(st, sets, reps, [&](int i) { run(i, 1); });
+            out[(*nout)++] = {n, bits, 0, "inverse", inv, (float)(px / (inv * 1e6)),
+                              (float)(io / (inv * 1e6)), copy_gbs, name};
         }
     }
     for (int i = 0; i < sets; ++i) {
@@ -315,7 +356,7 @@ int main(int argc, char **argv)
     cudaStream_t st;
     CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
 
-    static result res[16 * 8];
+    static result res[16 * 16];
     int nres = 0;
     for (int i = 0; i < nsizes; ++i) bench_size(sizes[i], only_bits, reps, st, res, &nres);
     if (full) {
@@ -329,10 +370,10 @@ int main(int argc, char **argv)
            "GB/s", "copyGB/s");
     for (int i = 0; i < nres; ++i) {
         const result &r = res[i];
-        printf("%6u %4u %4u %-8s %9.4f %8.2f %8.1f %8.1f\n", r.n, r.bits, r.wavelet, r.what, r.ms,
+        printf("%6u %4u %4s %-8s %9.4f %8.2f %8.1f %8.1f\n", r.n, r.bits, tx_label(r), r.what, r.ms,
                r.gpix, r.gbs, r.copy_gbs);
         if (f)
-            fprintf(f, "%u,%u,%u,%s,%.5f,%.3f,%.1f,%.1f\n", r.n, r.bits, r.wavelet, r.what, r.ms,
+            fprintf(f, "%u,%u,%s,%s,%.5f,%.3f,%.1f,%.1f\n", r.n, r.bits, tx_label(r), r.what, r.ms,
                     r.gpix, r.gbs, r.copy_gbs);
     }
     if (f) fclose(f);
