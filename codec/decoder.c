@@ -125,6 +125,11 @@ static wc_status parse(const void *src, size_t size, parsed *ps, wc_err *err)
                  "chunk 0 (WHDR) at byte %zu: %u levels is more than a %ux%u %u-bit image "
                  "allows (%d)", k->offset, ps->h.levels, ps->h.width, ps->h.height,
                  ps->h.bit_depth, levels);
+    /* The reversible colour transform is integer: it follows the 5/3 DWT
+     * only. No encoder pairs it with the DCT/LOT, whose planes are float. */
+    WC_RETURN_IF(ps->h.colour == WC_COLOUR_RCT && ps->h.transform != WC_TRANSFORM_DWT, err,
+                 WC_ERR_CORRUPT, "header: the reversible colour transform with the %s",
+                 ps->h.transform == WC_TRANSFORM_DCT ? "DCT" : "LOT");
     unsigned want_steps = ps->h.transform != WC_TRANSFORM_DWT ? 64u : 3u * ps->h.levels + 1;
     WC_RETURN_IF(ps->h.nsteps < want_steps, err, WC_ERR_CORRUPT,
                  "chunk 0 (WHDR) at byte %zu: %u quantizer steps, expected at least %u", k->offset,

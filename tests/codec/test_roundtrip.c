@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <zlib.h>
 
 #include "test_support.h"
 #include "wcodec.h"
@@ -334,6 +335,38 @@ static void test_info(void **state)
     wc_ctx_free(ctx);
 }
 
+/* A header that pairs the reversible (integer) colour transform with the
+ * DCT is refused, even with every CRC intact: its planes are float. */
+static void test_rct_with_block_transform_refused(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    test_rng r;
+    test_rng_seed(&r, 7);
+    wc_image img = make_image(&r, 24, 16, 3, 8, 1);
+    wc_params p;
+    wc_params_init(&p);
+    p.lossless = 0;
+    p.transform = WC_TRANSFORM_DCT;
+    uint8_t *file;
+    size_t n;
+    assert_int_equal(wc_encode_alloc(ctx, &p, &img, (void **)&file, &n), WC_OK);
+    /* WHDR data starts at 8 (magic) + 8 (length, type); colour at +14,
+     * wavelets at +20. */
+    uint8_t *h = file + 16;
+    uint32_t hlen = file[8] | file[9] << 8 | file[10] << 16 | (uint32_t)file[11] << 24;
+    h[14] = 1;
+    h[20] = h[21] = h[22] = 53;
+    uint32_t crc = (uint32_t)crc32(0L, file + 12, hlen + 4);
+    for (int i = 0; i < 4; i++) h[hlen + i] = (uint8_t)(crc >> (8 * i));
+    wc_image out;
+    assert_int_equal(wc_decode(ctx, NULL, file, n, &out), WC_ERR_CORRUPT);
+    assert_true(strstr(wc_ctx_error(ctx), "reversible colour") != NULL);
+    free(file);
+    wc_image_free(&img);
+    wc_ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -345,6 +378,7 @@ int main(void)
         cmocka_unit_test(test_parameters_and_buffers),
         cmocka_unit_test(test_threshold_and_step),
         cmocka_unit_test(test_info),
+        cmocka_unit_test(test_rct_with_block_transform_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
