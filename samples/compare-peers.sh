@@ -243,7 +243,7 @@ awk -F, -v codecs="$CODECS" -v rates="$RATES" '
 {
     echo "# wcodec and peer codecs"
     echo
-    echo "${#images[@]} images ($(basename "${inputs[0]}")...), targets $RATES bpp; $(uname -m), $JOBS job(s), ${elapsed} s."
+    echo "${#images[@]} images from \`${inputs[*]}\`, targets $RATES bpp; $JOBS job(s), ${elapsed} s."
     echo
     echo "Each codec is brought to each target per image: wcodec (\`--bpp\`, DWT 9/7, Huffman) and"
     echo "OpenJPEG (\`-I -r\`, 9/7) by their own rate control; libjpeg-turbo (\`-quality\`, 4:2:0,"
