@@ -61,7 +61,12 @@ int cli_exit_code(wc_status s) { return s == WC_OK ? CLI_OK : s == WC_ERR_IO ? C
 void cli_error(wc_ctx *ctx, wc_status s, const char *what)
 {
     const char *msg = ctx ? wc_ctx_error(ctx) : "";
-    fprintf(stderr, "wcodec: %s: %s\n", what, *msg ? msg : wc_strerror(s));
+    size_t n = strlen(what);
+    /* File errors already start with the file's name: say it once. */
+    if (!strncmp(msg, what, n) && msg[n] == ':')
+        fprintf(stderr, "wcodec: %s\n", msg);
+    else
+        fprintf(stderr, "wcodec: %s: %s\n", what, *msg ? msg : wc_strerror(s));
 }
 
 double cli_now(void)

@@ -4,6 +4,7 @@
  * complete, so a failure never leaves a partial file behind.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,22 +15,36 @@
 
 typedef wc_status (*write_fn)(const char *tmp_path, const void *arg, wc_err *err);
 
+/* Creates an empty, unique temporary file beside path, with the mode a
+ * plain fopen would give (0666 less the umask: mkstemp's 0600 would make
+ * every output private). Returns 0 and the name in tmp, or an errno. */
+static int create_temp(const char *path, char *tmp, size_t cap)
+{
+    for (unsigned attempt = 0; attempt < 1000; attempt++) {
+        snprintf(tmp, cap, "%s.tmp.%ld.%u", path, (long)getpid(), attempt);
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+        if (fd >= 0) {
+            close(fd);
+            return 0;
+        }
+        if (errno != EEXIST) return errno;
+    }
+    return EEXIST;
+}
+
 static wc_status write_atomic(const char *path, write_fn fn, const void *arg, wc_err *err)
 {
     WC_RETURN_IF(!path || !*path, err, WC_ERR_ARG, "no output path");
-    size_t n = strlen(path);
-    char *tmp = wc_malloc(n + 16);
+    size_t cap = strlen(path) + 48;
+    char *tmp = wc_malloc(cap);
     WC_RETURN_IF(!tmp, err, WC_ERR_NOMEM, "out of memory");
-    memcpy(tmp, path, n);
-    memcpy(tmp + n, ".tmp.XXXXXX", 12);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
+    int e = create_temp(path, tmp, cap);
+    if (e != 0) {
         wc_status s = wc_fail(err, WC_ERR_IO, "%s: cannot create a file there: %s", path,
-                              strerror(errno));
+                              strerror(e));
         wc_free(tmp);
         return s;
     }
-    close(fd);
     wc_status s = fn(tmp, arg, err);
     if (s == WC_OK && rename(tmp, path) != 0)
         s = wc_fail(err, WC_ERR_IO, "%s: cannot rename the finished file into place: %s", path,
