@@ -65,7 +65,7 @@ template <bool QUANT> __global__ void __launch_bounds__(THREADS) dct8_fwd_kernel
             float v[8];
 #pragma unroll
             for (int k = 0; k < 8; ++k) v[k] = r[k];
-            dct8_fwd8_d(v, v);
+            dct8_fwd8(v, v);
 #pragma unroll
             for (int k = 0; k < 8; ++k) r[k] = v[k];
         }
@@ -77,7 +77,7 @@ template <bool QUANT> __global__ void __launch_bounds__(THREADS) dct8_fwd_kernel
             float v[8];
 #pragma unroll
             for (int k = 0; k < 8; ++k) v[k] = s[(8 * b + k) * PITCH + x];
-            dct8_fwd8_d(v, v);
+            dct8_fwd8(v, v);
 #pragma unroll
             for (int k = 0; k < 8; ++k) put_coeff<QUANT>(j, steps, t.x0 + x, t.y0 + 8 * b + k, v[k]);
         }
@@ -97,7 +97,7 @@ __global__ void __launch_bounds__(THREADS) dct8_inv_kernel(const wcg_blk8_job j)
             float v[8];
 #pragma unroll
             for (int k = 0; k < 8; ++k) v[k] = get_coeff(j, steps, t.x0 + x, t.y0 + 8 * b + k);
-            dct8_inv8_d(v, v);
+            dct8_inv8(v, v);
 #pragma unroll
             for (int k = 0; k < 8; ++k) s[(8 * b + k) * PITCH + x] = v[k];
         }
@@ -110,7 +110,7 @@ __global__ void __launch_bounds__(THREADS) dct8_inv_kernel(const wcg_blk8_job j)
             float v[8];
 #pragma unroll
             for (int k = 0; k < 8; ++k) v[k] = r[k];
-            dct8_inv8_d(v, v);
+            dct8_inv8(v, v);
 #pragma unroll
             for (int k = 0; k < 8; ++k) r[k] = v[k];
         }

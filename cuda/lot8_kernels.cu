@@ -100,7 +100,7 @@ __device__ __forceinline__ void fwd_stage1(float *base, int lines, int nblk)
             float *p = base + l * LSTEP + 8 * b * STEP;
             float v[8];
             get8<STEP>(p, v);
-            lot8_stage1_fwd_d(v, v);
+            lot8_stage1_fwd(v, v);
             put8<STEP>(p, v);
         }
     }
@@ -115,7 +115,7 @@ __device__ __forceinline__ void fwd_stage2_rows(float *base, int lines, int nblk
             float *p = base + l * LSTEP + (8 * b + 4) * STEP;
             float v[8];
             get8<STEP>(p, v);
-            lot8_stage2_fwd_d(v, v + 4, v); /* q of shifted b-1, p of shifted b */
+            lot8_stage2_fwd(v, v + 4, v); /* q of shifted b-1, p of shifted b */
             put8<STEP>(p, v);
         }
     }
@@ -149,7 +149,7 @@ template <bool QUANT> __global__ void __launch_bounds__(THREADS) lot8_fwd_kernel
             float *p = cols + x + 8 * b * FP;
             float v[8];
             get8<FP>(p, v);
-            lot8_stage1_fwd_d(v, v);
+            lot8_stage1_fwd(v, v);
             put8<FP>(p, v);
         }
     }
@@ -159,7 +159,7 @@ template <bool QUANT> __global__ void __launch_bounds__(THREADS) lot8_fwd_kernel
         if (x < t.w && b < t.h / 8) {
             float v[8];
             get8<FP>(cols + x + (8 * b + 4) * FP, v);
-            lot8_stage2_fwd_d(v, v + 4, v);
+            lot8_stage2_fwd(v, v + 4, v);
 #pragma unroll
             for (int k = 0; k < 8; ++k) put_coeff<QUANT>(j, steps, t.x0 + x, t.y0 + 8 * b + k, v[k]);
         }
@@ -179,7 +179,7 @@ __device__ __forceinline__ void inv_stage2(float *base, int lines, int nblk)
             float *p = base + l * LSTEP + 8 * b * STEP;
             float v[8], o[8];
             get8<STEP>(p, v);
-            lot8_stage2_inv_d(v, o, o + 4);
+            lot8_stage2_inv(v, o, o + 4);
             put8<STEP>(p, o);
         }
     }
@@ -202,7 +202,7 @@ __device__ __forceinline__ void inv_stage1(float *base, int lines, int nblk, int
             const int64_t sb = first_s + b;
             if (sb < 0) v[0] = v[4], v[1] = v[5], v[2] = v[6], v[3] = v[7];
             if (sb + 1 >= m) v[4] = v[0], v[5] = v[1], v[6] = v[2], v[7] = v[3];
-            lot8_stage1_inv_d(v, v + 4, x);
+            lot8_stage1_inv(v, v + 4, x);
             put8<STEP>(p, x);
         }
     }
@@ -228,7 +228,7 @@ __global__ void __launch_bounds__(THREADS) lot8_inv_kernel(const wcg_blk8_job j)
 #pragma unroll
             for (int k = 0; k < 8; ++k)
                 v[k] = in ? get_coeff(j, steps, (uint32_t)gx, (uint32_t)gy0 + k) : 0.0f;
-            lot8_stage2_inv_d(v, o, o + 4);
+            lot8_stage2_inv(v, o, o + 4);
             put8<IP>(s + x + 8 * b * IP, o);
         }
     }

@@ -39,6 +39,8 @@
 #ifndef WC_DCT8_H
 #define WC_DCT8_H
 
+#include "hostdev.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -74,7 +76,7 @@
 /* Forward orthonormal 8-point DCT-II: y = DCT(x). x and y may be the same
  * array (all inputs are read before any output is written). This body IS
  * the contract: mirror it statement for statement. */
-static inline void dct8_fwd8(const float *x, float *y)
+WC_HOSTDEV void dct8_fwd8(const float *x, float *y)
 {
     float t0 = x[0] + x[7], t7 = x[0] - x[7];
     float t1 = x[1] + x[6], t6 = x[1] - x[6];
@@ -108,7 +110,7 @@ static inline void dct8_fwd8(const float *x, float *y)
 
 /* Inverse of dct8_fwd8 (the orthonormal DCT-III): x = IDCT(y). y and x may
  * be the same array. This body IS the contract. */
-static inline void dct8_inv8(const float *y, float *x)
+WC_HOSTDEV void dct8_inv8(const float *y, float *x)
 {
     /* The scale AAN's butterflies expect, applied first. */
     float c0 = y[0] * DCT8_T0, c1 = y[1] * DCT8_T1;

@@ -49,6 +49,8 @@
 #ifndef WC_LOT8_H
 #define WC_LOT8_H
 
+#include "hostdev.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -63,7 +65,7 @@
 #define LOT8_S3 LOT8_S1
 
 /* Stage 1 forward: pq[0..3] = p, pq[4..7] = q of the 8 samples x. */
-static inline void lot8_stage1_fwd(const float *x, float *pq)
+WC_HOSTDEV void lot8_stage1_fwd(const float *x, float *pq)
 {
     float c[8];
     dct8_fwd8(x, c);
@@ -79,7 +81,7 @@ static inline void lot8_stage1_fwd(const float *x, float *pq)
 
 /* Stage 2 forward: the 8 coefficients y of one LOT block from q (left
  * shifted block) and p (right shifted block). */
-static inline void lot8_stage2_fwd(const float *q, const float *p, float *y)
+WC_HOSTDEV void lot8_stage2_fwd(const float *q, const float *p, float *y)
 {
     float e0 = (q[0] + p[0]) * 0.5f, d0 = (q[0] - p[0]) * 0.5f;
     float e1 = (q[1] + p[1]) * 0.5f, d1 = (q[1] - p[1]) * 0.5f;
@@ -106,7 +108,7 @@ static inline void lot8_stage2_fwd(const float *q, const float *p, float *y)
  * its left shifted block and ph = p/2 of its right one. Rotations undone in
  * reverse order, each transposed; the 1/2 sits here (the transpose of the
  * forward flow graph), so stage 1 inverse has none. */
-static inline void lot8_stage2_inv(const float *y, float *qh, float *ph)
+WC_HOSTDEV void lot8_stage2_inv(const float *y, float *qh, float *ph)
 {
     float b2 = LOT8_C3 * y[5] + LOT8_S3 * y[7];
     float d3 = LOT8_C3 * y[7] - LOT8_S3 * y[5];
@@ -127,7 +129,7 @@ static inline void lot8_stage2_inv(const float *y, float *qh, float *ph)
 
 /* Stage 1 inverse: the 8 samples x of a shifted block from its ph and qh
  * (which may be the same array: the mirrored edge blocks). */
-static inline void lot8_stage1_inv(const float *ph, const float *qh, float *x)
+WC_HOSTDEV void lot8_stage1_inv(const float *ph, const float *qh, float *x)
 {
     float c[8];
     c[0] = ph[0] + qh[0];
