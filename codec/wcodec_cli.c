@@ -126,7 +126,8 @@ static int cmd_decode(int argc, char **argv)
                "  --threads N           worker threads (default: all cores)\n"
                "  --backend B           auto (default), cpu or cuda\n"
                "  --max-pixels N        refuse files larger than N pixels (default 2^31)\n"
-               "  --max-memory N        refuse files needing more than N bytes\n"
+               "  --max-memory N        refuse files needing more than N bytes to decode\n"
+               "                        (default 8 GiB: 8589934592)\n"
                "  -v, --verbose         say which backend ran\n"
                "  -q, --quiet           print nothing on success\n");
         return CLI_OK;
