@@ -66,12 +66,20 @@ typedef struct enc_job {
     int deflate_level;
 } enc_job;
 
-static bc_block block_view(const wc_layout *lay, int32_t *const *planes, const wc_cblk *k)
+/* Run mode starts where the context sum is at most this: lossy planes are
+ * mostly zero, and runs there beat coding zeros one by one (measured on
+ * Kodak: +0.15 dB at 0.25 and 1 bpp for 3 against 0); lossless planes do
+ * best at 1. */
+static uint32_t run_max_of(const wcx_header *h) { return (h->flags & 1) ? 1 : 3; }
+
+static bc_block block_view(const wcx_header *h, const wc_layout *lay, int32_t *const *planes,
+                           const wc_cblk *k)
 {
+    const uint32_t run_max = run_max_of(h);
     const wc_band_info *bi = &lay->band[k->comp][k->band];
     int orient = bi->orient == 1 ? BC_VERT : bi->orient == 2 ? BC_HORZ : BC_ISO;
     bc_block b = {planes[k->comp] + (size_t)k->y0 * lay->plane_w[k->comp] + k->x0, k->w, k->h,
-                  lay->plane_w[k->comp], bi->predict, orient};
+                  lay->plane_w[k->comp], bi->predict, orient, run_max};
     return b;
 }
 
@@ -81,7 +89,7 @@ static void count_block(void *arg, size_t i, int w)
     enc_job *j = arg;
     worker_state *ws = &j->ws[w];
     const wc_cblk *k = &j->lay->blocks[i];
-    bc_block b = block_view(j->lay, j->planes, k);
+    bc_block b = block_view(j->h, j->lay, j->planes, k);
     unsigned cls = j->lay->band[k->comp][k->band].cls;
     uint16_t *tok = (uint16_t *)(void *)arena_reserve(&ws->syms, bc_token_bound(k->w, k->h) * 2);
     if (!tok) {
@@ -133,7 +141,7 @@ static void encode_block(void *arg, size_t i, int w)
     worker_state *ws = &j->ws[w];
     if (j->status[w] != WC_OK) return;
     const wc_cblk *k = &j->lay->blocks[i];
-    bc_block b = block_view(j->lay, j->planes, k);
+    bc_block b = block_view(j->h, j->lay, j->planes, k);
     size_t size = 0;
     wc_status s = WC_OK;
     j->block_worker[i] = (uint8_t)w;
@@ -372,7 +380,7 @@ static void decode_block(void *arg, size_t i, int w)
     dec_job *j = arg;
     if (j->fail_block[w] != SIZE_MAX) return; /* this worker already failed */
     const wc_cblk *k = &j->lay->blocks[i];
-    bc_block b = block_view(j->lay, j->planes, k);
+    bc_block b = block_view(j->h, j->lay, j->planes, k);
     const uint8_t *src = j->in->data[k->comp] + j->offset[i];
     wc_err e = {{0}};
     wc_status s;

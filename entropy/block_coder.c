@@ -182,7 +182,7 @@ BC_INLINE void walk(const bc_block *b, uint32_t *scratch, const sink *k, int cod
         const int32_t *row = src + y * (ptrdiff_t)ss;
         while (x < W) {
             uint32_t s = context_sum(mrow, ms, x, wa, wb);
-            if (s == 0) break;
+            if (s <= b->run_max) break;
             int32_t v = row[x];
             uint32_t m = mag_of(v);
             emit(k, coding, ctx_of(s), m, v < 0, m != 0);
@@ -360,7 +360,7 @@ wc_status bc_decode(const uint8_t *src, size_t size, const bc_block *b, const bc
         uint32_t a = mrow[x - 1], a2 = mrow[x - 2];
         while (x < W) {
             uint32_t s = wa * a + wb * up[x] + up[x - 1] + up[x + 1] + a2 + up2[x];
-            if (s == 0) break;
+            if (s <= b->run_max) break;
             unsigned ctx = ctx_of(s);
             WC_RETURN_IF(!decode_sym(&r, T, ctx, &sym), err, WC_ERR_CORRUPT,
                          "row %d col %d: context %u has no table", y, x, ctx);

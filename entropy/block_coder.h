@@ -7,7 +7,7 @@
  *  - the context of a coefficient is s = wW|W| + wN|N| + |NW| + |NE| over
  *    already-coded neighbours inside the block (magnitudes capped at 2^20),
  *    with (wW, wN) = (2, 2), or (1, 3) for BC_VERT, (3, 1) for BC_HORZ;
- *  - s == 0 switches to run mode: the number of zeros that follow in raster
+ *  - s <= run_max (0 .. 3; the file's mode decides) switches to run mode: the number of zeros that follow in raster
  *    order (across rows, up to the block's end) is coded with table
  *    BC_RUN, then, unless the block ended, the non-zero coefficient that
  *    stops the run as |v| - 1 with table BC_TERM and a sign bit;
@@ -42,6 +42,7 @@ typedef struct bc_block {
     size_t stride;   /* elements between rows */
     int predict;     /* code MED residuals */
     int orient;      /* BC_ISO, BC_VERT (HL bands) or BC_HORZ (LH bands) */
+    uint32_t run_max;/* run mode where the context sum s <= run_max */
 } bc_block;
 
 /* Which neighbour the context trusts more: HL subbands hold vertical

@@ -80,13 +80,14 @@ static coded code_block(const bc_block *b)
     return c;
 }
 
-static void check_roundtrip(uint32_t w, uint32_t h, int kind, int predict, int orient, test_rng *r)
+static void check_roundtrip(uint32_t w, uint32_t h, int kind, int predict, int orient,
+                            uint32_t run_max, test_rng *r)
 {
     int32_t *v = make_block(r, w, h, kind);
-    bc_block b = {v, w, h, w + 3, predict, orient};
+    bc_block b = {v, w, h, w + 3, predict, orient, run_max};
     coded c = code_block(&b);
     int32_t *out = calloc((size_t)(w + 3) * h, sizeof *out);
-    bc_block ob = {out, w, h, w + 3, predict, orient};
+    bc_block ob = {out, w, h, w + 3, predict, orient, run_max};
     uint32_t *scratch = malloc(bc_scratch_elems() * sizeof(uint32_t));
     wc_err e = {{0}};
     wc_status s = bc_decode(c.buf, c.size, &ob, c.dec, scratch, &e);
@@ -118,14 +119,15 @@ static void test_shapes_and_statistics(void **state)
     for (size_t s = 0; s < sizeof sides / sizeof sides[0]; s++)
         for (int kind = 0; kind < 5; kind++)
             for (int orient = BC_ISO; orient <= BC_HORZ; orient++)
-                check_roundtrip(sides[s][0], sides[s][1], kind, kind == 3, orient, &r);
+                for (uint32_t run_max = 0; run_max <= 3; run_max += 1 + (kind & 1))
+                    check_roundtrip(sides[s][0], sides[s][1], kind, kind == 3, orient, run_max, &r);
 }
 
 static void test_all_zero_block_is_tiny(void **state)
 {
     (void)state;
     int32_t *v = calloc(64 * 64, sizeof *v);
-    bc_block b = {v, 64, 64, 64, 0, BC_ISO};
+    bc_block b = {v, 64, 64, 64, 0, BC_ISO, 3};
     coded c = code_block(&b);
     /* One run of 4096 covers the block; its class is the only symbol (a
      * zero-bit code), leaving the class's 10 raw bits: 2 bytes. */
@@ -141,7 +143,7 @@ static void test_unused_table_is_corrupt(void **state)
     test_rng r;
     test_rng_seed(&r, 12);
     int32_t *v = make_block(&r, 16, 16, 0);
-    bc_block b = {v, 16, 16, 19, 0, BC_ISO};
+    bc_block b = {v, 16, 16, 19, 0, BC_ISO, 0};
     coded c = code_block(&b);
     bc_dectab *empty = calloc(1, sizeof *empty); /* no table is used */
     uint32_t *scratch = malloc(bc_scratch_elems() * sizeof(uint32_t));

@@ -299,7 +299,7 @@ static void block_seed(const char *name, uint32_t bw, uint32_t bh, int predict, 
         int32_t r = (int32_t)(x % 9) - 4;
         v[i] = (x & 0x30) ? 0 : r * scale + (predict ? (int32_t)(i % bw) * 3 : 0);
     }
-    bc_block b = {v, bw, bh, bw, predict, orient};
+    bc_block b = {v, bw, bh, bw, predict, orient, predict ? 1u : 3u};
     memset(freq, 0, sizeof freq);
     bc_count(&b, freq, scratch);
     uint8_t len[BC_NTAB][BC_NSYM];
