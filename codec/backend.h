@@ -56,6 +56,8 @@ typedef struct wc_stage_plan {
     float threshold[4];              /* per component */
     float recon;                     /* reconstruction offset in [0, 1) */
     int quantize;                    /* forward: 0 = stop before quantizing */
+    int threads;                     /* host threads a backend may use (0 = all);
+                                        results never depend on it */
 } wc_stage_plan;
 
 /* Coefficient planes, width[c] x height[c], row-major, Mallat layout.

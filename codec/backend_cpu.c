@@ -10,6 +10,7 @@
 #include "dct8.h"
 #include "dwt.h"
 #include "lot8.h"
+#include "parallel.h"
 #include "quant.h"
 
 static wc_status cpu_create(void **self, wc_err *err)
@@ -79,6 +80,49 @@ static wc_status forward_float_comp(const wc_stage_plan *p, uint32_t c, float *p
     return s;
 }
 
+/* The components' transforms are independent: one worker each. */
+typedef struct comp_job {
+    const wc_stage_plan *p;
+    const wc_coeffs *cin;  /* inverse */
+    wc_coeffs *cout;       /* forward */
+    int32_t **pl;          /* inverse: sample planes */
+    float **fl;            /* float planes */
+    wc_status status[4];
+    wc_err errs[4];
+} comp_job;
+
+static void forward_comp(void *arg, size_t c, int worker)
+{
+    (void)worker;
+    comp_job *j = arg;
+    const wc_stage_plan *p = j->p;
+    wc_coeffs *out = j->cout;
+    if (j->fl[c]) {
+        const size_t n = (size_t)p->width * p->height;
+        if (p->colour != WC_COLOUR_ICT || c > 2)
+            for (size_t i = 0; i < n; i++) j->fl[c][i] = (float)out->q[c][i];
+        j->status[c] = forward_float_comp(p, (uint32_t)c, j->fl[c], out, &j->errs[c]);
+        return;
+    }
+    int32_t *scratch = wc_malloc_array(dwt_scratch_elems(p->width, p->height), sizeof(int32_t));
+    if (!scratch) {
+        j->status[c] = wc_fail(&j->errs[c], WC_ERR_NOMEM, "out of memory (DWT scratch)");
+        return;
+    }
+    dwt53_forward(out->q[c], p->width, p->height, p->levels, scratch);
+    wc_free(scratch);
+    quant_layout lay = layout_of(p, (uint32_t)c, p->width, p->height);
+    if (p->quantize) quant_int_plane(out->q[c], &lay, p->steps[c], p->threshold[c]);
+}
+
+/* The first failing component's status and message, in component order. */
+static wc_status job_status(const comp_job *j, uint32_t n, wc_err *err)
+{
+    for (uint32_t c = 0; c < n; c++)
+        if (j->status[c] != WC_OK) return wc_fail(err, j->status[c], "%s", j->errs[c].msg);
+    return WC_OK;
+}
+
 static wc_status cpu_forward(void *self, const wc_stage_plan *p, const wc_image *in, wc_coeffs *out,
                              wc_err *err)
 {
@@ -96,22 +140,14 @@ static wc_status cpu_forward(void *self, const wc_stage_plan *p, const wc_image 
     }
     if (s == WC_OK && p->colour == WC_COLOUR_ICT)
         colour_ict_forward(out->q[0], out->q[1], out->q[2], fl[0], fl[1], fl[2], n);
-    for (uint32_t c = 0; c < p->components && s == WC_OK; c++) {
-        if (fl[c]) {
-            if (p->colour != WC_COLOUR_ICT || c > 2)
-                for (size_t i = 0; i < n; i++) fl[c][i] = (float)out->q[c][i];
-            s = forward_float_comp(p, c, fl[c], out, err);
-        } else {
-            int32_t *scratch = wc_malloc_array(dwt_scratch_elems(p->width, p->height), sizeof(int32_t));
-            if (!scratch) {
-                s = wc_fail(err, WC_ERR_NOMEM, "out of memory (DWT scratch)");
-                break;
-            }
-            dwt53_forward(out->q[c], p->width, p->height, p->levels, scratch);
-            wc_free(scratch);
-            quant_layout lay = layout_of(p, c, p->width, p->height);
-            if (p->quantize) quant_int_plane(out->q[c], &lay, p->steps[c], p->threshold[c]);
-        }
+    if (s == WC_OK) {
+        comp_job j;
+        memset(&j, 0, sizeof j);
+        j.p = p;
+        j.cout = out;
+        j.fl = fl;
+        wc_parallel_for(p->threads, p->components, forward_comp, &j);
+        s = job_status(&j, p->components, err);
     }
     for (int c = 0; c < 4; c++) wc_free(fl[c]);
     return s;
@@ -163,6 +199,20 @@ static wc_status inverse_int_comp(const wc_stage_plan *p, uint32_t c, const wc_c
     return WC_OK;
 }
 
+static void inverse_comp(void *arg, size_t c, int worker)
+{
+    (void)worker;
+    comp_job *j = arg;
+    const size_t n = (size_t)j->p->width * j->p->height;
+    j->pl[c] = wc_malloc_array(n, sizeof(int32_t));
+    if (!j->pl[c])
+        j->status[c] = wc_fail(&j->errs[c], WC_ERR_NOMEM, "out of memory (sample plane)");
+    else if (is_float(j->p, (uint32_t)c))
+        j->status[c] = inverse_float_comp(j->p, (uint32_t)c, j->cin, &j->fl[c], &j->errs[c]);
+    else
+        j->status[c] = inverse_int_comp(j->p, (uint32_t)c, j->cin, j->pl[c], &j->errs[c]);
+}
+
 static wc_status cpu_inverse(void *self, const wc_stage_plan *p, const wc_coeffs *in, wc_image *out,
                              wc_err *err)
 {
@@ -170,16 +220,14 @@ static wc_status cpu_inverse(void *self, const wc_stage_plan *p, const wc_coeffs
     const size_t n = (size_t)p->width * p->height;
     int32_t *pl[4] = {NULL, NULL, NULL, NULL};
     float *fl[4] = {NULL, NULL, NULL, NULL};
-    wc_status s = WC_OK;
-    for (uint32_t c = 0; c < p->components && s == WC_OK; c++) {
-        pl[c] = wc_malloc_array(n, sizeof(int32_t));
-        if (!pl[c])
-            s = wc_fail(err, WC_ERR_NOMEM, "out of memory (sample plane)");
-        else if (is_float(p, c))
-            s = inverse_float_comp(p, c, in, &fl[c], err);
-        else
-            s = inverse_int_comp(p, c, in, pl[c], err);
-    }
+    comp_job j;
+    memset(&j, 0, sizeof j);
+    j.p = p;
+    j.cin = in;
+    j.pl = pl;
+    j.fl = fl;
+    wc_parallel_for(p->threads, p->components, inverse_comp, &j);
+    wc_status s = job_status(&j, p->components, err);
     if (s == WC_OK && p->colour == WC_COLOUR_RCT) colour_rct_inverse(pl[0], pl[1], pl[2], n);
     if (s == WC_OK && p->colour == WC_COLOUR_ICT) colour_ict_inverse(fl[0], fl[1], fl[2], n);
     for (uint32_t c = 0; c < p->components && s == WC_OK; c++) {

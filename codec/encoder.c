@@ -144,6 +144,7 @@ static wc_status encode_payloads(enc_state *st, const wc_image *img, es_output *
     plan_header(p, img, step, &st->h);
     WC_FORWARD_IF_ERROR(layout_build(&st->h, WC_MAX_BLOCKS, &st->lay, err));
     plan_from_header(&st->h, p->lossless ? 0.0f : p->threshold, &st->plan);
+    st->plan.threads = p->threads;
     const int rate = !p->lossless && p->bpp > 0;
     WC_FORWARD_IF_ERROR(alloc_planes(st, rate));
     WC_FORWARD_IF_ERROR(ctx_backend(st->ctx, p->backend));
