@@ -54,7 +54,7 @@ void wcx_chunk_begin(wcx_writer *w, uint32_t type)
     if (w->open) wcx_writer_fail(w, WCX_W_MISUSE);
     w->open = 1;
     w->chunk_start = w->pos;
-    /* The length is a placeholder until wcx_chunk_end knows it. */
+    /* The length is written as zero until wcx_chunk_end knows it. */
     uint8_t *p = wcx_writer_take(w, 8);
     if (p == NULL) return;
     wc_wr32le(p, 0);
