@@ -7,7 +7,7 @@
  * (a damaged file may hold any int32 coefficients), so the kernels are
  * written in uint32 arithmetic with an arithmetic shift of the result.
  */
-#include "dwt_level.cuh"
+#include "dwt_fused.cuh"
 
 namespace wcg {
 namespace {
@@ -81,6 +81,30 @@ struct Dwt53 {
 #pragma unroll
         for (int k = 0; k < K; ++k) o[k] = w_add(o[k], w_half(e[k], n[k]));
     }
+
+    /* The same on rows where each lane holds N consecutive pairs: only the
+     * first even value goes left and the last odd value right. */
+    template <int N> static __device__ __forceinline__ void hfwd_c(int32_t (&e)[N], int32_t (&o)[N],
+                                                                   int lane)
+    {
+        const int32_t en = __shfl_sync(FULL_MASK, e[0], (lane + 1) & 31);
+#pragma unroll
+        for (int i = 0; i < N; ++i) o[i] = w_sub(o[i], w_half(e[i], i + 1 < N ? e[i + 1] : en));
+        const int32_t op = __shfl_sync(FULL_MASK, o[N - 1], (lane + 31) & 31);
+#pragma unroll
+        for (int i = N - 1; i >= 0; --i) e[i] = w_add(e[i], w_quarter(i > 0 ? o[i - 1] : op, o[i]));
+    }
+
+    template <int N> static __device__ __forceinline__ void hinv_c(int32_t (&e)[N], int32_t (&o)[N],
+                                                                   int lane)
+    {
+        const int32_t op = __shfl_sync(FULL_MASK, o[N - 1], (lane + 31) & 31);
+#pragma unroll
+        for (int i = 0; i < N; ++i) e[i] = w_sub(e[i], w_quarter(i > 0 ? o[i - 1] : op, o[i]));
+        const int32_t en = __shfl_sync(FULL_MASK, e[0], (lane + 1) & 31);
+#pragma unroll
+        for (int i = 0; i < N; ++i) o[i] = w_add(o[i], w_half(e[i], i + 1 < N ? e[i + 1] : en));
+    }
 };
 
 #ifndef WCG_K53
@@ -102,4 +126,16 @@ cudaError_t wcg_dwt53_inverse_level(const wcg_inv_level *lv, cudaStream_t st)
 {
     using namespace wcg;
     return launch_inv_level<Dwt53, K53>(lv, st);
+}
+
+cudaError_t wcg_dwt53_forward_2levels(const wcg_fwd_level *l1, const wcg_fwd_level *l2, cudaStream_t st)
+{
+    using namespace wcg::fused;
+    return l1->quantize ? forward2<wcg::Dwt53, int32_t, true>(l1, l2, st)
+                        : forward2<wcg::Dwt53, int32_t, false>(l1, l2, st);
+}
+
+cudaError_t wcg_dwt53_inverse_2levels(const wcg_inv_level *l2, const wcg_inv_level *l1, cudaStream_t st)
+{
+    return wcg::fused::inverse2<wcg::Dwt53>(l2, l1, st);
 }

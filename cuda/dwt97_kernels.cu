@@ -12,7 +12,7 @@ extern "C" {
 #include "dwt.h" /* DWT97_* constants: one definition for CPU and GPU */
 }
 
-#include "dwt_level.cuh"
+#include "dwt_fused.cuh"
 
 namespace wcg {
 namespace {
@@ -107,6 +107,55 @@ struct Dwt97 {
 #pragma unroll
         for (int k = 0; k < K; ++k) o[k] = o[k] - (A97 * (e[k] + n[k]));
     }
+
+    /* The same on rows where each lane holds N consecutive pairs: each
+     * step sends one value to a neighbour lane. */
+    template <int N> static __device__ __forceinline__ float next_e(const float (&e)[N], int i, float en)
+    {
+        return i + 1 < N ? e[i + 1] : en;
+    }
+    template <int N> static __device__ __forceinline__ float prev_o(const float (&o)[N], int i, float op)
+    {
+        return i > 0 ? o[i - 1] : op;
+    }
+    template <int N> static __device__ __forceinline__ void hfwd_c(float (&e)[N], float (&o)[N], int lane)
+    {
+        float en = __shfl_sync(FULL_MASK, e[0], (lane + 1) & 31);
+#pragma unroll
+        for (int i = 0; i < N; ++i) o[i] = o[i] + (A97 * (e[i] + next_e(e, i, en)));
+        float op = __shfl_sync(FULL_MASK, o[N - 1], (lane + 31) & 31);
+#pragma unroll
+        for (int i = N - 1; i >= 0; --i) e[i] = e[i] + (B97 * (prev_o(o, i, op) + o[i]));
+        en = __shfl_sync(FULL_MASK, e[0], (lane + 1) & 31);
+#pragma unroll
+        for (int i = 0; i < N; ++i) o[i] = o[i] + (G97 * (e[i] + next_e(e, i, en)));
+        op = __shfl_sync(FULL_MASK, o[N - 1], (lane + 31) & 31);
+#pragma unroll
+        for (int i = N - 1; i >= 0; --i) e[i] = (e[i] + (D97 * (prev_o(o, i, op) + o[i]))) * IK97;
+#pragma unroll
+        for (int i = 0; i < N; ++i) o[i] = o[i] * K97;
+    }
+
+    template <int N> static __device__ __forceinline__ void hinv_c(float (&e)[N], float (&o)[N], int lane)
+    {
+#pragma unroll
+        for (int i = 0; i < N; ++i) {
+            e[i] = e[i] * K97;
+            o[i] = o[i] * IK97;
+        }
+        float op = __shfl_sync(FULL_MASK, o[N - 1], (lane + 31) & 31);
+#pragma unroll
+        for (int i = N - 1; i >= 0; --i) e[i] = e[i] - (D97 * (prev_o(o, i, op) + o[i]));
+        float en = __shfl_sync(FULL_MASK, e[0], (lane + 1) & 31);
+#pragma unroll
+        for (int i = 0; i < N; ++i) o[i] = o[i] - (G97 * (e[i] + next_e(e, i, en)));
+        op = __shfl_sync(FULL_MASK, o[N - 1], (lane + 31) & 31);
+#pragma unroll
+        for (int i = N - 1; i >= 0; --i) e[i] = e[i] - (B97 * (prev_o(o, i, op) + o[i]));
+        en = __shfl_sync(FULL_MASK, e[0], (lane + 1) & 31);
+#pragma unroll
+        for (int i = 0; i < N; ++i) o[i] = o[i] - (A97 * (e[i] + next_e(e, i, en)));
+    }
 };
 
 #ifndef WCG_K97
@@ -128,4 +177,16 @@ cudaError_t wcg_dwt97_inverse_level(const wcg_inv_level *lv, cudaStream_t st)
 {
     using namespace wcg;
     return launch_inv_level<Dwt97, K97P>(lv, st);
+}
+
+cudaError_t wcg_dwt97_forward_2levels(const wcg_fwd_level *l1, const wcg_fwd_level *l2, cudaStream_t st)
+{
+    using namespace wcg::fused;
+    return l1->quantize ? forward2<wcg::Dwt97, int32_t, true>(l1, l2, st)
+                        : forward2<wcg::Dwt97, float, false>(l1, l2, st);
+}
+
+cudaError_t wcg_dwt97_inverse_2levels(const wcg_inv_level *l2, const wcg_inv_level *l1, cudaStream_t st)
+{
+    return wcg::fused::inverse2<wcg::Dwt97>(l2, l1, st);
 }

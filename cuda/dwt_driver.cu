@@ -6,9 +6,25 @@
  * bands of every level go straight to their final place in the Mallat
  * coefficient plane, so each coefficient is written once.
  */
+#include <stdlib.h>
+
 #include "dwt_cuda.h"
 
 namespace {
+
+/* Whether levels l and l+1 of a w x h level-l input run as one pass
+ * (dwt_fused.cuh). Both must have something to lift both ways; and the
+ * pass is opt-in: on an H100 the two-level kernels still run slower than
+ * two per-level ones (PERF_NOTES.md v4), so they run only on inputs of at
+ * least WCG_FUSE_MIN pixels when that is set (0: every pair). Read at each
+ * call, so that the gpu tests can compare both paths in one process. */
+bool fuse_levels(uint32_t w, uint32_t h)
+{
+    const char *e = getenv("WCG_FUSE_MIN");
+    if (!e || !*e) return false;
+    const long min_px = atol(e);
+    return wcg_fused_fits(w, h) && (long)w * h >= (min_px < 0 ? 0 : min_px);
+}
 
 uint32_t level_size(uint32_t n, int levels)
 {
@@ -24,8 +40,42 @@ void level_steps(const float *steps, int levels, int l, float out[4])
     for (int b = 0; b < 3; ++b) out[1 + b] = steps[1 + 3 * (levels - l) + b];
 }
 
+/* Level l (1 = finest) of a forward job: its region, where it reads
+ * (src; level 1 reads the samples) and where its LL goes (ll). */
+void forward_level(const wcg_component_job *job, int l, const void *src, void *ll, wcg_fwd_level *lv)
+{
+    lv->w = level_size(job->width, l - 1);
+    lv->h = level_size(job->height, l - 1);
+    lv->from_samples = l == 1;
+    lv->src = src;
+    lv->src_pitch = wcg_work_pitch(lv->w);
+    lv->last = l == job->levels;
+    lv->ll = lv->last ? NULL : ll;
+    lv->ll_pitch = wcg_work_pitch((lv->w + 1) / 2);
+    level_steps(job->steps, job->levels, l, lv->step);
+}
+
+/* Level l of an inverse job: its LL from ll (or from the plane at the
+ * coarsest level), its result to dst (level 1: the samples or the colour
+ * plane). */
+void inverse_level(const wcg_component_job *job, int l, const void *ll, void *dst, wcg_inv_level *lv)
+{
+    lv->w = level_size(job->width, l - 1);
+    lv->h = level_size(job->height, l - 1);
+    lv->ll_from_coef = l == job->levels;
+    lv->ll = lv->ll_from_coef ? NULL : ll;
+    lv->ll_pitch = wcg_work_pitch((lv->w + 1) / 2);
+    lv->to_samples = l == 1 && job->plane == NULL;
+    lv->dst = l == 1 ? job->plane : dst;
+    lv->dst_pitch = l == 1 ? job->width : wcg_work_pitch(lv->w);
+    level_steps(job->steps, job->levels, l, lv->step);
+}
+
 } /* namespace */
 
+/* One kernel a level, or two levels a kernel (1+2, 3+4, ...) where
+ * fuse_levels() says so, keeping the LL between the two on chip; the LL
+ * after each step ping-pongs between the work buffers. */
 cudaError_t wcg_forward_component(const wcg_component_job *job, cudaStream_t st)
 {
     const int is97 = job->wavelet == 97;
@@ -43,22 +93,32 @@ cudaError_t wcg_forward_component(const wcg_component_job *job, cudaStream_t st)
         level_steps(job->steps, 0, 0, lv.step);
         return wcg_forward_level0(&lv, is97, st);
     }
-    for (int l = 1; l <= job->levels; ++l) {
-        lv.w = level_size(job->width, l - 1);
-        lv.h = level_size(job->height, l - 1);
-        lv.from_samples = l == 1;
-        lv.src = l == 1 ? NULL : job->work[(l - 2) & 1];
-        lv.src_pitch = wcg_work_pitch(lv.w);
-        lv.last = l == job->levels;
-        lv.ll = lv.last ? NULL : job->work[(l - 1) & 1];
-        lv.ll_pitch = wcg_work_pitch((lv.w + 1) / 2);
-        level_steps(job->steps, job->levels, l, lv.step);
-        const cudaError_t e = is97 ? wcg_dwt97_forward_level(&lv, st) : wcg_dwt53_forward_level(&lv, st);
+    int cur = 1; /* the work buffer holding the current LL (from level 2 on) */
+    for (int l = 1; l <= job->levels;) {
+        const void *src = job->work[cur];
+        void *ll = job->work[1 - cur];
+        cudaError_t e;
+        if (l + 1 <= job->levels &&
+            fuse_levels(level_size(job->width, l - 1), level_size(job->height, l - 1))) {
+            wcg_fwd_level fine = lv, coarse = lv;
+            forward_level(job, l, src, NULL, &fine);
+            forward_level(job, l + 1, NULL, ll, &coarse);
+            e = is97 ? wcg_dwt97_forward_2levels(&fine, &coarse, st)
+                     : wcg_dwt53_forward_2levels(&fine, &coarse, st);
+            l += 2;
+        } else {
+            forward_level(job, l, src, ll, &lv);
+            e = is97 ? wcg_dwt97_forward_level(&lv, st) : wcg_dwt53_forward_level(&lv, st);
+            l += 1;
+        }
         if (e != cudaSuccess) return e;
+        cur = 1 - cur;
     }
     return cudaSuccess;
 }
 
+/* The inverse pairs levels as the forward does: an odd coarsest level goes
+ * alone first, then (4,3), (2,1). */
 cudaError_t wcg_inverse_component(const wcg_component_job *job, cudaStream_t st)
 {
     const int is97 = job->wavelet == 97;
@@ -77,18 +137,25 @@ cudaError_t wcg_inverse_component(const wcg_component_job *job, cudaStream_t st)
         level_steps(job->steps, 0, 0, lv.step);
         return wcg_inverse_level0(&lv, is97, st);
     }
-    for (int l = job->levels; l >= 1; --l) {
-        lv.w = level_size(job->width, l - 1);
-        lv.h = level_size(job->height, l - 1);
-        lv.ll_from_coef = l == job->levels;
-        lv.ll = lv.ll_from_coef ? NULL : job->work[l & 1];
-        lv.ll_pitch = wcg_work_pitch((lv.w + 1) / 2);
-        lv.to_samples = l == 1 && job->plane == NULL;
-        lv.dst = l == 1 ? job->plane : job->work[(l - 1) & 1];
-        lv.dst_pitch = l == 1 ? job->width : wcg_work_pitch(lv.w);
-        level_steps(job->steps, job->levels, l, lv.step);
-        const cudaError_t e = is97 ? wcg_dwt97_inverse_level(&lv, st) : wcg_dwt53_inverse_level(&lv, st);
+    int cur = 1; /* the work buffer holding the current LL (below the coarsest) */
+    for (int l = job->levels; l >= 1;) {
+        const void *ll = job->work[cur];
+        void *dst = job->work[1 - cur];
+        cudaError_t e;
+        if (l % 2 == 0 && fuse_levels(level_size(job->width, l - 2), level_size(job->height, l - 2))) {
+            wcg_inv_level coarse = lv, fine = lv;
+            inverse_level(job, l, ll, NULL, &coarse);
+            inverse_level(job, l - 1, NULL, dst, &fine);
+            e = is97 ? wcg_dwt97_inverse_2levels(&coarse, &fine, st)
+                     : wcg_dwt53_inverse_2levels(&coarse, &fine, st);
+            l -= 2;
+        } else {
+            inverse_level(job, l, ll, dst, &lv);
+            e = is97 ? wcg_dwt97_inverse_level(&lv, st) : wcg_dwt53_inverse_level(&lv, st);
+            l -= 1;
+        }
         if (e != cudaSuccess) return e;
+        cur = 1 - cur;
     }
     return cudaSuccess;
 }

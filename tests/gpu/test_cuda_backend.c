@@ -3,7 +3,8 @@
  * bit for bit: forward coefficients (quantized, and raw int/float) and
  * inverse pixels, on random images of many shapes (1x1, thin, odd, prime,
  * not multiples of 64), 8 to 16 bits, 1 to 4 components, RCT and ICT, 5/3
- * and 9/7, every level count, steps other than 1. One CUDA context serves
+ * and 9/7, every level count, steps other than 1; each case through the
+ * per-level kernels and through the two-level ones. One CUDA context serves
  * every case, so buffer reuse and growth are exercised too.
  *
  * Where no CUDA device is present it says so and returns 77 (ctest SKIP).
@@ -116,11 +117,26 @@ static void free_coeffs(wc_coeffs *co)
     }
 }
 
+/* Each case runs the CUDA backend twice: one kernel per DWT level (the
+ * default), then the two-level kernels of cuda/dwt_fused.cuh on every pair
+ * of levels they take (WCG_FUSE_MIN=0, read by cuda/dwt_driver.cu at each
+ * call), so both stay bit-exact with the CPU. */
+static int g_fused;
+
+static void use_fused(int on)
+{
+    g_fused = on;
+    if (on)
+        setenv("WCG_FUSE_MIN", "0", 1);
+    else
+        unsetenv("WCG_FUSE_MIN");
+}
+
 static void describe(const tcase *t, char *buf, size_t n)
 {
-    snprintf(buf, n, "%ux%u comps=%u depth=%u %s levels=%d quantize=%d seed=%llu pad=%zu", t->w,
+    snprintf(buf, n, "%ux%u comps=%u depth=%u %s levels=%d quantize=%d seed=%llu pad=%zu%s", t->w,
              t->h, t->comps, t->depth, mode_name[t->mode], t->levels, t->quantize,
-             (unsigned long long)t->seed, t->pad);
+             (unsigned long long)t->seed, t->pad, g_fused ? " (two-level kernels)" : "");
 }
 
 /* Compares n 32-bit words bit for bit; reports the first difference. */
@@ -131,12 +147,14 @@ static int same_words(const void *a, const void *b, size_t n, uint32_t w, const 
     const uint32_t *x = a, *y = b;
     size_t i = 0;
     while (x[i] == y[i]) i++;
-    char d[160];
+    char d[192];
     describe(t, d, sizeof d);
     print_error("%s: %s differ in component %u at (%zu, %zu): cpu 0x%08x gpu 0x%08x\n", d, what, c,
                 i % w, i / w, x[i], y[i]);
     return 0;
 }
+
+static void run_gpu(const tcase *t, const wc_stage_plan *plan, const wc_image *img, const wc_coeffs *a);
 
 static void run_case(const tcase *t)
 {
@@ -147,53 +165,68 @@ static void run_case(const tcase *t)
     wc_image img;
     random_image(t, &rng, &img);
 
-    wc_coeffs a, b;
+    wc_coeffs a;
     alloc_coeffs(t, &a);
-    alloc_coeffs(t, &b);
     wc_err err = {{0}};
     assert_int_equal(g_cpu->forward(g_cpu_self, &plan, &img, &a, &err), WC_OK);
-    wc_status s = g_gpu->forward(g_gpu_self, &plan, &img, &b, &err);
+    for (int fused = 0; fused < 2; fused++) {
+        use_fused(fused);
+        run_gpu(t, &plan, &img, &a);
+    }
+    use_fused(0);
+    free_coeffs(&a);
+    free(img.pixels);
+}
+
+/* The CUDA backend on one case against the CPU's coefficients a: forward,
+ * then (quantized plans) the inverse of a on both backends. */
+static void run_gpu(const tcase *t, const wc_stage_plan *plan, const wc_image *img, const wc_coeffs *a)
+{
+    wc_coeffs b;
+    alloc_coeffs(t, &b);
+    wc_err err = {{0}};
+    wc_status s = g_gpu->forward(g_gpu_self, plan, img, &b, &err);
     if (s != WC_OK) print_error("CUDA forward: %s\n", err.msg);
     assert_int_equal(s, WC_OK);
     const size_t n = (size_t)t->w * t->h;
     int ok = 1;
     for (uint32_t c = 0; c < t->comps; c++) {
-        if (!t->quantize && plan.wavelet[c] == 97)
-            ok &= same_words(a.f[c], b.f[c], n, t->w, "float coefficients", c, t);
+        if (!t->quantize && plan->wavelet[c] == 97)
+            ok &= same_words(a->f[c], b.f[c], n, t->w, "float coefficients", c, t);
         else
-            ok &= same_words(a.q[c], b.q[c], n, t->w, "coefficients", c, t);
+            ok &= same_words(a->q[c], b.q[c], n, t->w, "coefficients", c, t);
     }
     assert_true(ok);
 
     if (t->quantize) {
         /* Inverse from the same coefficients on both sides. */
-        wc_image pa = img, pb = img;
-        pa.pixels = malloc(img.stride * t->h);
-        pb.pixels = malloc(img.stride * t->h);
+        wc_image pa = *img, pb = *img;
+        pa.pixels = malloc(img->stride * t->h);
+        pb.pixels = malloc(img->stride * t->h);
         assert_non_null(pa.pixels);
         assert_non_null(pb.pixels);
-        memset(pa.pixels, 0x5A, img.stride * t->h);
-        memset(pb.pixels, 0x5A, img.stride * t->h);
-        assert_int_equal(g_cpu->inverse(g_cpu_self, &plan, &a, &pa, &err), WC_OK);
-        s = g_gpu->inverse(g_gpu_self, &plan, &a, &pb, &err);
+        memset(pa.pixels, 0x5A, img->stride * t->h);
+        memset(pb.pixels, 0x5A, img->stride * t->h);
+        assert_int_equal(g_cpu->inverse(g_cpu_self, plan, a, &pa, &err), WC_OK);
+        s = g_gpu->inverse(g_gpu_self, plan, a, &pb, &err);
         if (s != WC_OK) print_error("CUDA inverse: %s\n", err.msg);
         assert_int_equal(s, WC_OK);
-        if (memcmp(pa.pixels, pb.pixels, img.stride * t->h) != 0) {
+        if (memcmp(pa.pixels, pb.pixels, img->stride * t->h) != 0) {
             const uint8_t *x = pa.pixels, *y = pb.pixels;
             size_t i = 0;
             while (x[i] == y[i]) i++;
-            char d[160];
+            char d[192];
             describe(t, d, sizeof d);
             print_error("%s: pixels differ at byte %zu (row %zu): cpu %u gpu %u\n", d, i,
-                        i / img.stride, x[i], y[i]);
+                        i / img->stride, x[i], y[i]);
             fail();
         }
         int exact = 1;
         for (uint32_t y = 0; y < t->h; y++)
-            exact &= memcmp((uint8_t *)pb.pixels + y * img.stride, (uint8_t *)img.pixels + y * img.stride,
+            exact &= memcmp((uint8_t *)pb.pixels + y * img->stride, (uint8_t *)img->pixels + y * img->stride,
                             row_bytes(t)) == 0;
         if (t->mode == MODE_LOSSLESS && !exact) {
-            char d[160];
+            char d[192];
             describe(t, d, sizeof d);
             print_error("%s: lossless round trip is not exact\n", d);
             fail();
@@ -201,9 +234,7 @@ static void run_case(const tcase *t)
         free(pa.pixels);
         free(pb.pixels);
     }
-    free_coeffs(&a);
     free_coeffs(&b);
-    free(img.pixels);
 }
 
 /* Every mode, a few component counts and depths, every level count up to
@@ -267,6 +298,14 @@ static void test_large(void **state)
             t.levels = 3;
             run_case(&t);
         }
+    /* One component of 8 and of 16 bits, wide enough for whole strips of
+     * the fused two-level kernels, whose samples and coefficients then move
+     * as vectors (1288 = 5.75 strips of 224 columns; LL widths 644, 322). */
+    for (int mode = 0; mode < NMODES; mode++)
+        for (uint32_t depth = 8; depth <= 16; depth += 8) {
+            tcase t = {1288, 520, 1, depth, mode, 5, 1, 450 + (uint64_t)mode * 2 + depth / 8, 0};
+            run_case(&t);
+        }
     /* Shrinking then growing again: buffers are reused, then regrown. */
     tcase s = {33, 35, 3, 8, MODE_LOSSY97, 2, 1, 500, 0};
     run_case(&s);
@@ -306,15 +345,20 @@ static void test_inverse_random(void **state)
             assert_non_null(pb.pixels);
             wc_err err = {{0}};
             assert_int_equal(g_cpu->inverse(g_cpu_self, &plan, &co, &pa, &err), WC_OK);
-            wc_status s = g_gpu->inverse(g_gpu_self, &plan, &co, &pb, &err);
-            if (s != WC_OK) print_error("CUDA inverse: %s\n", err.msg);
-            assert_int_equal(s, WC_OK);
-            if (memcmp(pa.pixels, pb.pixels, pa.stride * t.h) != 0) {
-                char d[160];
-                describe(&t, d, sizeof d);
-                print_error("%s: inverse of random coefficients differs\n", d);
-                fail();
+            for (int fused = 0; fused < 2; fused++) {
+                use_fused(fused);
+                memset(pb.pixels, 0x5A, pb.stride * t.h);
+                wc_status s = g_gpu->inverse(g_gpu_self, &plan, &co, &pb, &err);
+                if (s != WC_OK) print_error("CUDA inverse: %s\n", err.msg);
+                assert_int_equal(s, WC_OK);
+                if (memcmp(pa.pixels, pb.pixels, pa.stride * t.h) != 0) {
+                    char d[192];
+                    describe(&t, d, sizeof d);
+                    print_error("%s: inverse of random coefficients differs\n", d);
+                    fail();
+                }
             }
+            use_fused(0);
             free(pa.pixels);
             free(pb.pixels);
             free_coeffs(&co);
