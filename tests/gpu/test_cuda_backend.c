@@ -22,11 +22,10 @@
 #include <cmocka.h>
 
 #include "backend.h"
+#include "gpu_pair.h"
 #include "dwt.h"
 #include "test_support.h"
 
-static const wc_backend_ops *g_cpu, *g_gpu;
-static void *g_cpu_self, *g_gpu_self;
 
 /* Kinds of plan: lossless 5/3 + RCT, lossy 5/3 + RCT, lossy 9/7 + ICT
  * (alpha stays 5/3 and exact, as plan.c makes it). */
@@ -419,27 +418,11 @@ static void test_errors(void **state)
 
 int main(void)
 {
-    g_cpu = wc_backend_cpu();
-    g_gpu = wc_backend_cuda();
-    wc_err err = {{0}};
-    if (!g_gpu || g_gpu->create(&g_gpu_self, &err) != WC_OK) {
-        printf("no CUDA device: skipping (%s)\n", g_gpu ? err.msg : "built without CUDA");
-        return 77;
-    }
-    if (g_cpu->create(&g_cpu_self, &err) != WC_OK) {
-        printf("CPU backend: %s\n", err.msg);
-        return 1;
-    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tiny),       cmocka_unit_test(test_thin),
         cmocka_unit_test(test_odd_prime),  cmocka_unit_test(test_blocks),
         cmocka_unit_test(test_large),      cmocka_unit_test(test_inverse_random),
         cmocka_unit_test(test_dct_plan),   cmocka_unit_test(test_errors),
     };
-    if (getenv("WC_TEST_FILTER")) cmocka_set_test_filter(getenv("WC_TEST_FILTER"));
-    if (getenv("WC_TEST_SKIP")) cmocka_set_skip_filter(getenv("WC_TEST_SKIP"));
-    const int r = cmocka_run_group_tests(tests, NULL, NULL);
-    g_gpu->destroy(g_gpu_self);
-    g_cpu->destroy(g_cpu_self);
-    return r;
+    return gpu_pair_main("test_cuda_backend", tests, sizeof tests / sizeof tests[0]);
 }
