@@ -4,7 +4,9 @@
  * Prints medians of several runs; not a test (speed is measured, never
  * asserted).
  *
- * usage: bench_codec [KODAK_DIR] [SIDE] [RUNS]
+ * usage: bench_codec [KODAK_DIR] [SIDE] [RUNS] [MODE] [THREADS]
+ * MODE keeps the modes whose name contains it ("5/3", "DCT"); THREADS
+ * runs only that thread count (for profiling one case).
  * The image is SIDE x SIDE RGB made by tiling the Kodak photographs
  * (mirrored at every other tile so edges stay continuous).
  */
@@ -112,6 +114,8 @@ int main(int argc, char **argv)
     const char *dir = argc > 1 ? argv[1] : "../shared/corpus/kodak";
     uint32_t side = argc > 2 ? (uint32_t)atoi(argv[2]) : 4096;
     int runs = argc > 3 ? atoi(argv[3]) : 5;
+    const char *only = argc > 4 ? argv[4] : "";
+    int only_threads = argc > 5 ? atoi(argv[5]) : 0;
     wc_image img;
     if (side < 16 || runs < 1 || make_photo(dir, side, &img)) return 1;
     const double mp = (double)side * side / 1e6;
@@ -126,6 +130,7 @@ int main(int argc, char **argv)
     };
     for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++)
         for (int threads = 1; threads <= 2; threads++) {
+            if (!strstr(modes[m].name, only) || (only_threads && threads != only_threads)) continue;
             wc_params p;
             wc_params_init(&p);
             p.lossless = modes[m].lossless;
