@@ -42,6 +42,7 @@ static uint8_t *arena_reserve(arena *a, size_t n)
 
 typedef struct worker_state {
     uint32_t *scratch;      /* block coder scratch */
+    uint32_t *scratch2;     /* the second block of a decoded pair */
     int32_t *values;        /* deflate mode: a block's values */
     uint8_t *tokens;        /* deflate mode: a block's RLE tokens */
     bc_freq *freq;          /* [components * WC_NCLASS] */
@@ -170,6 +171,7 @@ static void workers_free(worker_state *ws, int n)
 {
     for (int i = 0; ws && i < n; i++) {
         wc_free(ws[i].scratch);
+        wc_free(ws[i].scratch2);
         wc_free(ws[i].values);
         wc_free(ws[i].tokens);
         wc_free(ws[i].freq);
@@ -186,10 +188,11 @@ static wc_status workers_alloc(const wcx_header *h, int n, worker_state **out, w
     const size_t side = (size_t)1 << h->block_log2, vals = side * side;
     for (int i = 0; i < n; i++) {
         ws[i].scratch = wc_malloc_array(bc_scratch_elems(), sizeof(uint32_t));
+        ws[i].scratch2 = wc_malloc_array(bc_scratch_elems(), sizeof(uint32_t));
         ws[i].values = wc_malloc_array(vals, sizeof(int32_t));
         ws[i].tokens = wc_malloc(rle_bound(vals));
         ws[i].freq = wc_calloc((size_t)h->components * WC_NCLASS, sizeof(bc_freq));
-        if (!ws[i].scratch || !ws[i].values || !ws[i].tokens || !ws[i].freq) {
+        if (!ws[i].scratch || !ws[i].scratch2 || !ws[i].values || !ws[i].tokens || !ws[i].freq) {
             workers_free(ws, n);
             return wc_fail(err, WC_ERR_NOMEM, "out of memory (worker scratch)");
         }
@@ -375,10 +378,8 @@ static wc_status inflate_block(const uint8_t *src, size_t size, const bc_block *
     return WC_OK;
 }
 
-static void decode_block(void *arg, size_t i, int w)
+static void decode_block(dec_job *j, size_t i, int w)
 {
-    dec_job *j = arg;
-    if (j->fail_block[w] != SIZE_MAX) return; /* this worker already failed */
     const wc_cblk *k = &j->lay->blocks[i];
     bc_block b = block_view(j->h, j->lay, j->planes, k);
     const uint8_t *src = j->in->data[k->comp] + j->offset[i];
@@ -404,6 +405,35 @@ static void decode_block(void *arg, size_t i, int w)
     }
 }
 
+/* Item p of the parallel loop: blocks 2p and 2p + 1, decoded in turns
+ * (bc_decode_pair) when both are Huffman-coded. After an error the two
+ * are decoded again one at a time, which names the failing block. */
+static void decode_pair(void *arg, size_t p, int w)
+{
+    dec_job *j = arg;
+    if (j->fail_block[w] != SIZE_MAX) return; /* this worker already failed */
+    const size_t i = 2 * p;
+    if (j->h->entropy == 0 && i + 1 < j->lay->nblocks) {
+        bc_block b[2];
+        const uint8_t *src[2];
+        size_t size[2];
+        const bc_dectab *T[2];
+        for (int q = 0; q < 2; q++) {
+            const wc_cblk *k = &j->lay->blocks[i + q];
+            b[q] = block_view(j->h, j->lay, j->planes, k);
+            src[q] = j->in->data[k->comp] + j->offset[i + q];
+            size[q] = j->in->block_size[i + q];
+            T[q] = &j->tabs[k->comp * WC_NCLASS + j->lay->band[k->comp][k->band].cls];
+        }
+        const bc_block *bp[2] = {&b[0], &b[1]};
+        uint32_t *const scratch[2] = {j->ws[w].scratch, j->ws[w].scratch2};
+        wc_err e = {{0}};
+        if (bc_decode_pair(src, size, bp, T, scratch, &e) == WC_OK) return;
+    }
+    decode_block(j, i, w);
+    if (j->fail_block[w] == SIZE_MAX && i + 1 < j->lay->nblocks) decode_block(j, i + 1, w);
+}
+
 static wc_status read_tables(const wcx_header *h, const es_input *in, bc_dectab *tabs, wc_err *err)
 {
     for (uint32_t c = 0; c < h->components; c++) {
@@ -411,16 +441,12 @@ static wc_status read_tables(const wcx_header *h, const es_input *in, bc_dectab 
         bitr_init(&r, in->tables[c], in->table_size[c]);
         for (unsigned cls = 0; cls < WC_NCLASS; cls++) {
             bc_dectab *T = &tabs[c * WC_NCLASS + cls];
-            uint8_t len[BC_NTAB][BC_NSYM];
+            uint8_t len[BC_NTAB][BC_NSYM], used[BC_NTAB];
             wc_err e = {{0}};
-            wc_status s = bc_tables_read(&r, len, T->used, &e);
+            wc_status s = bc_tables_read(&r, len, used, &e);
             WC_RETURN_IF(s != WC_OK, err, s, "component %u, tables of class %u: %s", c, cls, e.msg);
-            for (unsigned t = 0; t < BC_NTAB; t++) {
-                if (!T->used[t]) continue;
-                s = huf_dec_build(&T->t[t], len[t], BC_NSYM, &e);
-                WC_RETURN_IF(s != WC_OK, err, s, "component %u, class %u, table %u: %s", c, cls, t,
-                             e.msg);
-            }
+            s = bc_dectab_build(T, len, used, &e);
+            WC_RETURN_IF(s != WC_OK, err, s, "component %u, class %u, %s", c, cls, e.msg);
         }
         size_t used_bits = (size_t)(r.p - in->tables[c]) * 8 + r.fake - r.n;
         size_t used_bytes = (used_bits + 7) / 8;
@@ -475,7 +501,7 @@ wc_status es_decode(const wcx_header *h, const wc_layout *lay, const es_input *i
     if (s == WC_OK) s = workers_alloc(h, nw, &j.ws, err);
     if (s == WC_OK) {
         for (int i = 0; i < nw; i++) j.fail_block[i] = SIZE_MAX;
-        wc_parallel_for(nw, lay->nblocks, decode_block, &j);
+        wc_parallel_for(nw, (lay->nblocks + 1) / 2, decode_pair, &j);
         int worst = -1;
         for (int i = 0; i < nw; i++)
             if (j.fail_block[i] != SIZE_MAX && (worst < 0 || j.fail_block[i] < j.fail_block[worst]))

@@ -38,11 +38,15 @@ size_t bc_bound(uint32_t w, uint32_t h)
 
 BC_INLINE uint32_t mag_of(int32_t v) { return v < 0 ? 0u - (uint32_t)v : (uint32_t)v; }
 
+/* Context bucket of s: s itself below 2, then two buckets per octave
+ * (2k plus the bit below the leading one), capped. Written without a
+ * branch: s | 2 puts s = 0, 1 in octave 1 and the last term takes the 2
+ * back. It sits on the decoder's serial chain, where a mispredicted
+ * branch costs more than the arithmetic. */
 BC_INLINE unsigned ctx_of(uint32_t s)
 {
-    if (s < 2) return s;
-    unsigned k = 31u - (unsigned)__builtin_clz(s);
-    unsigned c = 2 * k + ((s >> (k - 1)) & 1);
+    unsigned k = 31u - (unsigned)__builtin_clz(s | 2);
+    unsigned c = 2 * k + ((s >> (k - 1)) & 1) - 2 * (s < 2);
     return c < BC_NCTX - 1 ? c : BC_NCTX - 1;
 }
 
@@ -337,81 +341,204 @@ BC_INLINE int decode_sym(bitr *r, const bc_dectab *T, unsigned t, unsigned *sym)
     return 1;
 }
 
+#define FAST_BASE_LIMIT (1u << 22) /* classes whose smallest magnitude fits the entry */
+
+wc_status bc_dectab_build(bc_dectab *T, const uint8_t (*len)[BC_NSYM], const uint8_t *used,
+                          wc_err *err)
+{
+    memset(T, 0, sizeof *T);
+    for (unsigned t = 0; t < BC_NTAB; t++) {
+        T->used[t] = used[t] != 0;
+        if (!used[t]) continue;
+        wc_err e = {{0}};
+        wc_status s = huf_dec_build(&T->t[t], len[t], BC_NSYM, &e);
+        WC_RETURN_IF(s != WC_OK, err, s, "table %u: %s", t, e.msg);
+        const huf_dec *d = &T->t[t];
+        for (unsigned i = 0; i < (1u << HUF_FAST_BITS); i++) {
+            unsigned sym = d->single ? d->single_sym : d->fast[i] & 0xFF;
+            unsigned clen = d->single ? 0 : d->fast[i] >> 8;
+            if ((!d->single && clen == 0) || sym >= BC_NSYM || class_base[sym] >= FAST_BASE_LIMIT)
+                continue; /* long code or huge class: the long way */
+            T->fast[t][i] = clen | (uint32_t)class_bits[sym] << 4 | BC_FAST_OK | class_base[sym] << 10;
+        }
+    }
+    return WC_OK;
+}
+
+/* How a value is followed by its sign bit. */
+enum { SIGN_NONE, SIGN_IF_NONZERO, SIGN_ALWAYS };
+
+/* Next value of table t: its class's base plus raw bits, and its sign. One
+ * refill, one table load and shifts of the same 64-bit window in the
+ * common case (code <= HUF_FAST_BITS, value < 2^22: at most 32 bits, and
+ * a refill leaves at least 56). Returns 0 on an unused table. */
+BC_INLINE int get_value(bitr *r, const bc_dectab *T, unsigned t, int sign_mode, uint32_t *value,
+                        uint32_t *sign)
+{
+    bitr_refill(r);
+    const uint64_t bits = r->acc;
+    const uint32_t e = T->fast[t][bits & ((1u << HUF_FAST_BITS) - 1)];
+    if (__builtin_expect((e & BC_FAST_OK) != 0, 1)) {
+        const unsigned len = e & 15, nb = (e >> 4) & 31;
+        const uint32_t v = (e >> 10) + ((uint32_t)(bits >> len) & ((1u << nb) - 1));
+        const unsigned has_sign = sign_mode == SIGN_ALWAYS ? 1u : sign_mode == SIGN_NONE ? 0u : v != 0;
+        *sign = (uint32_t)(bits >> (len + nb)) & has_sign;
+        bitr_skip(r, len + nb + has_sign);
+        *value = v;
+        return 1;
+    }
+    unsigned sym;
+    if (!decode_sym(r, T, t, &sym)) return 0;
+    *value = value_of_class(r, sym);
+    const int has_sign = sign_mode == SIGN_ALWAYS || (sign_mode == SIGN_IF_NONZERO && *value != 0);
+    *sign = has_sign ? bitr_get(r, 1) : 0;
+    return 1;
+}
+
+/* A block being decoded: bit reader, position and the two left
+ * magnitudes. Kept as a value so that two of them can advance in turns
+ * (bc_decode_pair) with their state in registers. */
+typedef struct dstate {
+    bitr r;
+    const bc_dectab *T;
+    const bc_block *b;
+    const uint8_t *src;
+    size_t size;
+    int32_t *row;    /* output row y */
+    uint32_t *mrow;  /* magnitude row y (padded) */
+    ptrdiff_t ms, ds;
+    int x, y, W, H;
+    uint32_t wa, wb, run_max, a, a2; /* a, a2: magnitudes at x - 1, x - 2 */
+} dstate;
+
+static void dstate_init(dstate *d, const uint8_t *src, size_t size, const bc_block *b,
+                        const bc_dectab *T, uint32_t *scratch)
+{
+    bitr_init(&d->r, src, size);
+    d->T = T;
+    d->b = b;
+    d->src = src;
+    d->size = size;
+    d->W = (int)b->w;
+    d->H = (int)b->h;
+    d->ms = d->W + 2 * MAG_PAD;
+    d->ds = (ptrdiff_t)b->stride;
+    d->wa = weight_w[b->orient];
+    d->wb = weight_n[b->orient];
+    d->run_max = b->run_max;
+    mags_init(scratch, b->w, b->h);
+    d->row = b->data;
+    d->mrow = scratch + MAG_PAD * d->ms + MAG_PAD;
+    d->x = d->y = 0;
+    d->a = d->a2 = 0;
+}
+
+/* Decodes the next coefficient, or a zero run and the value that ends
+ * it. Returns 1 while the block goes on, 0 at its end, -1 on corrupt
+ * data (message in err). */
+BC_INLINE int dstep(dstate *d, wc_err *err)
+{
+    const uint32_t *up = d->mrow - d->ms;
+    int x = d->x;
+    uint32_t m, sign;
+    const uint32_t s = d->wa * d->a + d->wb * up[x] + up[x - 1] + up[x + 1] + d->a2 + up[x - d->ms];
+    if (s > d->run_max) {
+        const unsigned ctx = ctx_of(s);
+        if (!get_value(&d->r, d->T, ctx, SIGN_IF_NONZERO, &m, &sign))
+            return wc_fail(err, WC_ERR_CORRUPT, "row %d col %d: context %u has no table", d->y, x,
+                           ctx), -1;
+        if (!mag_fits(m, sign))
+            return wc_fail(err, WC_ERR_CORRUPT, "row %d col %d: magnitude %u out of the int32 range",
+                           d->y, x, m), -1;
+        d->row[x] = signed_of(m, sign);
+        d->a2 = d->a;
+        d->a = m < MAG_CAP ? m : MAG_CAP;
+        d->mrow[x] = d->a;
+    } else {
+        uint32_t run;
+        if (!get_value(&d->r, d->T, BC_RUN, SIGN_NONE, &run, &sign))
+            return wc_fail(err, WC_ERR_CORRUPT, "row %d col %d: no run table", d->y, x), -1;
+        const uint32_t left = (uint32_t)((d->H - d->y) * d->W - x);
+        if (run > left)
+            return wc_fail(err, WC_ERR_CORRUPT, "row %d col %d: run of %u past end of block", d->y,
+                           x, run), -1;
+        while (run > 0) { /* a row piece at a time */
+            const uint32_t n = (uint32_t)(d->W - x) < run ? (uint32_t)(d->W - x) : run;
+            memset(d->row + x, 0, n * sizeof(int32_t));
+            memset(d->mrow + x, 0, n * sizeof(uint32_t));
+            run -= n;
+            x += (int)n;
+            if (x == d->W) {
+                x = 0;
+                if (++d->y == d->H) return 0;
+                d->row += d->ds;
+                d->mrow += d->ms;
+            }
+        }
+        if (!get_value(&d->r, d->T, BC_TERM, SIGN_ALWAYS, &m, &sign))
+            return wc_fail(err, WC_ERR_CORRUPT, "row %d col %d: no run-end table", d->y, x), -1;
+        m += 1;
+        if (m == 0 || !mag_fits(m, sign)) /* m wraps to 0 for 2^32 */
+            return wc_fail(err, WC_ERR_CORRUPT, "row %d col %d: magnitude %llu out of the int32 range",
+                           d->y, x, (unsigned long long)(m - 1u) + 1), -1;
+        d->row[x] = signed_of(m, sign);
+        d->a2 = d->mrow[x - 1];
+        d->a = m < MAG_CAP ? m : MAG_CAP;
+        d->mrow[x] = d->a;
+    }
+    if (++x == d->W) {
+        x = 0;
+        if (++d->y == d->H) return 0;
+        d->row += d->ds;
+        d->mrow += d->ms;
+        d->a = d->a2 = 0;
+    }
+    d->x = x;
+    return 1;
+}
+
+/* After the last coefficient: every byte used, none missing. */
+static wc_status dstate_finish(const dstate *d, wc_err *err)
+{
+    WC_RETURN_IF(bitr_overrun(&d->r), err, WC_ERR_TRUNCATED, "block data ends early");
+    size_t used_bits = (size_t)(d->r.p - d->src) * 8 + d->r.fake - d->r.n;
+    WC_RETURN_IF((used_bits + 7) / 8 != d->size, err, WC_ERR_CORRUPT,
+                 "%zu unused bytes at the end of the block", d->size - (used_bits + 7) / 8);
+    if (d->b->predict) bc_unpredict(d->b);
+    return WC_OK;
+}
+
 wc_status bc_decode(const uint8_t *src, size_t size, const bc_block *b, const bc_dectab *T,
                     uint32_t *scratch, wc_err *err)
 {
-    const int W = (int)b->w, H = (int)b->h;
-    const uint32_t wa = weight_w[b->orient], wb = weight_n[b->orient];
-    const ptrdiff_t ms = W + 2 * MAG_PAD;
-    uint32_t *M = scratch;
-    int32_t *dst = b->data;
-    const ptrdiff_t ds = (ptrdiff_t)b->stride;
-    bitr r;
-    bitr_init(&r, src, size);
-    mags_init(M, b->w, b->h);
-    int x = 0, y = 0;
-    unsigned sym;
-    while (y < H) {
-        uint32_t *mrow = M + (y + MAG_PAD) * ms + MAG_PAD;
-        const uint32_t *up = mrow - ms, *up2 = up - ms;
-        int32_t *row = dst + y * ds;
-        /* The left neighbours stay in registers: the serial chain per
-         * coefficient is then context -> table -> code -> magnitude. */
-        uint32_t a = mrow[x - 1], a2 = mrow[x - 2];
-        while (x < W) {
-            uint32_t s = wa * a + wb * up[x] + up[x - 1] + up[x + 1] + a2 + up2[x];
-            if (s <= b->run_max) break;
-            unsigned ctx = ctx_of(s);
-            WC_RETURN_IF(!decode_sym(&r, T, ctx, &sym), err, WC_ERR_CORRUPT,
-                         "row %d col %d: context %u has no table", y, x, ctx);
-            uint32_t m = value_of_class(&r, sym), sign = m ? bitr_get(&r, 1) : 0;
-            WC_RETURN_IF(!mag_fits(m, sign), err, WC_ERR_CORRUPT,
-                         "row %d col %d: magnitude %u out of the int32 range", y, x, m);
-            row[x] = signed_of(m, sign);
-            a2 = a;
-            a = m < MAG_CAP ? m : MAG_CAP;
-            mrow[x] = a;
-            x++;
-        }
-        if (x == W) {
-            x = 0;
-            y++;
-            continue;
-        }
-        WC_RETURN_IF(!decode_sym(&r, T, BC_RUN, &sym), err, WC_ERR_CORRUPT,
-                     "row %d col %d: no run table", y, x);
-        uint32_t run = value_of_class(&r, sym);
-        uint32_t left = (uint32_t)((H - y) * W - x);
-        WC_RETURN_IF(run > left, err, WC_ERR_CORRUPT, "row %d col %d: run of %u past end of block",
-                     y, x, run);
-        for (; run > 0; run--) {
-            dst[y * ds + x] = 0;
-            M[(y + MAG_PAD) * ms + MAG_PAD + x] = 0;
-            if (++x == W) {
-                x = 0;
-                y++;
-            }
-        }
-        if (y == H) break;
-        WC_RETURN_IF(!decode_sym(&r, T, BC_TERM, &sym), err, WC_ERR_CORRUPT,
-                     "row %d col %d: no run-end table", y, x);
-        uint32_t m = value_of_class(&r, sym) + 1, sign = bitr_get(&r, 1);
-        WC_RETURN_IF(m == 0 || !mag_fits(m, sign), err, WC_ERR_CORRUPT,
-                     "row %d col %d: magnitude %llu out of the int32 range", y, x,
-                     (unsigned long long)(m - 1u) + 1); /* m wraps to 0 for 2^32 */
-        dst[y * ds + x] = signed_of(m, sign);
-        M[(y + MAG_PAD) * ms + MAG_PAD + x] = m < MAG_CAP ? m : MAG_CAP;
-        if (++x == W) {
-            x = 0;
-            y++;
-        }
+    dstate d;
+    dstate_init(&d, src, size, b, T, scratch);
+    int rc;
+    while ((rc = dstep(&d, err)) > 0) {
     }
-    WC_RETURN_IF(bitr_overrun(&r), err, WC_ERR_TRUNCATED, "block data ends early");
-    size_t used_bits = (size_t)(r.p - src) * 8 + r.fake - r.n;
-    WC_RETURN_IF((used_bits + 7) / 8 != size, err, WC_ERR_CORRUPT,
-                 "%zu unused bytes at the end of the block", size - (used_bits + 7) / 8);
-    if (b->predict) bc_unpredict(b);
-    return WC_OK;
+    return rc < 0 ? WC_ERR_CORRUPT : dstate_finish(&d, err);
+}
+
+wc_status bc_decode_pair(const uint8_t *const src[2], const size_t size[2],
+                         const bc_block *const b[2], const bc_dectab *const T[2],
+                         uint32_t *const scratch[2], wc_err *err)
+{
+    dstate d0, d1;
+    dstate_init(&d0, src[0], size[0], b[0], T[0], scratch[0]);
+    dstate_init(&d1, src[1], size[1], b[1], T[1], scratch[1]);
+    int r0, r1;
+    /* The blocks' serial chains are independent: stepping them in turns
+     * lets the processor overlap one's table loads with the other's. */
+    do {
+        r0 = dstep(&d0, err);
+        r1 = dstep(&d1, err);
+    } while (r0 > 0 && r1 > 0);
+    if (r0 < 0 || r1 < 0) return WC_ERR_CORRUPT;
+    while (r0 > 0) r0 = dstep(&d0, err);
+    while (r1 > 0) r1 = dstep(&d1, err);
+    if (r0 < 0 || r1 < 0) return WC_ERR_CORRUPT;
+    WC_FORWARD_IF_ERROR(dstate_finish(&d0, err));
+    return dstate_finish(&d1, err);
 }
 
 void bc_tables_write(bitw *w, const uint8_t (*len)[BC_NSYM])

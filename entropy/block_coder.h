@@ -76,15 +76,38 @@ size_t bc_encode(const bc_block *b, const huf_enc *tabs, uint8_t *out, size_t ca
 
 /* The decoder tables of one coding class, side by side so a context's
  * table is one address computation away. Unused tables are all zero and
- * marked in `used`: a payload that reaches one is corrupt. */
+ * marked in `used`: a payload that reaches one is corrupt.
+ *
+ * `fast` answers a whole value from the next HUF_FAST_BITS bits: entry =
+ * code length (bits 0-3) | raw bits nb (4-8) | BC_FAST_OK (9) | smallest
+ * magnitude of the class (10-31). The decoder then reads the nb raw bits
+ * from the same 64-bit window without a further table or branch. Entries
+ * without BC_FAST_OK (codes longer than HUF_FAST_BITS, classes from 2^22
+ * up, unused tables) go the long way through `t`. */
+#define BC_FAST_OK (1u << 9)
 typedef struct bc_dectab {
+    uint32_t fast[BC_NTAB][1u << HUF_FAST_BITS];
     huf_dec t[BC_NTAB];
     uint8_t used[BC_NTAB];
 } bc_dectab;
 
+/* Builds a class's decoder from the code lengths bc_tables_read gave.
+ * Validates every used table (huf_dec_build); on error T is unusable. */
+wc_status bc_dectab_build(bc_dectab *T, const uint8_t (*len)[BC_NSYM], const uint8_t *used,
+                          wc_err *err);
+
 /* Decodes a payload of exactly size bytes into the block's rectangle. */
 wc_status bc_decode(const uint8_t *src, size_t size, const bc_block *b, const bc_dectab *tabs,
                     uint32_t *scratch, wc_err *err);
+
+/* bc_decode of two blocks at once, in turns, for speed (one block's
+ * serial decoding chain leaves the processor idle most of the time). The
+ * scratch areas must differ. On error the message may come from either
+ * block; decode them one at a time to learn which. */
+wc_status bc_decode_pair(const uint8_t *const src[2], const size_t size[2],
+                         const bc_block *const b[2], const bc_dectab *const T[2],
+                         uint32_t *const scratch[2], wc_err *err);
+
 
 /* Code-length tables of a class: which tables are used, and their lengths. */
 void bc_tables_write(bitw *w, const uint8_t (*len)[BC_NSYM]);

@@ -59,15 +59,14 @@ static coded code_block(const bc_block *b)
 
     huf_enc enc[BC_NTAB];
     coded c = {malloc(bc_bound(b->w, b->h)), 0, calloc(1, sizeof(bc_dectab))};
+    uint8_t len[BC_NTAB][BC_NSYM], used[BC_NTAB];
     for (unsigned t = 0; t < BC_NTAB; t++) {
-        uint8_t len[BC_NSYM];
-        huf_build_lengths(freq[t], BC_NSYM, HUF_MAX_LEN, len);
-        huf_enc_build(&enc[t], len, BC_NSYM);
-        unsigned used = 0;
-        for (unsigned s = 0; s < BC_NSYM; s++) used |= len[s];
-        c.dec->used[t] = used != 0;
-        if (used) assert_int_equal(huf_dec_build(&c.dec->t[t], len, BC_NSYM, NULL), WC_OK);
+        huf_build_lengths(freq[t], BC_NSYM, HUF_MAX_LEN, len[t]);
+        huf_enc_build(&enc[t], len[t], BC_NSYM);
+        used[t] = 0;
+        for (unsigned s = 0; s < BC_NSYM; s++) used[t] |= len[t][s] != 0;
     }
+    assert_int_equal(bc_dectab_build(c.dec, len, used, NULL), WC_OK);
     c.size = bc_encode(b, enc, c.buf, bc_bound(b->w, b->h), scratch);
     assert_true(c.size != SIZE_MAX);
     uint8_t *other = malloc(bc_bound(b->w, b->h));

@@ -133,15 +133,10 @@ static void fuzz_block(const uint8_t *data, size_t size)
     }
     static bc_dectab tabs;
     static huf_enc enc[BC_NTAB];
-    memset(&tabs, 0, sizeof tabs); /* unused tables must be all zero */
-    for (unsigned t = 0; t < BC_NTAB; t++) {
-        tabs.used[t] = used[t];
-        if (!used[t]) continue;
-        s = huf_dec_build(&tabs.t[t], len[t], BC_NSYM, &err);
-        if (s != WC_OK) {
-            FUZZ_CHECK(err.msg[0], "build: status %d without a message", (int)s);
-            return;
-        }
+    s = bc_dectab_build(&tabs, len, used, &err);
+    if (s != WC_OK) {
+        FUZZ_CHECK(err.msg[0], "build: status %d without a message", (int)s);
+        return;
     }
     const size_t table_bytes = (bits_used(&r, data) + 7) / 8;
     const uint8_t *payload = data + table_bytes;
