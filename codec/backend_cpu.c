@@ -191,7 +191,7 @@ static wc_status inverse_int_comp(const wc_stage_plan *p, uint32_t c, const wc_c
 {
     int32_t *scratch = wc_malloc_array(dwt_scratch_elems(p->width, p->height), sizeof(int32_t));
     WC_RETURN_IF(!scratch, err, WC_ERR_NOMEM, "out of memory (DWT scratch)");
-    memcpy(dst, in->q[c], (size_t)p->width * p->height * sizeof(int32_t));
+    if (dst != in->q[c]) memcpy(dst, in->q[c], (size_t)p->width * p->height * sizeof(int32_t));
     quant_layout lay = layout_of(p, c, p->width, p->height);
     dequant_int_plane(dst, &lay, p->steps[c], p->recon);
     dwt53_inverse(dst, p->width, p->height, p->levels, scratch);
@@ -204,7 +204,9 @@ static void inverse_comp(void *arg, size_t c, int worker)
     (void)worker;
     comp_job *j = arg;
     const size_t n = (size_t)j->p->width * j->p->height;
-    j->pl[c] = wc_malloc_array(n, sizeof(int32_t));
+    /* A consumable plane (width x height or larger) is read before the
+     * samples are written into it, by either path. */
+    j->pl[c] = j->cin->consumable ? j->cin->q[c] : wc_malloc_array(n, sizeof(int32_t));
     if (!j->pl[c])
         j->status[c] = wc_fail(&j->errs[c], WC_ERR_NOMEM, "out of memory (sample plane)");
     else if (is_float(j->p, (uint32_t)c))
@@ -235,7 +237,7 @@ static wc_status cpu_inverse(void *self, const wc_stage_plan *p, const wc_coeffs
         colour_insert(pl[c], c, out);
     }
     for (int c = 0; c < 4; c++) {
-        wc_free(pl[c]);
+        if (!in->consumable) wc_free(pl[c]);
         wc_free(fl[c]);
     }
     return s;

@@ -221,7 +221,7 @@ static wc_status decode_parsed(wc_ctx *ctx, const wc_params *p, parsed *ps, wc_i
         wc_stage_plan plan;
         plan_from_header(&ps->h, 0.0f, &plan);
         plan.threads = threads;
-        wc_coeffs co = {{0}, {0}, ps->h.components, {NULL}, {NULL}};
+        wc_coeffs co = {{0}, {0}, ps->h.components, {NULL}, {NULL}, 1}; /* planes are ours: consumable */
         for (uint32_t c = 0; c < ps->h.components; c++) {
             co.width[c] = ps->lay.plane_w[c];
             co.height[c] = ps->lay.plane_h[c];

@@ -149,7 +149,7 @@ static wc_status encode_payloads(enc_state *st, const wc_image *img, es_output *
     WC_FORWARD_IF_ERROR(alloc_planes(st, rate));
     WC_FORWARD_IF_ERROR(ctx_backend(st->ctx, p->backend));
 
-    wc_coeffs co = {{0}, {0}, st->h.components, {NULL}, {NULL}};
+    wc_coeffs co = {{0}, {0}, st->h.components, {NULL}, {NULL}, 0};
     for (uint32_t c = 0; c < st->h.components; c++) {
         co.width[c] = st->lay.plane_w[c];
         co.height[c] = st->lay.plane_h[c];
