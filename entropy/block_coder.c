@@ -354,10 +354,13 @@ wc_status bc_dectab_build(bc_dectab *T, const uint8_t (*len)[BC_NSYM], const uin
         wc_status s = huf_dec_build(&T->t[t], len[t], BC_NSYM, &e);
         WC_RETURN_IF(s != WC_OK, err, s, "table %u: %s", t, e.msg);
         const huf_dec *d = &T->t[t];
-        for (unsigned i = 0; i < (1u << HUF_FAST_BITS); i++) {
+        for (unsigned i = 0; i < BC_FAST_SIZE; i++) {
+            /* A code of at most BC_FAST_BITS bits owns the same low bits
+             * in huf_dec's larger table. */
             unsigned sym = d->single ? d->single_sym : d->fast[i] & 0xFF;
             unsigned clen = d->single ? 0 : d->fast[i] >> 8;
-            if ((!d->single && clen == 0) || sym >= BC_NSYM || class_base[sym] >= FAST_BASE_LIMIT)
+            if ((!d->single && (clen == 0 || clen > BC_FAST_BITS)) || sym >= BC_NSYM ||
+                class_base[sym] >= FAST_BASE_LIMIT)
                 continue; /* long code or huge class: the long way */
             T->fast[t][i] = clen | (uint32_t)class_bits[sym] << 4 | BC_FAST_OK | class_base[sym] << 10;
         }
@@ -377,7 +380,7 @@ BC_INLINE int get_value(bitr *r, const bc_dectab *T, unsigned t, int sign_mode, 
 {
     bitr_refill(r);
     const uint64_t bits = r->acc;
-    const uint32_t e = T->fast[t][bits & ((1u << HUF_FAST_BITS) - 1)];
+    const uint32_t e = T->fast[t][bits & BC_FAST_MASK];
     if (__builtin_expect((e & BC_FAST_OK) != 0, 1)) {
         const unsigned len = e & 15, nb = (e >> 4) & 31;
         const uint32_t v = (e >> 10) + ((uint32_t)(bits >> len) & ((1u << nb) - 1));
@@ -519,6 +522,85 @@ wc_status bc_decode(const uint8_t *src, size_t size, const bc_block *b, const bc
     return rc < 0 ? WC_ERR_CORRUPT : dstate_finish(&d, err);
 }
 
+/* The common case of a pair, with every piece of hot state in locals:
+ * both blocks inside a row (not at its last column), outside run mode,
+ * and answered by their fast tables. Advances both in turns until one of
+ * them leaves that case; dstep then takes the step in full. Values from
+ * the fast table are below 2^22, so no range check is needed here. */
+BC_INLINE void pair_fast_w(dstate *d0, dstate *d1, const uint32_t wa0, const uint32_t wb0,
+                           const uint32_t wa1, const uint32_t wb1)
+{
+    bitr r0 = d0->r, r1 = d1->r;
+    int x0 = d0->x, x1 = d1->x;
+    const int e0x = d0->W - 1, e1x = d1->W - 1;
+    uint32_t a0 = d0->a, b0 = d0->a2, a1 = d1->a, b1 = d1->a2;
+    const uint32_t *up0 = d0->mrow - d0->ms, *up1 = d1->mrow - d1->ms;
+    const uint32_t *upp0 = up0 - d0->ms, *upp1 = up1 - d1->ms;
+    uint32_t *m0 = d0->mrow, *m1 = d1->mrow;
+    int32_t *o0 = d0->row, *o1 = d1->row;
+    const uint32_t rm0 = d0->run_max, rm1 = d1->run_max;
+    const uint32_t(*f0)[BC_FAST_SIZE] = d0->T->fast, (*f1)[BC_FAST_SIZE] = d1->T->fast;
+    while (x0 < e0x && x1 < e1x) {
+        const uint32_t s0 = wa0 * a0 + wb0 * up0[x0] + up0[x0 - 1] + up0[x0 + 1] + b0 + upp0[x0];
+        const uint32_t s1 = wa1 * a1 + wb1 * up1[x1] + up1[x1 - 1] + up1[x1 + 1] + b1 + upp1[x1];
+        if (s0 <= rm0 || s1 <= rm1) break;
+        bitr_refill(&r0);
+        bitr_refill(&r1);
+        const uint64_t k0 = r0.acc, k1 = r1.acc;
+        const uint32_t e0 = f0[ctx_of(s0)][k0 & BC_FAST_MASK];
+        const uint32_t e1 = f1[ctx_of(s1)][k1 & BC_FAST_MASK];
+        if (!(e0 & e1 & BC_FAST_OK)) break;
+        const unsigned l0 = e0 & 15, n0 = (e0 >> 4) & 31, l1 = e1 & 15, n1 = (e1 >> 4) & 31;
+        const uint32_t v0 = (e0 >> 10) + ((uint32_t)(k0 >> l0) & ((1u << n0) - 1));
+        const uint32_t v1 = (e1 >> 10) + ((uint32_t)(k1 >> l1) & ((1u << n1) - 1));
+        const uint32_t z0 = v0 != 0, z1 = v1 != 0;
+        const uint32_t g0 = (uint32_t)(k0 >> (l0 + n0)) & z0, g1 = (uint32_t)(k1 >> (l1 + n1)) & z1;
+        bitr_skip(&r0, l0 + n0 + z0);
+        bitr_skip(&r1, l1 + n1 + z1);
+        o0[x0] = signed_of(v0, g0);
+        o1[x1] = signed_of(v1, g1);
+        b0 = a0;
+        b1 = a1;
+        /* No cap: fast values are below 2^22, so s stays below 2^25,
+         * and any magnitude from MAG_CAP up puts s in the last context
+         * capped or not. */
+        a0 = v0;
+        a1 = v1;
+        m0[x0++] = a0;
+        m1[x1++] = a1;
+    }
+    d0->r = r0;
+    d1->r = r1;
+    d0->x = x0;
+    d1->x = x1;
+    d0->a = a0;
+    d0->a2 = b0;
+    d1->a = a1;
+    d1->a2 = b1;
+}
+
+/* pair_fast with the context weights as constants (multiplications by
+ * 1, 2, 3 become shifts and adds on the serial chain) when both blocks
+ * have the same orientation, as neighbours in a band do. */
+static void pair_fast(dstate *d0, dstate *d1)
+{
+    if (d0->wa == d1->wa && d0->wb == d1->wb) {
+        if (d0->wa == 2 && d0->wb == 2) {
+            pair_fast_w(d0, d1, 2, 2, 2, 2);
+            return;
+        }
+        if (d0->wa == 1 && d0->wb == 3) {
+            pair_fast_w(d0, d1, 1, 3, 1, 3);
+            return;
+        }
+        if (d0->wa == 3 && d0->wb == 1) {
+            pair_fast_w(d0, d1, 3, 1, 3, 1);
+            return;
+        }
+    }
+    pair_fast_w(d0, d1, d0->wa, d0->wb, d1->wa, d1->wb);
+}
+
 wc_status bc_decode_pair(const uint8_t *const src[2], const size_t size[2],
                          const bc_block *const b[2], const bc_dectab *const T[2],
                          uint32_t *const scratch[2], wc_err *err)
@@ -530,6 +612,7 @@ wc_status bc_decode_pair(const uint8_t *const src[2], const size_t size[2],
     /* The blocks' serial chains are independent: stepping them in turns
      * lets the processor overlap one's table loads with the other's. */
     do {
+        pair_fast(&d0, &d1);
         r0 = dstep(&d0, err);
         r1 = dstep(&d1, err);
     } while (r0 > 0 && r1 > 0);

@@ -85,8 +85,13 @@ size_t bc_encode(const bc_block *b, const huf_enc *tabs, uint8_t *out, size_t ca
  * without BC_FAST_OK (codes longer than HUF_FAST_BITS, classes from 2^22
  * up, unused tables) go the long way through `t`. */
 #define BC_FAST_OK (1u << 9)
+#ifndef BC_FAST_BITS
+#define BC_FAST_BITS 8
+#endif
+#define BC_FAST_SIZE (1u << BC_FAST_BITS)
+#define BC_FAST_MASK (BC_FAST_SIZE - 1)
 typedef struct bc_dectab {
-    uint32_t fast[BC_NTAB][1u << HUF_FAST_BITS];
+    uint32_t fast[BC_NTAB][BC_FAST_SIZE];
     huf_dec t[BC_NTAB];
     uint8_t used[BC_NTAB];
 } bc_dectab;
