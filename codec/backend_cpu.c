@@ -128,9 +128,6 @@ static wc_status cpu_forward(void *self, const wc_stage_plan *p, const wc_image 
 {
     (void)self;
     const size_t n = (size_t)p->width * p->height;
-    for (uint32_t c = 0; c < p->components; c++) colour_extract(in, c, out->q[c]);
-    if (p->colour == WC_COLOUR_RCT) colour_rct_forward(out->q[0], out->q[1], out->q[2], n);
-
     float *fl[4] = {NULL, NULL, NULL, NULL};
     wc_status s = WC_OK;
     for (uint32_t c = 0; c < p->components && s == WC_OK; c++) {
@@ -138,8 +135,18 @@ static wc_status cpu_forward(void *self, const wc_stage_plan *p, const wc_image 
         fl[c] = wc_malloc_array(n, sizeof(float));
         if (!fl[c]) s = wc_fail(err, WC_ERR_NOMEM, "out of memory (float plane)");
     }
-    if (s == WC_OK && p->colour == WC_COLOUR_ICT)
-        colour_ict_forward(out->q[0], out->q[1], out->q[2], fl[0], fl[1], fl[2], n);
+    if (s == WC_OK) {
+        /* ICT components go straight to their float planes. */
+        uint32_t first = 0;
+        if (p->colour == WC_COLOUR_RCT) {
+            colour_extract_rct(in, out->q[0], out->q[1], out->q[2]);
+            first = 3;
+        } else if (p->colour == WC_COLOUR_ICT) {
+            colour_extract_ict(in, fl[0], fl[1], fl[2]);
+            first = 3;
+        }
+        for (uint32_t c = first; c < p->components; c++) colour_extract(in, c, out->q[c]);
+    }
     if (s == WC_OK) {
         comp_job j;
         memset(&j, 0, sizeof j);
@@ -230,9 +237,15 @@ static wc_status cpu_inverse(void *self, const wc_stage_plan *p, const wc_coeffs
     j.fl = fl;
     wc_parallel_for(p->threads, p->components, inverse_comp, &j);
     wc_status s = job_status(&j, p->components, err);
-    if (s == WC_OK && p->colour == WC_COLOUR_RCT) colour_rct_inverse(pl[0], pl[1], pl[2], n);
-    if (s == WC_OK && p->colour == WC_COLOUR_ICT) colour_ict_inverse(fl[0], fl[1], fl[2], n);
-    for (uint32_t c = 0; c < p->components && s == WC_OK; c++) {
+    uint32_t first = 0;
+    if (s == WC_OK && p->colour == WC_COLOUR_RCT) {
+        colour_insert_rct(pl[0], pl[1], pl[2], out);
+        first = 3;
+    } else if (s == WC_OK && p->colour == WC_COLOUR_ICT) {
+        colour_insert_ict(fl[0], fl[1], fl[2], out);
+        first = 3;
+    }
+    for (uint32_t c = first; c < p->components && s == WC_OK; c++) {
         if (fl[c]) colour_round_plane(fl[c], pl[c], n, p->bit_depth);
         colour_insert(pl[c], c, out);
     }

@@ -8,6 +8,41 @@ static size_t row_stride(const wc_image *img)
     return img->stride ? img->stride : wc_image_row_bytes(img);
 }
 
+#if defined(__GNUC__)
+#define COLOUR_INLINE static inline __attribute__((always_inline))
+#else
+#define COLOUR_INLINE static inline
+#endif
+
+/* Sample x of component c in a row of nc-component pixels, 8 or 16 bit. */
+COLOUR_INLINE int32_t get_px(const uint8_t *row, int wide, size_t i)
+{
+    return wide ? (int32_t)((const uint16_t *)(const void *)row)[i] : (int32_t)row[i];
+}
+
+COLOUR_INLINE void put_px(uint8_t *row, int wide, size_t i, int32_t v)
+{
+    if (wide)
+        ((uint16_t *)(void *)row)[i] = (uint16_t)v;
+    else
+        row[i] = (uint8_t)v;
+}
+
+COLOUR_INLINE int32_t clamp_px(int32_t v, int32_t maxv) { return v < 0 ? 0 : (v > maxv ? maxv : v); }
+
+/* (int32)floorf(x + 0.5f) clamped to [lo, hi] (integers, |.| <= 2^16);
+ * NaN goes to lo. Without SSE4.1 floorf is a library call, three a pixel;
+ * inside [lo, hi + 1) truncation and a correction of the negatives give
+ * the same floor exactly, and the tests outside it the same clamps. */
+COLOUR_INLINE int32_t round_sample(float x, float lo, float hi)
+{
+    const float t = x + 0.5f;
+    if (t >= hi + 1.0f) return (int32_t)hi;
+    if (!(t >= lo)) return (int32_t)lo;
+    const int32_t i = (int32_t)t;
+    return i - ((float)i > t);
+}
+
 /* Each loop is written once per sample size so the compiler sees a
  * constant stride and element type (the depth test is out of the loop). */
 void colour_extract(const wc_image *img, uint32_t c, int32_t *plane)
@@ -60,55 +95,124 @@ void colour_insert(const int32_t *plane, uint32_t c, wc_image *img)
 static inline int32_t add_w(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
 static inline int32_t sub_w(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
 
-void colour_rct_forward(int32_t *r, int32_t *g, int32_t *b, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        int32_t R = r[i], G = g[i], B = b[i];
-        r[i] = (R + 2 * G + B) >> 2;
-        g[i] = B - G;
-        b[i] = R - G;
-    }
-}
-
-void colour_rct_inverse(int32_t *y, int32_t *u, int32_t *v, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        int32_t Y = y[i], U = u[i], V = v[i];
-        int32_t G = sub_w(Y, add_w(U, V) >> 2);
-        y[i] = add_w(V, G); /* R */
-        u[i] = G;
-        v[i] = add_w(U, G); /* B */
-    }
-}
-
-void colour_ict_forward(const int32_t *r, const int32_t *g, const int32_t *b, float *y,
-                        float *cb, float *cr, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        float R = (float)r[i], G = (float)g[i], B = (float)b[i];
-        y[i] = (0.299f * R + 0.587f * G) + 0.114f * B;
-        cb[i] = (-0.168736f * R + -0.331264f * G) + 0.5f * B;
-        cr[i] = (0.5f * R + -0.418688f * G) + -0.081312f * B;
-    }
-}
-
-void colour_ict_inverse(float *y, float *cb, float *cr, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        float Y = y[i], Cb = cb[i], Cr = cr[i];
-        y[i] = Y + 1.402f * Cr;
-        cb[i] = (Y + -0.344136f * Cb) + -0.714136f * Cr;
-        cr[i] = Y + 1.772f * Cb;
-    }
-}
-
 void colour_round_plane(const float *src, int32_t *dst, size_t n, uint32_t bit_depth)
 {
     const float lo = -(float)(1 << (bit_depth - 1));
     const float hi = (float)((1 << (bit_depth - 1)) - 1);
-    for (size_t i = 0; i < n; i++) {
-        float v = floorf(src[i] + 0.5f);
-        v = v > hi ? hi : (v >= lo ? v : lo); /* NaN fails both tests: lo */
-        dst[i] = (int32_t)v;
+    for (size_t i = 0; i < n; i++) dst[i] = round_sample(src[i], lo, hi);
+}
+
+/* ---- fused passes for three colour components --------------------------- */
+/* One pass over the interleaved pixels instead of three strided passes
+ * and a planar colour pass: the same arithmetic, in the same order, as
+ * colour_extract + colour_rct/ict_forward and colour_rct/ict_inverse +
+ * colour_round_plane + colour_insert, so the results are identical. */
+
+COLOUR_INLINE void extract_rct_rows(const wc_image *img, int wide, int32_t *y, int32_t *u, int32_t *v)
+{
+    const int32_t shift = 1 << (img->bit_depth - 1);
+    const size_t nc = img->components, w = img->width, stride = row_stride(img);
+    for (uint32_t r = 0; r < img->height; r++) {
+        const uint8_t *row = (const uint8_t *)img->pixels + r * stride;
+        const size_t o = (size_t)r * w;
+        for (size_t x = 0; x < w; x++) {
+            const int32_t R = get_px(row, wide, x * nc) - shift, G = get_px(row, wide, x * nc + 1) - shift,
+                          B = get_px(row, wide, x * nc + 2) - shift;
+            y[o + x] = (R + 2 * G + B) >> 2;
+            u[o + x] = B - G;
+            v[o + x] = R - G;
+        }
     }
 }
+
+void colour_extract_rct(const wc_image *img, int32_t *y, int32_t *u, int32_t *v)
+{
+    if (img->bit_depth > 8)
+        extract_rct_rows(img, 1, y, u, v);
+    else
+        extract_rct_rows(img, 0, y, u, v);
+}
+
+COLOUR_INLINE void extract_ict_rows(const wc_image *img, int wide, float *y, float *cb, float *cr)
+{
+    const int32_t shift = 1 << (img->bit_depth - 1);
+    const size_t nc = img->components, w = img->width, stride = row_stride(img);
+    for (uint32_t r = 0; r < img->height; r++) {
+        const uint8_t *row = (const uint8_t *)img->pixels + r * stride;
+        const size_t o = (size_t)r * w;
+        for (size_t x = 0; x < w; x++) {
+            const float R = (float)(get_px(row, wide, x * nc) - shift),
+                        G = (float)(get_px(row, wide, x * nc + 1) - shift),
+                        B = (float)(get_px(row, wide, x * nc + 2) - shift);
+            y[o + x] = (0.299f * R + 0.587f * G) + 0.114f * B;
+            cb[o + x] = (-0.168736f * R + -0.331264f * G) + 0.5f * B;
+            cr[o + x] = (0.5f * R + -0.418688f * G) + -0.081312f * B;
+        }
+    }
+}
+
+void colour_extract_ict(const wc_image *img, float *y, float *cb, float *cr)
+{
+    if (img->bit_depth > 8)
+        extract_ict_rows(img, 1, y, cb, cr);
+    else
+        extract_ict_rows(img, 0, y, cb, cr);
+}
+
+COLOUR_INLINE void insert_rct_rows(const int32_t *y, const int32_t *u, const int32_t *v, wc_image *img,
+                                   int wide)
+{
+    const uint32_t shift = 1u << (img->bit_depth - 1);
+    const int32_t maxv = (int32_t)((1u << img->bit_depth) - 1);
+    const size_t nc = img->components, w = img->width, stride = row_stride(img);
+    for (uint32_t r = 0; r < img->height; r++) {
+        uint8_t *row = (uint8_t *)img->pixels + r * stride;
+        const size_t o = (size_t)r * w;
+        for (size_t x = 0; x < w; x++) {
+            const int32_t Y = y[o + x], U = u[o + x], V = v[o + x];
+            const int32_t G = sub_w(Y, add_w(U, V) >> 2);
+            put_px(row, wide, x * nc, clamp_px((int32_t)((uint32_t)add_w(V, G) + shift), maxv));
+            put_px(row, wide, x * nc + 1, clamp_px((int32_t)((uint32_t)G + shift), maxv));
+            put_px(row, wide, x * nc + 2, clamp_px((int32_t)((uint32_t)add_w(U, G) + shift), maxv));
+        }
+    }
+}
+
+void colour_insert_rct(const int32_t *y, const int32_t *u, const int32_t *v, wc_image *img)
+{
+    if (img->bit_depth > 8)
+        insert_rct_rows(y, u, v, img, 1);
+    else
+        insert_rct_rows(y, u, v, img, 0);
+}
+
+COLOUR_INLINE void insert_ict_rows(const float *y, const float *cb, const float *cr, wc_image *img,
+                                   int wide)
+{
+    const uint32_t shift = 1u << (img->bit_depth - 1);
+    const int32_t maxv = (int32_t)((1u << img->bit_depth) - 1);
+    const float lo = -(float)(1 << (img->bit_depth - 1)), hi = (float)((1 << (img->bit_depth - 1)) - 1);
+    const size_t nc = img->components, w = img->width, stride = row_stride(img);
+    for (uint32_t r = 0; r < img->height; r++) {
+        uint8_t *row = (uint8_t *)img->pixels + r * stride;
+        const size_t o = (size_t)r * w;
+        for (size_t x = 0; x < w; x++) {
+            const float Y = y[o + x], Cb = cb[o + x], Cr = cr[o + x];
+            const int32_t R = round_sample(Y + 1.402f * Cr, lo, hi);
+            const int32_t G = round_sample((Y + -0.344136f * Cb) + -0.714136f * Cr, lo, hi);
+            const int32_t B = round_sample(Y + 1.772f * Cb, lo, hi);
+            put_px(row, wide, x * nc, clamp_px((int32_t)((uint32_t)R + shift), maxv));
+            put_px(row, wide, x * nc + 1, clamp_px((int32_t)((uint32_t)G + shift), maxv));
+            put_px(row, wide, x * nc + 2, clamp_px((int32_t)((uint32_t)B + shift), maxv));
+        }
+    }
+}
+
+void colour_insert_ict(const float *y, const float *cb, const float *cr, wc_image *img)
+{
+    if (img->bit_depth > 8)
+        insert_ict_rows(y, cb, cr, img, 1);
+    else
+        insert_ict_rows(y, cb, cr, img, 0);
+}
+

@@ -11,16 +11,6 @@
 /* Copies component c of img into an int32 plane with the level shift. */
 void colour_extract(const wc_image *img, uint32_t c, int32_t *plane);
 
-/* Forward RCT on three int planes of n samples (in place: R,G,B -> Y,U,V). */
-void colour_rct_forward(int32_t *r, int32_t *g, int32_t *b, size_t n);
-void colour_rct_inverse(int32_t *y, int32_t *u, int32_t *v, size_t n);
-
-/* Forward ICT from three int planes into three float planes. */
-void colour_ict_forward(const int32_t *r, const int32_t *g, const int32_t *b, float *y,
-                        float *cb, float *cr, size_t n);
-/* Inverse ICT in place on float planes. */
-void colour_ict_inverse(float *y, float *cb, float *cr, size_t n);
-
 /* Rounds a float plane to int samples: (int32)floorf(x + 0.5f), clamped to
  * the level-shifted range of bit_depth (NaN goes to the low end). */
 void colour_round_plane(const float *src, int32_t *dst, size_t n, uint32_t bit_depth);
@@ -29,4 +19,12 @@ void colour_round_plane(const float *src, int32_t *dst, size_t n, uint32_t bit_d
  * shift and clamping to [0, 2^bit_depth - 1]. */
 void colour_insert(const int32_t *plane, uint32_t c, wc_image *img);
 
+/* The first three components of an RGB(A) image in one pass over the
+ * pixels: extract + level shift + RCT (in place: R,G,B -> Y,U,V integer
+ * planes) or ICT (into float planes), and the way back: RCT or ICT
+ * inverse + rounding (as colour_round_plane) + insert. */
+void colour_extract_rct(const wc_image *img, int32_t *y, int32_t *u, int32_t *v);
+void colour_extract_ict(const wc_image *img, float *y, float *cb, float *cr);
+void colour_insert_rct(const int32_t *y, const int32_t *u, const int32_t *v, wc_image *img);
+void colour_insert_ict(const float *y, const float *cb, const float *cr, wc_image *img);
 #endif
