@@ -2,24 +2,33 @@
 #include "quant.h"
 #include "dwt.h"
 
-/* Calls fn on every band rectangle of the layout with that band's step.
- * Block layouts have 64 "bands", one per frequency, visited row by row;
- * both walk the plane once. */
-typedef void (*band_fn)(void *arg, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, float step);
+/* Calls fn on every band rectangle of the layout with its steps: st[x & 7]
+ * is the step of column x. A DWT band has one step (eight copies); a block
+ * layout is one rectangle whose rows take the steps of row y & 7 of the
+ * 8x8 frequency table. Either way the plane is walked once, row by row. */
+typedef void (*band_fn)(void *arg, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h,
+                        const float *steps, int blocked);
 
 static void for_each_band(const quant_layout *lay, const float *steps, band_fn fn, void *arg)
 {
     if (lay->blocked) {
-        for (uint32_t y = 0; y < lay->height; y++)
-            for (uint32_t x = 0; x < lay->width; x++)
-                fn(arg, x, y, 1, 1, steps[(y & 7) * 8 + (x & 7)]);
+        fn(arg, 0, 0, lay->width, lay->height, steps, 1);
         return;
     }
     dwt_band bands[3 * WC_MAX_LEVELS + 1];
     unsigned nb = dwt_bands(lay->width, lay->height, lay->levels, bands);
-    for (unsigned b = 0; b < nb; b++)
-        if (bands[b].w && bands[b].h)
-            fn(arg, bands[b].x0, bands[b].y0, bands[b].w, bands[b].h, steps[b]);
+    for (unsigned b = 0; b < nb; b++) {
+        const float st[8] = {steps[b], steps[b], steps[b], steps[b],
+                             steps[b], steps[b], steps[b], steps[b]};
+        if (bands[b].w && bands[b].h) fn(arg, bands[b].x0, bands[b].y0, bands[b].w, bands[b].h, st, 0);
+    }
+}
+
+/* The eight steps of row y (blocked layouts start at column 0, so column
+ * x takes st[x & 7]). */
+static const float *row_steps(const float *steps, int blocked, uint32_t y)
+{
+    return blocked ? steps + (y & 7) * 8 : steps;
 }
 
 typedef struct qargs {
@@ -30,43 +39,51 @@ typedef struct qargs {
     float threshold, recon;
 } qargs;
 
-static void q_int(void *arg, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, float step)
+static void q_int(void *arg, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, const float *steps,
+                  int blocked)
 {
     qargs *a = arg;
-    if (step == 1.0f && a->threshold == 0.0f) return;
+    if (!blocked && steps[0] == 1.0f && a->threshold == 0.0f) return;
     for (uint32_t y = y0; y < y0 + h; y++) {
         int32_t *row = a->idst + (size_t)y * a->stride;
-        for (uint32_t x = x0; x < x0 + w; x++) row[x] = quant_value((float)row[x], step, a->threshold);
+        const float *st = row_steps(steps, blocked, y);
+        for (uint32_t x = x0; x < x0 + w; x++) row[x] = quant_value((float)row[x], st[x & 7], a->threshold);
     }
 }
 
-static void q_float(void *arg, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, float step)
+static void q_float(void *arg, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, const float *steps,
+                    int blocked)
 {
     qargs *a = arg;
     for (uint32_t y = y0; y < y0 + h; y++) {
         const float *src = a->fsrc + (size_t)y * a->stride;
         int32_t *dst = a->idst + (size_t)y * a->stride;
-        for (uint32_t x = x0; x < x0 + w; x++) dst[x] = quant_value(src[x], step, a->threshold);
+        const float *st = row_steps(steps, blocked, y);
+        for (uint32_t x = x0; x < x0 + w; x++) dst[x] = quant_value(src[x], st[x & 7], a->threshold);
     }
 }
 
-static void dq_int(void *arg, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, float step)
+static void dq_int(void *arg, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, const float *steps,
+                   int blocked)
 {
     qargs *a = arg;
-    if (step == 1.0f) return; /* integer step 1 is exact whatever the offset */
+    if (!blocked && steps[0] == 1.0f) return; /* integer step 1 is exact whatever the offset */
     for (uint32_t y = y0; y < y0 + h; y++) {
         int32_t *row = a->idst + (size_t)y * a->stride;
-        for (uint32_t x = x0; x < x0 + w; x++) row[x] = dequant_int_value(row[x], step, a->recon);
+        const float *st = row_steps(steps, blocked, y);
+        for (uint32_t x = x0; x < x0 + w; x++) row[x] = dequant_int_value(row[x], st[x & 7], a->recon);
     }
 }
 
-static void dq_float(void *arg, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, float step)
+static void dq_float(void *arg, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, const float *steps,
+                     int blocked)
 {
     qargs *a = arg;
     for (uint32_t y = y0; y < y0 + h; y++) {
         const int32_t *src = a->idst + (size_t)y * a->stride;
         float *dst = a->fdst + (size_t)y * a->stride;
-        for (uint32_t x = x0; x < x0 + w; x++) dst[x] = dequant_value(src[x], step, a->recon);
+        const float *st = row_steps(steps, blocked, y);
+        for (uint32_t x = x0; x < x0 + w; x++) dst[x] = dequant_value(src[x], st[x & 7], a->recon);
     }
 }
 
