@@ -44,6 +44,7 @@ void wc_params_init_abi(wc_params *p, unsigned abi, size_t size)
 wc_ctx *wc_ctx_create(void)
 {
     wc_ctx *ctx = wc_calloc(1, sizeof *ctx);
+    if (ctx) pool_init(&ctx->pool);
     return ctx;
 }
 
@@ -51,7 +52,13 @@ void wc_ctx_free(wc_ctx *ctx)
 {
     if (ctx == NULL) return;
     if (ctx->backend && ctx->backend->destroy) ctx->backend->destroy(ctx->backend_self);
+    pool_destroy(&ctx->pool);
     wc_free(ctx);
+}
+
+void wc_ctx_trim(wc_ctx *ctx)
+{
+    if (ctx) pool_trim(&ctx->pool);
 }
 
 const char *wc_ctx_error(const wc_ctx *ctx) { return ctx ? ctx->err.msg : ""; }

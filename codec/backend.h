@@ -58,6 +58,8 @@ typedef struct wc_stage_plan {
     int quantize;                    /* forward: 0 = stop before quantizing */
     int threads;                     /* host threads a backend may use (0 = all);
                                         results never depend on it */
+    struct wc_pool *pool;            /* where a host backend takes its large
+                                        buffers (pool.h); NULL: malloc */
 } wc_stage_plan;
 
 /* Coefficient planes, width[c] x height[c], row-major, Mallat layout.

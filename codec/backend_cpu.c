@@ -7,6 +7,7 @@
 
 #include "backend.h"
 #include "colour.h"
+#include "pool.h"
 #include "dct8.h"
 #include "dwt.h"
 #include "lot8.h"
@@ -39,10 +40,10 @@ static wc_status transform_float(const wc_stage_plan *p, uint32_t c, float *src,
                                  uint32_t pw, uint32_t ph, wc_err *err)
 {
     if (p->transform[c] == WC_TRANSFORM_DWT) {
-        float *scratch = wc_malloc_array(dwt_scratch_elems(pw, ph), sizeof(float));
+        float *scratch = pool_alloc_array(p->pool, dwt_scratch_elems(pw, ph), sizeof(float));
         WC_RETURN_IF(!scratch, err, WC_ERR_NOMEM, "out of memory (DWT scratch)");
         dwt97_forward(src, pw, ph, p->levels, scratch);
-        wc_free(scratch);
+        pool_free(p->pool, scratch);
         return WC_OK;
     }
     blk8_pad(src, p->width, p->height, dst, pw, ph);
@@ -50,10 +51,10 @@ static wc_status transform_float(const wc_stage_plan *p, uint32_t c, float *src,
         dct8_forward(dst, pw, ph);
         return WC_OK;
     }
-    float *scratch = wc_malloc_array(lot8_scratch_elems(pw, ph), sizeof(float));
+    float *scratch = pool_alloc_array(p->pool, lot8_scratch_elems(pw, ph), sizeof(float));
     WC_RETURN_IF(!scratch, err, WC_ERR_NOMEM, "out of memory (LOT scratch)");
     lot8_forward(dst, pw, ph, scratch);
-    wc_free(scratch);
+    pool_free(p->pool, scratch);
     return WC_OK;
 }
 
@@ -64,7 +65,7 @@ static wc_status forward_float_comp(const wc_stage_plan *p, uint32_t c, float *p
     float *coef = plane;
     float *padded = NULL;
     if (p->transform[c] != WC_TRANSFORM_DWT) {
-        padded = wc_malloc_array((size_t)pw * ph, sizeof(float));
+        padded = pool_alloc_array(p->pool, (size_t)pw * ph, sizeof(float));
         WC_RETURN_IF(!padded, err, WC_ERR_NOMEM, "out of memory (block plane)");
         coef = padded;
     }
@@ -76,7 +77,7 @@ static wc_status forward_float_comp(const wc_stage_plan *p, uint32_t c, float *p
         else
             memcpy(out->f[c], coef, (size_t)pw * ph * sizeof(float));
     }
-    wc_free(padded);
+    pool_free(p->pool, padded);
     return s;
 }
 
@@ -104,13 +105,13 @@ static void forward_comp(void *arg, size_t c, int worker)
         j->status[c] = forward_float_comp(p, (uint32_t)c, j->fl[c], out, &j->errs[c]);
         return;
     }
-    int32_t *scratch = wc_malloc_array(dwt_scratch_elems(p->width, p->height), sizeof(int32_t));
+    int32_t *scratch = pool_alloc_array(p->pool, dwt_scratch_elems(p->width, p->height), sizeof(int32_t));
     if (!scratch) {
         j->status[c] = wc_fail(&j->errs[c], WC_ERR_NOMEM, "out of memory (DWT scratch)");
         return;
     }
     dwt53_forward(out->q[c], p->width, p->height, p->levels, scratch);
-    wc_free(scratch);
+    pool_free(p->pool, scratch);
     quant_layout lay = layout_of(p, (uint32_t)c, p->width, p->height);
     if (p->quantize) quant_int_plane(out->q[c], &lay, p->steps[c], p->threshold[c]);
 }
@@ -132,7 +133,7 @@ static wc_status cpu_forward(void *self, const wc_stage_plan *p, const wc_image 
     wc_status s = WC_OK;
     for (uint32_t c = 0; c < p->components && s == WC_OK; c++) {
         if (!is_float(p, c)) continue;
-        fl[c] = wc_malloc_array(n, sizeof(float));
+        fl[c] = pool_alloc_array(p->pool, n, sizeof(float));
         if (!fl[c]) s = wc_fail(err, WC_ERR_NOMEM, "out of memory (float plane)");
     }
     if (s == WC_OK) {
@@ -156,7 +157,7 @@ static wc_status cpu_forward(void *self, const wc_stage_plan *p, const wc_image 
         wc_parallel_for(p->threads, p->components, forward_comp, &j);
         s = job_status(&j, p->components, err);
     }
-    for (int c = 0; c < 4; c++) wc_free(fl[c]);
+    for (int c = 0; c < 4; c++) pool_free(p->pool, fl[c]);
     return s;
 }
 
@@ -166,7 +167,7 @@ static wc_status inverse_float_comp(const wc_stage_plan *p, uint32_t c, const wc
                                     float **samples, wc_err *err)
 {
     const uint32_t pw = in->width[c], ph = in->height[c];
-    float *coef = wc_malloc_array((size_t)pw * ph, sizeof(float));
+    float *coef = pool_alloc_array(p->pool, (size_t)pw * ph, sizeof(float));
     WC_RETURN_IF(!coef, err, WC_ERR_NOMEM, "out of memory (float plane)");
     quant_layout lay = layout_of(p, c, pw, ph);
     dequant_float_plane(in->q[c], coef, &lay, p->steps[c], p->recon);
@@ -174,9 +175,9 @@ static wc_status inverse_float_comp(const wc_stage_plan *p, uint32_t c, const wc
     if (p->transform[c] != WC_TRANSFORM_DCT) {
         size_t sn = p->transform[c] == WC_TRANSFORM_LOT ? lot8_scratch_elems(pw, ph)
                                                          : dwt_scratch_elems(pw, ph);
-        scratch = wc_malloc_array(sn, sizeof(float));
+        scratch = pool_alloc_array(p->pool, sn, sizeof(float));
         if (!scratch) {
-            wc_free(coef);
+            pool_free(p->pool, coef);
             return wc_fail(err, WC_ERR_NOMEM, "out of memory (transform scratch)");
         }
     }
@@ -186,7 +187,7 @@ static wc_status inverse_float_comp(const wc_stage_plan *p, uint32_t c, const wc
         dct8_inverse(coef, pw, ph);
     else
         lot8_inverse(coef, pw, ph, scratch);
-    wc_free(scratch);
+    pool_free(p->pool, scratch);
     for (uint32_t y = 1; y < p->height && pw != p->width; y++)
         memmove(coef + (size_t)y * p->width, coef + (size_t)y * pw, p->width * sizeof(float));
     *samples = coef;
@@ -196,13 +197,13 @@ static wc_status inverse_float_comp(const wc_stage_plan *p, uint32_t c, const wc
 static wc_status inverse_int_comp(const wc_stage_plan *p, uint32_t c, const wc_coeffs *in,
                                   int32_t *dst, wc_err *err)
 {
-    int32_t *scratch = wc_malloc_array(dwt_scratch_elems(p->width, p->height), sizeof(int32_t));
+    int32_t *scratch = pool_alloc_array(p->pool, dwt_scratch_elems(p->width, p->height), sizeof(int32_t));
     WC_RETURN_IF(!scratch, err, WC_ERR_NOMEM, "out of memory (DWT scratch)");
     if (dst != in->q[c]) memcpy(dst, in->q[c], (size_t)p->width * p->height * sizeof(int32_t));
     quant_layout lay = layout_of(p, c, p->width, p->height);
     dequant_int_plane(dst, &lay, p->steps[c], p->recon);
     dwt53_inverse(dst, p->width, p->height, p->levels, scratch);
-    wc_free(scratch);
+    pool_free(p->pool, scratch);
     return WC_OK;
 }
 
@@ -213,7 +214,7 @@ static void inverse_comp(void *arg, size_t c, int worker)
     const size_t n = (size_t)j->p->width * j->p->height;
     /* A consumable plane (width x height or larger) is read before the
      * samples are written into it, by either path. */
-    j->pl[c] = j->cin->consumable ? j->cin->q[c] : wc_malloc_array(n, sizeof(int32_t));
+    j->pl[c] = j->cin->consumable ? j->cin->q[c] : pool_alloc_array(j->p->pool, n, sizeof(int32_t));
     if (!j->pl[c])
         j->status[c] = wc_fail(&j->errs[c], WC_ERR_NOMEM, "out of memory (sample plane)");
     else if (is_float(j->p, (uint32_t)c))
@@ -250,8 +251,8 @@ static wc_status cpu_inverse(void *self, const wc_stage_plan *p, const wc_coeffs
         colour_insert(pl[c], c, out);
     }
     for (int c = 0; c < 4; c++) {
-        if (!in->consumable) wc_free(pl[c]);
-        wc_free(fl[c]);
+        if (!in->consumable) pool_free(p->pool, pl[c]);
+        pool_free(p->pool, fl[c]);
     }
     return s;
 }

@@ -3,6 +3,7 @@
 #define WC_CONTEXT_H
 
 #include "backend.h"
+#include "pool.h"
 
 /* Seconds spent in each stage of the last encode or decode. */
 typedef struct wc_stage_times {
@@ -19,6 +20,7 @@ struct wc_ctx {
     void *backend_self;
     wc_backend_kind backend_asked;
     wc_stage_times times;
+    wc_pool pool;                   /* large work buffers kept between calls */
 };
 
 /* Clears the error of a new call. */

@@ -196,7 +196,8 @@ static wc_status decode_parsed(wc_ctx *ctx, const wc_params *p, parsed *ps, wc_i
     wc_image img = {ps->h.width, ps->h.height, ps->h.components, ps->h.bit_depth, 0, NULL};
     wc_status s = WC_OK;
     for (uint32_t c = 0; c < ps->h.components && s == WC_OK; c++) {
-        planes[c] = wc_malloc_array((size_t)ps->lay.plane_w[c] * ps->lay.plane_h[c], sizeof(int32_t));
+        planes[c] = pool_alloc_array(&ctx->pool, (size_t)ps->lay.plane_w[c] * ps->lay.plane_h[c],
+                                     sizeof(int32_t));
         if (!planes[c]) s = wc_fail(err, WC_ERR_NOMEM, "out of memory (coefficient planes)");
     }
     double t0 = ctx_now();
@@ -205,13 +206,13 @@ static wc_status decode_parsed(wc_ctx *ctx, const wc_params *p, parsed *ps, wc_i
     for (uint32_t c = 0; c < ps->h.components && s == WC_OK; c++) {
         if (layout_comp_transform(&ps->h, c) == WC_TRANSFORM_DWT) continue;
         size_t n = (size_t)ps->lay.plane_w[c] * ps->lay.plane_h[c];
-        int32_t *tmp = wc_malloc_array(n, sizeof(int32_t));
+        int32_t *tmp = pool_alloc_array(&ctx->pool, n, sizeof(int32_t));
         if (!tmp) {
             s = wc_fail(err, WC_ERR_NOMEM, "out of memory (band plane)");
             break;
         }
         layout_bands_to_blocks(planes[c], tmp, ps->lay.plane_w[c], ps->lay.plane_h[c]);
-        wc_free(planes[c]);
+        pool_free(&ctx->pool, planes[c]);
         planes[c] = tmp;
     }
     if (s == WC_OK) s = ctx_backend(ctx, p ? p->backend : WC_BACKEND_AUTO);
@@ -221,6 +222,7 @@ static wc_status decode_parsed(wc_ctx *ctx, const wc_params *p, parsed *ps, wc_i
         wc_stage_plan plan;
         plan_from_header(&ps->h, 0.0f, &plan);
         plan.threads = threads;
+        plan.pool = &ctx->pool;
         wc_coeffs co = {{0}, {0}, ps->h.components, {NULL}, {NULL}, 1}; /* planes are ours: consumable */
         for (uint32_t c = 0; c < ps->h.components; c++) {
             co.width[c] = ps->lay.plane_w[c];
@@ -231,7 +233,7 @@ static wc_status decode_parsed(wc_ctx *ctx, const wc_params *p, parsed *ps, wc_i
         s = ctx->backend->inverse(ctx->backend_self, &plan, &co, &img, err);
         ctx->times.transform = ctx_now() - t0;
     }
-    for (int c = 0; c < 4; c++) wc_free(planes[c]);
+    for (int c = 0; c < 4; c++) pool_free(&ctx->pool, planes[c]);
     if (s == WC_OK)
         *out = img;
     else

@@ -14,9 +14,9 @@
 static void free_planes(enc_state *st)
 {
     for (int c = 0; c < 4; c++) {
-        wc_free(st->q[c]);
-        wc_free(st->raw[c]);
-        wc_free(st->f[c]);
+        pool_free(&st->ctx->pool, st->q[c]);
+        pool_free(&st->ctx->pool, st->raw[c]);
+        pool_free(&st->ctx->pool, st->f[c]);
         st->q[c] = st->raw[c] = NULL;
         st->f[c] = NULL;
     }
@@ -28,17 +28,19 @@ static int comp_is_float(const wc_stage_plan *plan, uint32_t c)
     return plan->transform[c] != WC_TRANSFORM_DWT || plan->wavelet[c] == 97;
 }
 
-/* DCT/LOT planes are coded as 64 frequency bands: regroup in place. */
-static wc_status to_band_layout(enc_state *st, int32_t *const *planes)
+/* DCT/LOT planes are coded as 64 frequency bands: regroup (into a new
+ * plane that takes the old one's place). */
+static wc_status to_band_layout(enc_state *st)
 {
+    int32_t **planes = st->q;
     for (uint32_t c = 0; c < st->h.components; c++) {
         if (st->plan.transform[c] == WC_TRANSFORM_DWT) continue;
         size_t n = (size_t)st->lay.plane_w[c] * st->lay.plane_h[c];
-        int32_t *tmp = wc_malloc_array(n, sizeof(int32_t));
+        int32_t *tmp = pool_alloc_array(&st->ctx->pool, n, sizeof(int32_t));
         WC_RETURN_IF(!tmp, &st->ctx->err, WC_ERR_NOMEM, "out of memory (band plane)");
         layout_blocks_to_bands(planes[c], tmp, st->lay.plane_w[c], st->lay.plane_h[c]);
-        memcpy(planes[c], tmp, n * sizeof(int32_t));
-        wc_free(tmp);
+        pool_free(&st->ctx->pool, planes[c]);
+        planes[c] = tmp;
     }
     return WC_OK;
 }
@@ -60,7 +62,7 @@ wc_status enc_code_step(enc_state *st, es_output *out)
             quant_int_plane(st->q[c], &lay, st->h.steps[c], st->plan.threshold[c]);
         }
     }
-    WC_FORWARD_IF_ERROR(to_band_layout(st, st->q));
+    WC_FORWARD_IF_ERROR(to_band_layout(st));
     double t0 = ctx_now();
     wc_status s = es_encode(&st->h, &st->lay, st->q, st->p->threads, st->p->deflate_level, out,
                             &st->ctx->err);
@@ -120,13 +122,13 @@ static wc_status alloc_planes(enc_state *st, int rate)
 {
     for (uint32_t c = 0; c < st->h.components; c++) {
         size_t n = (size_t)st->lay.plane_w[c] * st->lay.plane_h[c];
-        st->q[c] = wc_malloc_array(n, sizeof(int32_t));
+        st->q[c] = pool_alloc_array(&st->ctx->pool, n, sizeof(int32_t));
         WC_RETURN_IF(!st->q[c], &st->ctx->err, WC_ERR_NOMEM, "out of memory (%zu coefficients)", n);
         if (!rate) continue;
         if (comp_is_float(&st->plan, c))
-            st->f[c] = wc_malloc_array(n, sizeof(float));
+            st->f[c] = pool_alloc_array(&st->ctx->pool, n, sizeof(float));
         else
-            st->raw[c] = wc_malloc_array(n, sizeof(int32_t));
+            st->raw[c] = pool_alloc_array(&st->ctx->pool, n, sizeof(int32_t));
         WC_RETURN_IF(!st->f[c] && !st->raw[c], &st->ctx->err, WC_ERR_NOMEM,
                      "out of memory (%zu coefficients)", n);
     }
@@ -145,6 +147,7 @@ static wc_status encode_payloads(enc_state *st, const wc_image *img, es_output *
     WC_FORWARD_IF_ERROR(layout_build(&st->h, WC_MAX_BLOCKS, &st->lay, err));
     plan_from_header(&st->h, p->lossless ? 0.0f : p->threshold, &st->plan);
     st->plan.threads = p->threads;
+    st->plan.pool = &st->ctx->pool;
     const int rate = !p->lossless && p->bpp > 0;
     WC_FORWARD_IF_ERROR(alloc_planes(st, rate));
     WC_FORWARD_IF_ERROR(ctx_backend(st->ctx, p->backend));
@@ -167,7 +170,7 @@ static wc_status encode_payloads(enc_state *st, const wc_image *img, es_output *
         st->ctx->times.rate = ctx_now() - t0 - st->ctx->times.entropy;
         return s;
     }
-    WC_FORWARD_IF_ERROR(to_band_layout(st, st->q));
+    WC_FORWARD_IF_ERROR(to_band_layout(st));
     t0 = ctx_now();
     s = es_encode(&st->h, &st->lay, st->q, p->threads, p->deflate_level, out, err);
     code_times(st, t0);

@@ -148,6 +148,11 @@ typedef struct wc_ctx wc_ctx;
 WC_API wc_ctx *wc_ctx_create(void);
 /* Frees a context and everything it holds; NULL is accepted. */
 WC_API void wc_ctx_free(wc_ctx *ctx);
+/* A context keeps the large work buffers of its last call (coefficient
+ * planes: about 4 bytes a sample per component, a few times over) so the
+ * next call on an image of that size or smaller skips allocating and
+ * faulting them in. wc_ctx_trim gives them back to the system now. */
+WC_API void wc_ctx_trim(wc_ctx *ctx);
 /* The message of the last failed call on ctx, naming what and where (e.g.
  * "chunk BDAT#1 at byte 812: CRC mismatch"); "" when none. Owned by ctx. */
 WC_API const char *wc_ctx_error(const wc_ctx *ctx);

@@ -1,0 +1,100 @@
+/* pool.c -- kept work buffers (see pool.h). */
+#include <string.h>
+
+#include "pool.h"
+#include "wc_common.h"
+
+/* Buffers below this come and go through malloc (cheap, and glibc keeps
+ * them mapped anyway); the pool is for the large ones. */
+#define POOL_MIN ((size_t)1 << 20)
+#define HEADER 64 /* keeps the caller's pointer 64-byte aligned */
+
+static size_t *header_of(void *p) { return (size_t *)(void *)((char *)p - HEADER); }
+
+void pool_init(wc_pool *pool)
+{
+    memset(pool, 0, sizeof *pool);
+    pthread_mutex_init(&pool->lock, NULL);
+}
+
+void pool_trim(wc_pool *pool)
+{
+    pthread_mutex_lock(&pool->lock);
+    for (int i = 0; i < WC_POOL_SLOTS; i++) {
+        wc_free(pool->slot[i]);
+        pool->slot[i] = NULL;
+        pool->size[i] = 0;
+    }
+    pthread_mutex_unlock(&pool->lock);
+}
+
+void pool_destroy(wc_pool *pool)
+{
+    pool_trim(pool);
+    pthread_mutex_destroy(&pool->lock);
+}
+
+static void *fresh(size_t n)
+{
+    if (n > SIZE_MAX - HEADER) return NULL;
+    char *h = wc_malloc(n + HEADER);
+    if (!h) return NULL;
+    *(size_t *)(void *)h = n;
+    return h + HEADER;
+}
+
+void *pool_alloc(wc_pool *pool, size_t n)
+{
+    if (n == 0) return NULL;
+    if (!pool || n < POOL_MIN) return fresh(n);
+    /* The smallest kept buffer that fits; none: a fresh one. */
+    pthread_mutex_lock(&pool->lock);
+    int best = -1;
+    for (int i = 0; i < WC_POOL_SLOTS; i++)
+        if (pool->slot[i] && pool->size[i] >= n && (best < 0 || pool->size[i] < pool->size[best]))
+            best = i;
+    void *h = NULL;
+    if (best >= 0) {
+        h = pool->slot[best];
+        pool->slot[best] = NULL;
+        pool->size[best] = 0;
+    }
+    pthread_mutex_unlock(&pool->lock);
+    return h ? (char *)h + HEADER : fresh(n);
+}
+
+void *pool_alloc_array(wc_pool *pool, size_t count, size_t size)
+{
+    size_t n;
+    if (wc_mul_overflow(count, size, &n)) return NULL;
+    return pool_alloc(pool, n);
+}
+
+void pool_free(wc_pool *pool, void *p)
+{
+    if (!p) return;
+    size_t n = *header_of(p);
+    void *h = header_of(p);
+    if (!pool || n < POOL_MIN) {
+        wc_free(h);
+        return;
+    }
+    /* Keep it in an empty slot, or in place of a smaller kept one. */
+    pthread_mutex_lock(&pool->lock);
+    int pick = -1;
+    for (int i = 0; i < WC_POOL_SLOTS; i++) {
+        if (!pool->slot[i]) {
+            pick = i;
+            break;
+        }
+        if (pool->size[i] < n && (pick < 0 || pool->size[i] < pool->size[pick])) pick = i;
+    }
+    void *drop = h;
+    if (pick >= 0) {
+        drop = pool->slot[pick];
+        pool->slot[pick] = h;
+        pool->size[pick] = n;
+    }
+    pthread_mutex_unlock(&pool->lock);
+    wc_free(drop);
+}
