@@ -1,4 +1,5 @@
 /* pool.c -- kept work buffers (see pool.h). */
+#include <stdint.h>
 #include <string.h>
 
 #include "pool.h"
@@ -7,9 +8,20 @@
 /* Buffers below this come and go through malloc (cheap, and glibc keeps
  * them mapped anyway); the pool is for the large ones. */
 #define POOL_MIN ((size_t)1 << 20)
-#define HEADER 64 /* keeps the caller's pointer 64-byte aligned */
+#define ALIGN 64 /* the caller's pointer: a cache line, and room for the header */
 
-static size_t *header_of(void *p) { return (size_t *)(void *)((char *)p - HEADER); }
+/* Before each buffer: its usable size and the address malloc gave. */
+typedef struct header {
+    size_t size;
+    void *raw;
+} header;
+
+static header *header_of(void *p) { return (header *)(void *)((char *)p - sizeof(header)); }
+
+static void release(void *p)
+{
+    if (p) wc_free(header_of(p)->raw);
+}
 
 void pool_init(wc_pool *pool)
 {
@@ -21,7 +33,7 @@ void pool_trim(wc_pool *pool)
 {
     pthread_mutex_lock(&pool->lock);
     for (int i = 0; i < WC_POOL_SLOTS; i++) {
-        wc_free(pool->slot[i]);
+        release(pool->slot[i]);
         pool->slot[i] = NULL;
         pool->size[i] = 0;
     }
@@ -36,11 +48,12 @@ void pool_destroy(wc_pool *pool)
 
 static void *fresh(size_t n)
 {
-    if (n > SIZE_MAX - HEADER) return NULL;
-    char *h = wc_malloc(n + HEADER);
-    if (!h) return NULL;
-    *(size_t *)(void *)h = n;
-    return h + HEADER;
+    if (n > SIZE_MAX - 2 * ALIGN) return NULL;
+    char *raw = wc_malloc(n + 2 * ALIGN);
+    if (!raw) return NULL;
+    char *p = raw + ALIGN + (ALIGN - (uintptr_t)raw % ALIGN) % ALIGN;
+    *header_of(p) = (header){n, raw};
+    return p;
 }
 
 void *pool_alloc(wc_pool *pool, size_t n)
@@ -53,14 +66,14 @@ void *pool_alloc(wc_pool *pool, size_t n)
     for (int i = 0; i < WC_POOL_SLOTS; i++)
         if (pool->slot[i] && pool->size[i] >= n && (best < 0 || pool->size[i] < pool->size[best]))
             best = i;
-    void *h = NULL;
+    void *p = NULL;
     if (best >= 0) {
-        h = pool->slot[best];
+        p = pool->slot[best];
         pool->slot[best] = NULL;
         pool->size[best] = 0;
     }
     pthread_mutex_unlock(&pool->lock);
-    return h ? (char *)h + HEADER : fresh(n);
+    return p ? p : fresh(n);
 }
 
 void *pool_alloc_array(wc_pool *pool, size_t count, size_t size)
@@ -73,10 +86,9 @@ void *pool_alloc_array(wc_pool *pool, size_t count, size_t size)
 void pool_free(wc_pool *pool, void *p)
 {
     if (!p) return;
-    size_t n = *header_of(p);
-    void *h = header_of(p);
+    const size_t n = header_of(p)->size;
     if (!pool || n < POOL_MIN) {
-        wc_free(h);
+        release(p);
         return;
     }
     /* Keep it in an empty slot, or in place of a smaller kept one. */
@@ -89,12 +101,12 @@ void pool_free(wc_pool *pool, void *p)
         }
         if (pool->size[i] < n && (pick < 0 || pool->size[i] < pool->size[pick])) pick = i;
     }
-    void *drop = h;
+    void *drop = p;
     if (pick >= 0) {
         drop = pool->slot[pick];
-        pool->slot[pick] = h;
+        pool->slot[pick] = p;
         pool->size[pick] = n;
     }
     pthread_mutex_unlock(&pool->lock);
-    wc_free(drop);
+    release(drop);
 }

@@ -22,7 +22,7 @@
 
 typedef struct wc_pool {
     pthread_mutex_t lock;
-    void *slot[WC_POOL_SLOTS];   /* free buffers (header addresses), NULL when empty */
+    void *slot[WC_POOL_SLOTS];   /* free buffers, NULL when empty */
     size_t size[WC_POOL_SLOTS];  /* their usable sizes */
 } wc_pool;
 
