@@ -96,21 +96,36 @@ static int32_t *dwt53_srow(int32_t *t, int64_t r, uint32_t n)
     return t + (size_t)dwt_mirror(r, n) * DWT_STRIP;
 }
 
-/* Forward lifting of n >= 2 interleaved staging rows, in place. */
+/* Forward lifting of n >= 2 interleaved staging rows, in place, in one
+ * sweep: row r - 1 is updated right after row r is predicted, so the
+ * rows in use stay in L1 instead of the whole strip being walked twice.
+ * Each step still sees exactly the values of the two-pass order: the
+ * prediction of r reads even rows not yet updated (r + 1 = n mirrors to
+ * n - 2, updated only after), the update of r - 1 odd rows already
+ * predicted. */
 static void dwt53_strip_forward(int32_t *t, uint32_t n)
 {
-    for (uint32_t r = 1; r < n; r += 2)
+    uint32_t r = 1;
+    for (; r < n; r += 2) {
         dwt53_row_predict(dwt53_srow(t, r, n), dwt53_srow(t, (int64_t)r - 1, n), dwt53_srow(t, r + 1, n));
-    for (uint32_t r = 0; r < n; r += 2)
-        dwt53_row_update(dwt53_srow(t, r, n), dwt53_srow(t, (int64_t)r - 1, n), dwt53_srow(t, r + 1, n));
+        dwt53_row_update(dwt53_srow(t, r - 1, n), dwt53_srow(t, (int64_t)r - 2, n), dwt53_srow(t, r, n));
+    }
+    if (r - 1 < n) /* n odd: the last even row */
+        dwt53_row_update(dwt53_srow(t, r - 1, n), dwt53_srow(t, (int64_t)r - 2, n), dwt53_srow(t, r, n));
 }
 
+/* The inverse sweep: even row r is restored, then odd row r - 1 from the
+ * restored rows on either side (r - 1 keeps its coded value until then). */
 static void dwt53_strip_inverse(int32_t *t, uint32_t n)
 {
-    for (uint32_t r = 0; r < n; r += 2)
+    dwt53_row_unupdate(dwt53_srow(t, 0, n), dwt53_srow(t, -1, n), dwt53_srow(t, 1, n));
+    uint32_t r = 2;
+    for (; r < n; r += 2) {
         dwt53_row_unupdate(dwt53_srow(t, r, n), dwt53_srow(t, (int64_t)r - 1, n), dwt53_srow(t, r + 1, n));
-    for (uint32_t r = 1; r < n; r += 2)
-        dwt53_row_unpredict(dwt53_srow(t, r, n), dwt53_srow(t, (int64_t)r - 1, n), dwt53_srow(t, r + 1, n));
+        dwt53_row_unpredict(dwt53_srow(t, r - 1, n), dwt53_srow(t, (int64_t)r - 2, n), dwt53_srow(t, r, n));
+    }
+    if (r - 1 < n) /* n even: the last odd row */
+        dwt53_row_unpredict(dwt53_srow(t, r - 1, n), dwt53_srow(t, (int64_t)r - 2, n), dwt53_srow(t, r, n));
 }
 
 /* ---- one level of the 2-D transform on the w x h region at p --------------- */
