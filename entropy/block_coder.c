@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "block_coder.h"
+#include "ctx_lut.h"
 
 #define MAG_CAP (1u << 20) /* keeps s = wa*a + wb*b + c + d inside uint32 */
 
@@ -39,16 +40,9 @@ size_t bc_bound(uint32_t w, uint32_t h)
 BC_INLINE uint32_t mag_of(int32_t v) { return v < 0 ? 0u - (uint32_t)v : (uint32_t)v; }
 
 /* Context bucket of s: s itself below 2, then two buckets per octave
- * (2k plus the bit below the leading one), capped. Written without a
- * branch: s | 2 puts s = 0, 1 in octave 1 and the last term takes the 2
- * back. It sits on the decoder's serial chain, where a mispredicted
- * branch costs more than the arithmetic. */
-BC_INLINE unsigned ctx_of(uint32_t s)
-{
-    unsigned k = 31u - (unsigned)__builtin_clz(s | 2);
-    unsigned c = 2 * k + ((s >> (k - 1)) & 1) - 2 * (s < 2);
-    return c < BC_NCTX - 1 ? c : BC_NCTX - 1;
-}
+ * (2k plus the bit below the leading one), the last from 3072 up; read
+ * from ctx_lut.h, as it sits on the decoder's serial chain. */
+BC_INLINE unsigned ctx_of(uint32_t s) { return bc_ctx_lut[s < BC_CTX_LUT_SIZE ? s : BC_CTX_LUT_SIZE - 1]; }
 
 BC_INLINE unsigned class_of(uint32_t m, uint32_t *extra, unsigned *nbits)
 {

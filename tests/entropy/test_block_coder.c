@@ -2,7 +2,9 @@
  * test_block_coder.c -- the context-modelled block coder on its own:
  * round trips of random blocks of every shape and statistics, the token
  * path (bc_symbolize + bc_emit) giving exactly bc_encode's bytes, and
- * refusal of truncated or padded payloads.
+ * refusal of truncated or padded payloads; two blocks decoded in turns
+ * (bc_decode_pair) as one at a time; the context table against its
+ * definition.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +16,7 @@
 #include <cmocka.h>
 
 #include "block_coder.h"
+#include "ctx_lut.h"
 #include "test_support.h"
 
 typedef struct coded {
@@ -101,6 +104,58 @@ static void check_roundtrip(uint32_t w, uint32_t h, int kind, int predict, int o
     memcpy(longer, c.buf, c.size);
     longer[c.size] = 0;
     assert_int_equal(bc_decode(longer, c.size + 1, &ob, c.dec, scratch, &e), WC_ERR_CORRUPT);
+
+    /* In a pair, beside itself and beside a block of another shape and
+     * length (a dense 5x3 one), in either order. */
+    int32_t *v2 = make_block(r, 5, 3, 0);
+    bc_block b2 = {v2, 5, 3, 8, 0, BC_ISO, 1};
+    coded c2 = code_block(&b2);
+    int32_t *out2 = calloc((size_t)8 * 3, sizeof *out2);
+    bc_block ob2 = {out2, 5, 3, 8, 0, BC_ISO, 1};
+    int32_t *out3 = calloc((size_t)(w + 3) * h, sizeof *out3);
+    bc_block ob3 = {out3, w, h, w + 3, predict, orient, run_max};
+    uint32_t *scratch2 = malloc(bc_scratch_elems() * sizeof(uint32_t));
+    for (int order = 0; order < 3; order++) {
+        const bc_block *other = order == 0 ? &ob3 : &ob2;
+        const coded *oc = order == 0 ? &c : &c2;
+        const uint8_t *src[2] = {c.buf, oc->buf};
+        size_t size[2] = {c.size, oc->size};
+        const bc_block *bp[2] = {&ob, other};
+        const bc_dectab *T[2] = {c.dec, oc->dec};
+        if (order == 2) { /* swapped */
+            src[0] = c2.buf, src[1] = c.buf, size[0] = c2.size, size[1] = c.size;
+            bp[0] = &ob2, bp[1] = &ob, T[0] = c2.dec, T[1] = c.dec;
+        }
+        uint32_t *const sc[2] = {scratch, scratch2};
+        memset(out, 0, (size_t)(w + 3) * h * sizeof *out);
+        s = bc_decode_pair(src, size, bp, T, sc, &e);
+        if (s != WC_OK) fail_msg("pair %d, %ux%u kind %d: %s", order, w, h, kind, e.msg);
+        for (uint32_t y = 0; y < h; y++) assert_memory_equal(out + y * (w + 3), v + y * (w + 3), w * 4);
+        const int32_t *o2 = order == 0 ? out3 : out2, *ref2 = order == 0 ? v : v2;
+        const uint32_t w2 = order == 0 ? w : 5, h2 = order == 0 ? h : 3, st2 = order == 0 ? w + 3 : 8;
+        for (uint32_t y = 0; y < h2; y++) assert_memory_equal(o2 + y * st2, ref2 + y * st2, w2 * 4);
+        /* Damage to either block fails the pair. */
+        if (c.size > 0) {
+            size[order == 2 ? 1 : 0]--;
+            assert_int_not_equal(bc_decode_pair(src, size, bp, T, sc, &e), WC_OK);
+            size[order == 2 ? 1 : 0]++;
+        }
+        const int other_slot = order == 2 ? 0 : 1;
+        const uint8_t *keep = src[other_slot];
+        uint8_t *pad = malloc(size[other_slot] + 1);
+        memcpy(pad, keep, size[other_slot]);
+        pad[size[other_slot]] = 0;
+        src[other_slot] = pad;
+        size[other_slot]++;
+        assert_int_equal(bc_decode_pair(src, size, bp, T, sc, &e), WC_ERR_CORRUPT);
+        free(pad);
+    }
+    free(scratch2);
+    free(out3);
+    free(out2);
+    free(c2.buf);
+    free(c2.dec);
+    free(v2);
     free(longer);
     free(scratch);
     free(out);
@@ -156,12 +211,31 @@ static void test_unused_table_is_corrupt(void **state)
     free(v);
 }
 
+/* ctx_lut.h against the definition of the context buckets: s below 2 is
+ * its own bucket, then 2k + the bit below the leading one, at most 23 (so
+ * every s from 3072 up, which the table folds to 4095, is in bucket 23). */
+static void test_context_table(void **state)
+{
+    (void)state;
+    for (uint32_t s = 0; s < (1u << 26); s += s < BC_CTX_LUT_SIZE ? 1 : 997) {
+        unsigned want = s;
+        if (s >= 2) {
+            unsigned k = 31u - (unsigned)__builtin_clz(s);
+            want = 2 * k + ((s >> (k - 1)) & 1);
+            if (want > BC_NCTX - 1) want = BC_NCTX - 1;
+        }
+        unsigned got = bc_ctx_lut[s < BC_CTX_LUT_SIZE ? s : BC_CTX_LUT_SIZE - 1];
+        if (got != want) fail_msg("s = %u: table %u, definition %u", s, got, want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shapes_and_statistics),
         cmocka_unit_test(test_all_zero_block_is_tiny),
         cmocka_unit_test(test_unused_table_is_corrupt),
+        cmocka_unit_test(test_context_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
