@@ -1,4 +1,6 @@
 /* quant.c -- deadzone quantization of whole planes on the CPU. */
+#include <string.h>
+
 #include "quant.h"
 #include "dwt.h"
 
@@ -39,6 +41,10 @@ typedef struct qargs {
     float threshold, recon;
 } qargs;
 
+/* Each row below walks its columns in groups of eight that take
+ * st[0..7]: a DWT band's eight equal steps, or a block layout's row of
+ * the frequency table (its rows start at column 0, a multiple of 8).
+ * Groups of eight let the compiler vectorize both. */
 static void q_int(void *arg, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, const float *steps,
                   int blocked)
 {
@@ -47,7 +53,13 @@ static void q_int(void *arg, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, c
     for (uint32_t y = y0; y < y0 + h; y++) {
         int32_t *row = a->idst + (size_t)y * a->stride;
         const float *st = row_steps(steps, blocked, y);
-        for (uint32_t x = x0; x < x0 + w; x++) row[x] = quant_value((float)row[x], st[x & 7], a->threshold);
+        const size_t end = (size_t)x0 + w;
+        size_t x = x0, k = 0;
+        float s8[8]; /* a local copy: the compiler then knows no store changes it */
+        memcpy(s8, st, sizeof s8);
+        for (; x + 8 <= end; x += 8)
+            for (k = 0; k < 8; k++) row[x + k] = quant_value((float)row[x + k], s8[k], a->threshold);
+        for (k = 0; x < end; x++, k++) row[x] = quant_value((float)row[x], s8[k], a->threshold);
     }
 }
 
@@ -59,7 +71,13 @@ static void q_float(void *arg, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h,
         const float *src = a->fsrc + (size_t)y * a->stride;
         int32_t *dst = a->idst + (size_t)y * a->stride;
         const float *st = row_steps(steps, blocked, y);
-        for (uint32_t x = x0; x < x0 + w; x++) dst[x] = quant_value(src[x], st[x & 7], a->threshold);
+        const size_t end = (size_t)x0 + w;
+        size_t x = x0, k = 0;
+        float s8[8]; /* a local copy: the compiler then knows no store changes it */
+        memcpy(s8, st, sizeof s8);
+        for (; x + 8 <= end; x += 8)
+            for (k = 0; k < 8; k++) dst[x + k] = quant_value(src[x + k], s8[k], a->threshold);
+        for (k = 0; x < end; x++, k++) dst[x] = quant_value(src[x], s8[k], a->threshold);
     }
 }
 
@@ -71,7 +89,13 @@ static void dq_int(void *arg, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, 
     for (uint32_t y = y0; y < y0 + h; y++) {
         int32_t *row = a->idst + (size_t)y * a->stride;
         const float *st = row_steps(steps, blocked, y);
-        for (uint32_t x = x0; x < x0 + w; x++) row[x] = dequant_int_value(row[x], st[x & 7], a->recon);
+        const size_t end = (size_t)x0 + w;
+        size_t x = x0, k = 0;
+        float s8[8]; /* a local copy: the compiler then knows no store changes it */
+        memcpy(s8, st, sizeof s8);
+        for (; x + 8 <= end; x += 8)
+            for (k = 0; k < 8; k++) row[x + k] = dequant_int_value(row[x + k], s8[k], a->recon);
+        for (k = 0; x < end; x++, k++) row[x] = dequant_int_value(row[x], s8[k], a->recon);
     }
 }
 
@@ -83,7 +107,13 @@ static void dq_float(void *arg, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h
         const int32_t *src = a->idst + (size_t)y * a->stride;
         float *dst = a->fdst + (size_t)y * a->stride;
         const float *st = row_steps(steps, blocked, y);
-        for (uint32_t x = x0; x < x0 + w; x++) dst[x] = dequant_value(src[x], st[x & 7], a->recon);
+        const size_t end = (size_t)x0 + w;
+        size_t x = x0, k = 0;
+        float s8[8]; /* a local copy: the compiler then knows no store changes it */
+        memcpy(s8, st, sizeof s8);
+        for (; x + 8 <= end; x += 8)
+            for (k = 0; k < 8; k++) dst[x + k] = dequant_value(src[x + k], s8[k], a->recon);
+        for (k = 0; x < end; x++, k++) dst[x] = dequant_value(src[x], s8[k], a->recon);
     }
 }
 
