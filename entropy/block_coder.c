@@ -119,6 +119,47 @@ static void mags_init(uint32_t *M, uint32_t w, uint32_t h)
     }
 }
 
+/* The coder knows every magnitude in advance: fill them all in one pass
+ * the compiler vectorizes, instead of one store per coded value. The
+ * contexts read only coded neighbours, so the values are the same. */
+static void mags_fill(uint32_t *M, const int32_t *src, size_t ss, uint32_t w, uint32_t h)
+{
+    const size_t ms = w + 2 * MAG_PAD;
+    mags_init(M, w, h);
+    for (uint32_t y = 0; y < h; y++) {
+        uint32_t *mrow = M + (y + MAG_PAD) * ms + MAG_PAD;
+        const int32_t *row = src + y * ss;
+        for (uint32_t x = 0; x < w; x++) {
+            const uint32_t m = mag_of(row[x]);
+            mrow[x] = m < MAG_CAP ? m : MAG_CAP;
+        }
+    }
+}
+
+/* The first column from x on whose value is not zero, or w: four at a
+ * time, as runs of zeros are what the coder spends its time skipping. */
+BC_INLINE int next_nonzero(const int32_t *row, int x, int w)
+{
+    while (x + 4 <= w && (row[x] | row[x + 1] | row[x + 2] | row[x + 3]) == 0) x += 4;
+    while (x < w && row[x] == 0) x++;
+    return x;
+}
+
+/* Skips the zeros from (x, y) on in raster order; returns how many. */
+BC_INLINE uint32_t skip_zeros(const int32_t *src, size_t ss, int w, int h, int *x, int *y)
+{
+    uint32_t r = 0;
+    while (*y < h) {
+        const int nx = next_nonzero(src + (size_t)*y * ss, *x, w);
+        r += (uint32_t)(nx - *x);
+        *x = nx;
+        if (nx < w) break;
+        *x = 0;
+        ++*y;
+    }
+    return r;
+}
+
 /* Context sum over the coded neighbourhood of mrow[x] (rows ms apart). */
 BC_INLINE uint32_t context_sum(const uint32_t *mrow, ptrdiff_t ms, int x, uint32_t wa, uint32_t wb)
 {
@@ -173,10 +214,10 @@ BC_INLINE void walk(const bc_block *b, uint32_t *scratch, const sink *k, int cod
         src = res;
         ss = W;
     }
-    mags_init(M, b->w, b->h);
+    mags_fill(M, src, ss, b->w, b->h);
     int x = 0, y = 0;
     while (y < H) {
-        uint32_t *mrow = M + (y + MAG_PAD) * ms + MAG_PAD;
+        const uint32_t *mrow = M + (y + MAG_PAD) * ms + MAG_PAD;
         const int32_t *row = src + y * (ptrdiff_t)ss;
         while (x < W) {
             uint32_t s = context_sum(mrow, ms, x, wa, wb);
@@ -184,7 +225,6 @@ BC_INLINE void walk(const bc_block *b, uint32_t *scratch, const sink *k, int cod
             int32_t v = row[x];
             uint32_t m = mag_of(v);
             emit(k, coding, ctx_of(s), m, v < 0, m != 0);
-            mrow[x] = m < MAG_CAP ? m : MAG_CAP;
             x++;
         }
         if (x == W) {
@@ -193,21 +233,12 @@ BC_INLINE void walk(const bc_block *b, uint32_t *scratch, const sink *k, int cod
             continue;
         }
         /* Run mode: zeros in raster order until a non-zero or the end. */
-        uint32_t r = 0;
-        while (y < H && src[y * (ptrdiff_t)ss + x] == 0) {
-            M[(y + MAG_PAD) * ms + MAG_PAD + x] = 0;
-            r++;
-            if (++x == W) {
-                x = 0;
-                y++;
-            }
-        }
+        uint32_t r = skip_zeros(src, ss, W, H, &x, &y);
         emit(k, coding, BC_RUN, r, 0, 0);
         if (y == H) break;
         int32_t v = src[y * (ptrdiff_t)ss + x];
         uint32_t m = mag_of(v);
         emit(k, coding, BC_TERM, m - 1, v < 0, 1);
-        M[(y + MAG_PAD) * ms + MAG_PAD + x] = m < MAG_CAP ? m : MAG_CAP;
         if (++x == W) {
             x = 0;
             y++;
@@ -272,14 +303,11 @@ size_t bc_emit(const bc_block *b, const uint16_t *tokens, size_t ntok, const huf
     for (size_t i = 0; i < ntok && y < H; i++) {
         unsigned tab = tokens[i] >> 8, sym = tokens[i] & 0xFF;
         if (tab == BC_RUN) {
-            uint32_t r = 0; /* the run is in the data: count it again */
-            while (y < H && row[x] == 0) {
-                r++;
-                if (++x == W) {
-                    x = 0;
-                    row = src + (size_t)++y * ss;
-                }
-            }
+            int xi = (int)x, yi = (int)y; /* the run is in the data: count it again */
+            const uint32_t r = skip_zeros(src, ss, (int)W, (int)H, &xi, &yi);
+            x = (uint32_t)xi;
+            y = (uint32_t)yi;
+            row = src + (size_t)y * ss;
             put_token(&w, &tabs[BC_RUN], sym, r, 0, 0);
             continue;
         }
