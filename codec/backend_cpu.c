@@ -34,8 +34,9 @@ static quant_layout layout_of(const wc_stage_plan *p, uint32_t c, uint32_t w, ui
     return lay;
 }
 
-/* Spatial transform of one float plane; block transforms work on the
- * padded copy in dst (pw x ph), the DWT in place (dst == src). */
+/* Spatial transform of one float plane: the DWT in place (dst == src);
+ * block transforms in dst, a padded copy (pw x ph), or src itself when
+ * its sides are already multiples of 8. */
 static wc_status transform_float(const wc_stage_plan *p, uint32_t c, float *src, float *dst,
                                  uint32_t pw, uint32_t ph, wc_err *err)
 {
@@ -46,7 +47,7 @@ static wc_status transform_float(const wc_stage_plan *p, uint32_t c, float *src,
         pool_free(p->pool, scratch);
         return WC_OK;
     }
-    blk8_pad(src, p->width, p->height, dst, pw, ph);
+    if (dst != src) blk8_pad(src, p->width, p->height, dst, pw, ph);
     if (p->transform[c] == WC_TRANSFORM_DCT) {
         dct8_forward(dst, pw, ph);
         return WC_OK;
@@ -64,7 +65,8 @@ static wc_status forward_float_comp(const wc_stage_plan *p, uint32_t c, float *p
     const uint32_t pw = out->width[c], ph = out->height[c];
     float *coef = plane;
     float *padded = NULL;
-    if (p->transform[c] != WC_TRANSFORM_DWT) {
+    if (p->transform[c] != WC_TRANSFORM_DWT && (pw != p->width || ph != p->height)) {
+        /* Sides not multiples of 8: a padded copy (else in place). */
         padded = pool_alloc_array(p->pool, (size_t)pw * ph, sizeof(float));
         WC_RETURN_IF(!padded, err, WC_ERR_NOMEM, "out of memory (block plane)");
         coef = padded;
