@@ -182,7 +182,12 @@ BC_INLINE void emit(const sink *k, int coding, unsigned tab, uint32_t m, int sig
     unsigned sym = class_of(m, &extra, &nb);
     if (!coding) {
         k->freq[tab][sym]++;
-        if (k->tok) k->tok[(*k->ntok)++] = (uint16_t)(tab << 8 | sym);
+        if (k->tok) {
+            k->tok[(*k->ntok)++] = (uint16_t)(tab << 8 | sym);
+            /* A run's length follows its token (at most 128 * 128), so
+             * bc_emit need not find the run in the data again. */
+            if (tab == BC_RUN) k->tok[(*k->ntok)++] = (uint16_t)m;
+        }
         return;
     }
     const huf_enc *t = &k->tabs[tab];
@@ -303,12 +308,11 @@ size_t bc_emit(const bc_block *b, const uint16_t *tokens, size_t ntok, const huf
     for (size_t i = 0; i < ntok && y < H; i++) {
         unsigned tab = tokens[i] >> 8, sym = tokens[i] & 0xFF;
         if (tab == BC_RUN) {
-            int xi = (int)x, yi = (int)y; /* the run is in the data: count it again */
-            const uint32_t r = skip_zeros(src, ss, (int)W, (int)H, &xi, &yi);
-            x = (uint32_t)xi;
-            y = (uint32_t)yi;
-            row = src + (size_t)y * ss;
+            const uint32_t r = i + 1 < ntok ? tokens[++i] : 0;
             put_token(&w, &tabs[BC_RUN], sym, r, 0, 0);
+            y += (x + r) / W;
+            x = (x + r) % W;
+            row = src + (size_t)y * ss;
             continue;
         }
         int32_t v = row[x];

@@ -57,11 +57,14 @@ size_t bc_bound(uint32_t w, uint32_t h);
 /* Adds the block's symbol counts to freq. */
 void bc_count(const bc_block *b, bc_freq freq, uint32_t *scratch);
 
-/* bc_count that also records the block's symbols (table << 8 | class) in
- * tokens (room for bc_token_bound entries) for bc_emit; returns their
- * number. Counting and coding then walk the contexts once. */
+/* bc_count that also records the block's symbols (table << 8 | class, a
+ * run's followed by its length) in tokens (room for bc_token_bound
+ * entries) for bc_emit; returns their number. Counting and coding then
+ * walk the contexts once. */
 size_t bc_symbolize(const bc_block *b, bc_freq freq, uint16_t *tokens, uint32_t *scratch);
-static inline size_t bc_token_bound(uint32_t w, uint32_t h) { return 2 * (size_t)w * h + 1; }
+/* At worst every value ends a run of none: a run token, its length and
+ * the value's token each (plus a final run). */
+static inline size_t bc_token_bound(uint32_t w, uint32_t h) { return 3 * (size_t)w * h + 2; }
 
 /* Codes the block from the tokens bc_symbolize recorded: the same bytes
  * as bc_encode, without recomputing contexts. */
