@@ -133,6 +133,13 @@ BC_INLINE void prefetch_row(const int32_t *row, uint32_t w, int inside)
 #endif
 }
 
+/* Prefetches rows [*pf, upto) of a block (up to its last) and moves *pf. */
+BC_INLINE void prefetch_rows(const int32_t *src, size_t ss, uint32_t w, uint32_t h, uint32_t *pf,
+                             uint32_t upto)
+{
+    for (; *pf < upto && *pf < h; ++*pf) prefetch_row(src + *pf * ss, w, 1);
+}
+
 /* The coder knows every magnitude in advance: fill them all in one pass
  * the compiler vectorizes, instead of one store per coded value. The
  * contexts read only coded neighbours, so the values are the same. */
@@ -321,7 +328,8 @@ size_t bc_emit(const bc_block *b, const uint16_t *tokens, size_t ntok, const huf
     const uint32_t W = b->w, H = b->h;
     uint32_t x = 0, y = 0;
     const int32_t *row = src;
-    for (uint32_t r = 0; r < PREFETCH_ROWS && r < H; r++) prefetch_row(src + r * ss, W, 1);
+    uint32_t pf = 0; /* rows below pf are prefetched */
+    prefetch_rows(src, ss, W, H, &pf, PREFETCH_ROWS);
     for (size_t i = 0; i < ntok && y < H; i++) {
         unsigned tab = tokens[i] >> 8, sym = tokens[i] & 0xFF;
         if (tab == BC_RUN) {
@@ -330,6 +338,7 @@ size_t bc_emit(const bc_block *b, const uint16_t *tokens, size_t ntok, const huf
             y += (x + r) / W;
             x = (x + r) % W;
             row = src + (size_t)y * ss;
+            prefetch_rows(src, ss, W, H, &pf, y + PREFETCH_ROWS);
             continue;
         }
         int32_t v = row[x];
@@ -341,7 +350,7 @@ size_t bc_emit(const bc_block *b, const uint16_t *tokens, size_t ntok, const huf
         if (++x == W) {
             x = 0;
             row = src + (size_t)++y * ss;
-            prefetch_row(row + PREFETCH_ROWS * ss, W, y + PREFETCH_ROWS < H);
+            prefetch_rows(src, ss, W, H, &pf, y + PREFETCH_ROWS);
         }
     }
     size_t n = bitw_flush(&w);
