@@ -60,6 +60,8 @@ typedef struct wc_stage_plan {
                                         results never depend on it */
     struct wc_pool *pool;            /* where a host backend takes its large
                                         buffers (pool.h); NULL: malloc */
+    int band_output;                 /* forward may leave DCT/LOT planes in
+                                        band layout (wc_coeffs.banded) */
 } wc_stage_plan;
 
 /* Coefficient planes, width[c] x height[c], row-major, Mallat layout.
@@ -75,6 +77,9 @@ typedef struct wc_coeffs {
      * backend may then work in those planes instead of copies (for the
      * decoder, 4 bytes a sample less to allocate, fault in and copy). */
     int consumable;
+    /* Set by a forward that left its DCT/LOT planes in band layout (as
+     * the encoder codes them) instead of block layout. */
+    int banded;
 } wc_coeffs;
 
 /* A backend: plain C function pointers over an opaque self. */

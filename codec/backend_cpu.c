@@ -9,6 +9,7 @@
 #include "colour.h"
 #include "pool.h"
 #include "dct8.h"
+#include "dct_strips.h"
 #include "dwt.h"
 #include "lot8.h"
 #include "parallel.h"
@@ -130,6 +131,7 @@ static wc_status cpu_forward(void *self, const wc_stage_plan *p, const wc_image 
                              wc_err *err)
 {
     (void)self;
+    if (dct_strips_apply(p)) return dct_strips_forward(p, in, out, err);
     const size_t n = (size_t)p->width * p->height;
     float *fl[4] = {NULL, NULL, NULL, NULL};
     wc_status s = WC_OK;

@@ -133,22 +133,48 @@ void colour_extract_rct(const wc_image *img, int32_t *y, int32_t *u, int32_t *v)
         extract_rct_rows(img, 0, y, u, v);
 }
 
+COLOUR_INLINE void ict_row(const uint8_t *row, int wide, size_t nc, size_t w, int32_t shift, float *y,
+                           float *cb, float *cr)
+{
+    for (size_t x = 0; x < w; x++) {
+        const float R = (float)(get_px(row, wide, x * nc) - shift),
+                    G = (float)(get_px(row, wide, x * nc + 1) - shift),
+                    B = (float)(get_px(row, wide, x * nc + 2) - shift);
+        y[x] = (0.299f * R + 0.587f * G) + 0.114f * B;
+        cb[x] = (-0.168736f * R + -0.331264f * G) + 0.5f * B;
+        cr[x] = (0.5f * R + -0.418688f * G) + -0.081312f * B;
+    }
+}
+
 COLOUR_INLINE void extract_ict_rows(const wc_image *img, int wide, float *y, float *cb, float *cr)
 {
     const int32_t shift = 1 << (img->bit_depth - 1);
     const size_t nc = img->components, w = img->width, stride = row_stride(img);
     for (uint32_t r = 0; r < img->height; r++) {
-        const uint8_t *row = (const uint8_t *)img->pixels + r * stride;
         const size_t o = (size_t)r * w;
-        for (size_t x = 0; x < w; x++) {
-            const float R = (float)(get_px(row, wide, x * nc) - shift),
-                        G = (float)(get_px(row, wide, x * nc + 1) - shift),
-                        B = (float)(get_px(row, wide, x * nc + 2) - shift);
-            y[o + x] = (0.299f * R + 0.587f * G) + 0.114f * B;
-            cb[o + x] = (-0.168736f * R + -0.331264f * G) + 0.5f * B;
-            cr[o + x] = (0.5f * R + -0.418688f * G) + -0.081312f * B;
-        }
+        ict_row((const uint8_t *)img->pixels + r * stride, wide, nc, w, shift, y + o, cb + o, cr + o);
     }
+}
+
+void colour_row_ict(const wc_image *img, uint32_t r, float *y, float *cb, float *cr)
+{
+    const int32_t shift = 1 << (img->bit_depth - 1);
+    const uint8_t *row = (const uint8_t *)img->pixels + r * row_stride(img);
+    if (img->bit_depth > 8)
+        ict_row(row, 1, img->components, img->width, shift, y, cb, cr);
+    else
+        ict_row(row, 0, img->components, img->width, shift, y, cb, cr);
+}
+
+void colour_row_float(const wc_image *img, uint32_t r, uint32_t c, float *out)
+{
+    const int32_t shift = 1 << (img->bit_depth - 1);
+    const uint8_t *row = (const uint8_t *)img->pixels + r * row_stride(img);
+    const size_t nc = img->components;
+    if (img->bit_depth > 8)
+        for (size_t x = 0; x < img->width; x++) out[x] = (float)(get_px(row, 1, x * nc + c) - shift);
+    else
+        for (size_t x = 0; x < img->width; x++) out[x] = (float)(get_px(row, 0, x * nc + c) - shift);
 }
 
 void colour_extract_ict(const wc_image *img, float *y, float *cb, float *cr)

@@ -25,6 +25,11 @@ void colour_insert(const int32_t *plane, uint32_t c, wc_image *img);
  * inverse + rounding (as colour_round_plane) + insert. */
 void colour_extract_rct(const wc_image *img, int32_t *y, int32_t *u, int32_t *v);
 void colour_extract_ict(const wc_image *img, float *y, float *cb, float *cr);
+/* One row r of the image: ICT of its first three components, or component
+ * c level-shifted to float (the values colour_extract + a float
+ * conversion give). For strip-wise encoders. */
+void colour_row_ict(const wc_image *img, uint32_t r, float *y, float *cb, float *cr);
+void colour_row_float(const wc_image *img, uint32_t r, uint32_t c, float *out);
 void colour_insert_rct(const int32_t *y, const int32_t *u, const int32_t *v, wc_image *img);
 void colour_insert_ict(const float *y, const float *cb, const float *cr, wc_image *img);
 #endif

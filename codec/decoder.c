@@ -223,7 +223,7 @@ static wc_status decode_parsed(wc_ctx *ctx, const wc_params *p, parsed *ps, wc_i
         plan_from_header(&ps->h, 0.0f, &plan);
         plan.threads = threads;
         plan.pool = &ctx->pool;
-        wc_coeffs co = {{0}, {0}, ps->h.components, {NULL}, {NULL}, 1}; /* planes are ours: consumable */
+        wc_coeffs co = {{0}, {0}, ps->h.components, {NULL}, {NULL}, 1, 0}; /* planes are ours: consumable */
         for (uint32_t c = 0; c < ps->h.components; c++) {
             co.width[c] = ps->lay.plane_w[c];
             co.height[c] = ps->lay.plane_h[c];

@@ -148,11 +148,12 @@ static wc_status encode_payloads(enc_state *st, const wc_image *img, es_output *
     plan_from_header(&st->h, p->lossless ? 0.0f : p->threshold, &st->plan);
     st->plan.threads = p->threads;
     st->plan.pool = &st->ctx->pool;
+    st->plan.band_output = 1; /* to_band_layout is skipped when it happened */
     const int rate = !p->lossless && p->bpp > 0;
     WC_FORWARD_IF_ERROR(alloc_planes(st, rate));
     WC_FORWARD_IF_ERROR(ctx_backend(st->ctx, p->backend));
 
-    wc_coeffs co = {{0}, {0}, st->h.components, {NULL}, {NULL}, 0};
+    wc_coeffs co = {{0}, {0}, st->h.components, {NULL}, {NULL}, 0, 0};
     for (uint32_t c = 0; c < st->h.components; c++) {
         co.width[c] = st->lay.plane_w[c];
         co.height[c] = st->lay.plane_h[c];
@@ -170,7 +171,7 @@ static wc_status encode_payloads(enc_state *st, const wc_image *img, es_output *
         st->ctx->times.rate = ctx_now() - t0 - st->ctx->times.entropy;
         return s;
     }
-    WC_FORWARD_IF_ERROR(to_band_layout(st));
+    if (!co.banded) WC_FORWARD_IF_ERROR(to_band_layout(st));
     t0 = ctx_now();
     s = es_encode(&st->h, &st->lay, st->q, p->threads, p->deflate_level, out, err);
     code_times(st, t0);

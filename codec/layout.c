@@ -122,13 +122,12 @@ void layout_free(wc_layout *lay)
     lay->blocks = NULL;
 }
 
-void layout_blocks_to_bands(const int32_t *src, int32_t *dst, uint32_t pw, uint32_t ph)
+void layout_strip_to_bands(const int32_t *strip, int32_t *dst, uint32_t pw, uint32_t ph, uint32_t by)
 {
     const uint32_t bw = pw / 8, bh = ph / 8;
-    for (uint32_t y = 0; y < ph; y++) {
-        uint32_t v = y & 7, by = y >> 3;
+    for (uint32_t v = 0; v < 8; v++) {
         int32_t *drow = dst + (size_t)(v * bh + by) * pw;
-        const int32_t *srow = src + (size_t)y * pw;
+        const int32_t *srow = strip + (size_t)v * pw;
         /* One frequency at a time: sequential writes, reads within one
          * row (in L1), twice as fast as scattering to eight streams. */
         for (uint32_t u = 0; u < 8; u++) {
@@ -137,6 +136,11 @@ void layout_blocks_to_bands(const int32_t *src, int32_t *dst, uint32_t pw, uint3
             for (uint32_t bx = 0; bx < bw; bx++) d[bx] = sv[(size_t)bx * 8];
         }
     }
+}
+
+void layout_blocks_to_bands(const int32_t *src, int32_t *dst, uint32_t pw, uint32_t ph)
+{
+    for (uint32_t by = 0; by < ph / 8; by++) layout_strip_to_bands(src + (size_t)by * 8 * pw, dst, pw, ph, by);
 }
 
 void layout_bands_to_blocks(const int32_t *src, int32_t *dst, uint32_t pw, uint32_t ph)

@@ -54,6 +54,8 @@ void layout_free(wc_layout *lay);
 /* Between a DCT/LOT coefficient plane (each 8x8 block in place) and the
  * band plane (frequency (u,v) gathered into rectangle u*bw, v*bh). */
 void layout_blocks_to_bands(const int32_t *src, int32_t *dst, uint32_t pw, uint32_t ph);
+/* The same for strip `by` alone (its 8 rows of pw values at strip). */
+void layout_strip_to_bands(const int32_t *strip, int32_t *dst, uint32_t pw, uint32_t ph, uint32_t by);
 void layout_bands_to_blocks(const int32_t *src, int32_t *dst, uint32_t pw, uint32_t ph);
 
 /* Zigzag order of the 8x8 frequencies: zigzag[i] = v*8 + u. */

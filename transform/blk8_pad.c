@@ -7,15 +7,6 @@
 
 #include <string.h>
 
-/* Source index for padded index i of a dimension of n samples: half-sample
- * symmetric extension, periodic with period 2n so that even a 1- or
- * 3-sample dimension padded by 7 stays in range. */
-static uint32_t blk8_mirror(uint32_t i, uint32_t n)
-{
-    uint64_t m = (uint64_t)i % (2u * (uint64_t)n);
-    return (uint32_t)(m < n ? m : 2u * (uint64_t)n - 1u - m);
-}
-
 /* Source row (pw samples): the w real samples then the mirrored tail. */
 static void blk8_pad_row(const float *src, uint32_t w, float *dst, uint32_t pw)
 {

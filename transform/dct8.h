@@ -181,4 +181,14 @@ static inline uint32_t blk8_ceil8(uint32_t n) { return (n + 7u) & ~7u; }
  * overlap. Pure copy: the output bits are exactly input bits. */
 void blk8_pad(const float *src, uint32_t w, uint32_t h, float *dst, uint32_t pw, uint32_t ph);
 
+/* Source index for padded index i of a dimension of n samples: half-sample
+ * symmetric extension, periodic with period 2n so that even a 1- or
+ * 3-sample dimension padded by 7 stays in range. */
+static inline uint32_t blk8_mirror(uint32_t i, uint32_t n)
+{
+    uint64_t m = (uint64_t)i % (2u * (uint64_t)n);
+    return (uint32_t)(m < n ? m : 2u * (uint64_t)n - 1u - m);
+}
+
+
 #endif /* WC_DCT8_H */
