@@ -114,7 +114,7 @@ static void check_roundtrip(uint32_t w, uint32_t h, int kind, int predict, int o
     bc_block ob2 = {out2, 5, 3, 8, 0, BC_ISO, 1};
     int32_t *out3 = calloc((size_t)(w + 3) * h, sizeof *out3);
     bc_block ob3 = {out3, w, h, w + 3, predict, orient, run_max};
-    uint32_t *scratch2 = malloc(bc_scratch_elems() * sizeof(uint32_t));
+    uint32_t *scratch2 = calloc(bc_scratch_elems(), sizeof(uint32_t));
     for (int order = 0; order < 3; order++) {
         const bc_block *other = order == 0 ? &ob3 : &ob2;
         const coded *oc = order == 0 ? &c : &c2;
