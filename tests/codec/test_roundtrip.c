@@ -222,6 +222,52 @@ static void test_threads_do_not_change_bytes(void **state)
     wc_ctx_free(ctx);
 }
 
+/* One context coding images of different sizes and transforms in turn
+ * (its kept buffers then come back larger, smaller, or trimmed away)
+ * gives the bytes and pixels of a fresh context every time. */
+static void test_context_reuse(void **state)
+{
+    (void)state;
+    test_rng r;
+    test_rng_seed(&r, 8);
+    static const uint32_t sides[][2] = {{700, 600}, {64, 48}, {1024, 700}, {333, 777}};
+    static const int transforms[] = {WC_TRANSFORM_DWT, WC_TRANSFORM_DCT, WC_TRANSFORM_LOT};
+    wc_ctx *kept = wc_ctx_create();
+    for (int round = 0; round < 2; round++)
+        for (size_t s = 0; s < sizeof sides / sizeof sides[0]; s++)
+            for (int t = -1; t < 3; t++) {
+                wc_image img = make_image(&r, sides[s][0], sides[s][1], 3, 8, 1);
+                wc_params p;
+                wc_params_init(&p);
+                if (t >= 0) {
+                    p.lossless = 0;
+                    p.transform = (wc_transform)transforms[t];
+                }
+                wc_ctx *fresh = wc_ctx_create();
+                void *a = NULL, *b = NULL;
+                size_t na, nb;
+                assert_int_equal(wc_encode_alloc(fresh, &p, &img, &a, &na), WC_OK);
+                assert_int_equal(wc_encode_alloc(kept, &p, &img, &b, &nb), WC_OK);
+                assert_int_equal(na, nb);
+                assert_memory_equal(a, b, na);
+                wc_image da, db;
+                assert_int_equal(wc_decode(fresh, &p, a, na, &da), WC_OK);
+                assert_int_equal(wc_decode(kept, &p, b, nb, &db), WC_OK);
+                assert_memory_equal(da.pixels, db.pixels, (size_t)img.width * img.height * 3);
+                if (t < 0) assert_memory_equal(db.pixels, img.pixels, (size_t)img.width * img.height * 3);
+                wc_image_free(&da);
+                wc_image_free(&db);
+                free(a);
+                free(b);
+                wc_ctx_free(fresh);
+                wc_image_free(&img);
+                if (round == 1 && s == 1) wc_ctx_trim(kept);
+            }
+    wc_ctx_trim(kept);
+    wc_ctx_trim(NULL);
+    wc_ctx_free(kept);
+}
+
 static void test_parameters_and_buffers(void **state)
 {
     (void)state;
@@ -375,6 +421,7 @@ int main(void)
         cmocka_unit_test(test_kodak_lossless_and_lossy),
         cmocka_unit_test(test_block_transforms),
         cmocka_unit_test(test_threads_do_not_change_bytes),
+        cmocka_unit_test(test_context_reuse),
         cmocka_unit_test(test_parameters_and_buffers),
         cmocka_unit_test(test_threshold_and_step),
         cmocka_unit_test(test_info),
