@@ -45,8 +45,7 @@ static void do_strip(void *arg, size_t by, int worker)
             first = 3;
         }
         for (uint32_t c = first; c < nc; c++) colour_row_float(j->img, src, c, row[c]);
-        for (uint32_t c = 0; c < nc; c++)
-            for (uint32_t x = w; x < pw; x++) row[c][x] = row[c][blk8_mirror(x, w)];
+        for (uint32_t c = 0; c < nc; c++) blk8_pad_tail(row[c], w, pw);
     }
     const quant_layout lay = {pw, 8, 1, 0};
     for (uint32_t c = 0; c < nc; c++) {

@@ -123,21 +123,19 @@ static void mags_init(uint32_t *M, uint32_t w, uint32_t h)
  * hardware prefetcher to follow, so each pass over a block asks for the
  * row PREFETCH_ROWS ahead (a 128-wide row is 8 cache lines). */
 #define PREFETCH_ROWS 4
-BC_INLINE void prefetch_row(const int32_t *row, uint32_t w, int inside)
-{
-#if defined(__GNUC__)
-    if (inside)
-        for (uint32_t x = 0; x < w; x += 16) __builtin_prefetch(row + x);
-#else
-    (void)row, (void)w, (void)inside;
-#endif
-}
 
-/* Prefetches rows [*pf, upto) of a block (up to its last) and moves *pf. */
+/* Prefetches rows [*pf, upto) of a block (up to its last) and moves *pf:
+ * every pass keeps *pf = its row + PREFETCH_ROWS. */
 BC_INLINE void prefetch_rows(const int32_t *src, size_t ss, uint32_t w, uint32_t h, uint32_t *pf,
                              uint32_t upto)
 {
-    for (; *pf < upto && *pf < h; ++*pf) prefetch_row(src + *pf * ss, w, 1);
+    for (; *pf < upto && *pf < h; ++*pf) {
+#if defined(__GNUC__)
+        for (uint32_t x = 0; x < w; x += 16) __builtin_prefetch(src + *pf * ss + x);
+#else
+        (void)src, (void)ss, (void)w;
+#endif
+    }
 }
 
 /* The coder knows every magnitude in advance: fill them all in one pass
@@ -147,11 +145,11 @@ static void mags_fill(uint32_t *M, const int32_t *src, size_t ss, uint32_t w, ui
 {
     const size_t ms = w + 2 * MAG_PAD;
     mags_init(M, w, h);
-    for (uint32_t r = 0; r < PREFETCH_ROWS && r < h; r++) prefetch_row(src + r * ss, w, 1);
+    uint32_t pf = 0;
     for (uint32_t y = 0; y < h; y++) {
         uint32_t *mrow = M + (y + MAG_PAD) * ms + MAG_PAD;
         const int32_t *row = src + y * ss;
-        prefetch_row(row + PREFETCH_ROWS * ss, w, y + PREFETCH_ROWS < h);
+        prefetch_rows(src, ss, w, h, &pf, y + 1 + PREFETCH_ROWS);
         for (uint32_t x = 0; x < w; x++) {
             const uint32_t m = mag_of(row[x]);
             mrow[x] = m < MAG_CAP ? m : MAG_CAP;
@@ -465,6 +463,7 @@ typedef struct dstate {
     ptrdiff_t ms, ds;
     int x, y, W, H;
     uint32_t wa, wb, run_max, a, a2; /* a, a2: magnitudes at x - 1, x - 2 */
+    uint32_t pf;                     /* output rows below pf are prefetched */
 } dstate;
 
 static void dstate_init(dstate *d, const uint8_t *src, size_t size, const bc_block *b,
@@ -487,7 +486,8 @@ static void dstate_init(dstate *d, const uint8_t *src, size_t size, const bc_blo
     d->mrow = scratch + MAG_PAD * d->ms + MAG_PAD;
     d->x = d->y = 0;
     d->a = d->a2 = 0;
-    for (uint32_t r = 0; r < PREFETCH_ROWS && r < b->h; r++) prefetch_row(d->row + r * d->ds, b->w, 1);
+    d->pf = 0;
+    prefetch_rows(d->row, (size_t)d->ds, b->w, b->h, &d->pf, PREFETCH_ROWS);
 }
 
 /* Decodes the next coefficient, or a zero run and the value that ends
@@ -549,7 +549,8 @@ BC_INLINE int dstep(dstate *d, wc_err *err)
         d->row += d->ds;
         d->mrow += d->ms;
         d->a = d->a2 = 0;
-        prefetch_row(d->row + PREFETCH_ROWS * d->ds, (uint32_t)d->W, d->y + PREFETCH_ROWS < d->H);
+        prefetch_rows(d->b->data, (size_t)d->ds, (uint32_t)d->W, (uint32_t)d->H, &d->pf,
+                      (uint32_t)d->y + PREFETCH_ROWS + 1);
     }
     d->x = x;
     return 1;

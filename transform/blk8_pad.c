@@ -8,10 +8,15 @@
 #include <string.h>
 
 /* Source row (pw samples): the w real samples then the mirrored tail. */
+void blk8_pad_tail(float *row, uint32_t w, uint32_t pw)
+{
+    for (uint32_t x = w; x < pw; x++) row[x] = row[blk8_mirror(x, w)];
+}
+
 static void blk8_pad_row(const float *src, uint32_t w, float *dst, uint32_t pw)
 {
     memcpy(dst, src, (size_t)w * sizeof *dst);
-    for (uint32_t x = w; x < pw; x++) dst[x] = src[blk8_mirror(x, w)];
+    blk8_pad_tail(dst, w, pw);
 }
 
 void blk8_pad(const float *src, uint32_t w, uint32_t h, float *dst, uint32_t pw, uint32_t ph)

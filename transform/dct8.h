@@ -180,6 +180,8 @@ static inline uint32_t blk8_ceil8(uint32_t n) { return (n + 7u) & ~7u; }
  * (a 0-sized src with a 0-sized dst does nothing); src and dst must not
  * overlap. Pure copy: the output bits are exactly input bits. */
 void blk8_pad(const float *src, uint32_t w, uint32_t h, float *dst, uint32_t pw, uint32_t ph);
+/* One row's part of it: row[w..pw) from the row's own w samples. */
+void blk8_pad_tail(float *row, uint32_t w, uint32_t pw);
 
 /* Source index for padded index i of a dimension of n samples: half-sample
  * symmetric extension, periodic with period 2n so that even a 1- or
