@@ -11,7 +11,9 @@
  * dequantize + every level -> rounded, clamped samples), timed with CUDA
  * events after a warm-up, median of --reps runs (default 25). Beside them,
  * a device-to-device cudaMemcpy of the coefficient plane measured in the
- * same run. Effective GB/s counts the bytes a transform cannot avoid:
+ * same run, and a "floor" row: a streaming kernel that only reads the
+ * samples once and writes one int32 per sample, the traffic no forward
+ * transform with int32 coefficients can go under. Effective GB/s counts the bytes a transform cannot avoid:
  * samples once plus coefficients once. Small sizes rotate through several
  * buffer sets so that the L2 cache does not flatter them.
  *
@@ -27,6 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <type_traits>
 
 extern "C" {
 #include "backend.h"
@@ -63,6 +67,33 @@ __global__ void fill_samples(void *px, size_t n, uint32_t bytes, uint32_t seed, 
             ((uint8_t *)px)[i] = (uint8_t)v;
         else
             ((uint16_t *)px)[i] = (uint16_t)v;
+    }
+}
+
+/* The least any forward transform of this backend must move: every
+ * sample read once, one int32 coefficient written for each. A streaming
+ * kernel with nothing else to do: each lane converts 4 samples a step
+ * (one 4- or 8-byte load, one 16-byte evict-first store), so that a
+ * warp's loads and stores are each one contiguous run; 4 steps unrolled
+ * keep 4 loads in flight per lane. */
+template <class S> __global__ void floor_kernel(const S *px, int32_t *out, size_t n, int32_t shift)
+{
+    using L4 = typename std::conditional<sizeof(S) == 1, uint32_t, uint2>::type;
+    constexpr int U = 4;
+    const size_t lanes = (size_t)gridDim.x * blockDim.x, groups = n / 4;
+    for (size_t q = blockIdx.x * (size_t)blockDim.x + threadIdx.x; q < groups; q += U * lanes) {
+        L4 raw[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+            if (q + u * lanes < groups) raw[u] = __ldcs((const L4 *)(px + 4 * (q + u * lanes)));
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            if (q + u * lanes >= groups) break;
+            S v[4];
+            memcpy(v, &raw[u], sizeof v);
+            __stcs((int4 *)(out + 4 * (q + u * lanes)),
+                   make_int4(v[0] - shift, v[1] - shift, v[2] - shift, v[3] - shift));
+        }
     }
 }
 
@@ -154,6 +185,22 @@ void bench_size(unsigned n, unsigned only_bits, int reps, cudaStream_t st, resul
         for (int i = 0; i < sets; ++i) {
             fill_samples<<<1024, 256, 0, st>>>(s[i].px, px, bytes, 1234u + (uint32_t)i, n);
             CHECK(cudaGetLastError());
+        }
+        {
+            const int32_t shift = 1 << (bits - 1);
+            /* One pass of 16 samples a lane covers the image (a remainder of
+             * up to 3 samples is left out). */
+            const unsigned floor_blocks = (unsigned)((px + 16 * 256 - 1) / (16 * 256));
+            const float fl = time_ms(st, sets, reps, [&](int i) {
+                if (bytes == 1)
+                    floor_kernel<<<floor_blocks, 256, 0, st>>>((const uint8_t *)s[i].px, (int32_t *)s[i].coef, px, shift);
+                else
+                    floor_kernel<<<floor_blocks, 256, 0, st>>>((const uint16_t *)s[i].px, (int32_t *)s[i].coef, px, shift);
+                CHECK(cudaGetLastError());
+            });
+            const double io = (double)px * bytes + (double)px * 4;
+            out[(*nout)++] = {n, bits, 0, "floor", fl, (float)(px / (fl * 1e6)), (float)(io / (fl * 1e6)),
+                              copy_gbs, "-"};
         }
         for (int wav = 53; wav <= 97; wav += 44) {
             wcg_component_job j = {};
@@ -356,7 +403,7 @@ int main(int argc, char **argv)
     cudaStream_t st;
     CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
 
-    static result res[16 * 16];
+    static result res[16 * 20];
     int nres = 0;
     for (int i = 0; i < nsizes; ++i) bench_size(sizes[i], only_bits, reps, st, res, &nres);
     if (full) {
