@@ -47,6 +47,27 @@ __device__ __forceinline__ tile tile_of(const wcg_blk8_job &j)
     return t;
 }
 
+/* The pass over the tile's rows, in place in shared memory: each thread
+ * transforms one 8-sample row of one block (forward, or inverse). */
+template <bool INVERSE> __device__ __forceinline__ void row_pass(float *s, const tile &t)
+{
+    for (int i = threadIdx.x; i < ROW_ITEMS; i += THREADS) {
+        const int y = i % TH, b = i / TH;
+        if (y < t.h && 8 * b < t.w) {
+            float *r = s + y * PITCH + 8 * b;
+            float v[8];
+#pragma unroll
+            for (int k = 0; k < 8; ++k) v[k] = r[k];
+            if (INVERSE)
+                dct8_inv8(v, v);
+            else
+                dct8_fwd8(v, v);
+#pragma unroll
+            for (int k = 0; k < 8; ++k) r[k] = v[k];
+        }
+    }
+}
+
 template <bool QUANT> __global__ void __launch_bounds__(THREADS) dct8_fwd_kernel(const wcg_blk8_job j)
 {
     __shared__ float s[TH * PITCH];
@@ -58,18 +79,7 @@ template <bool QUANT> __global__ void __launch_bounds__(THREADS) dct8_fwd_kernel
         if (x < t.w && y < t.h) s[y * PITCH + x] = padded_sample(j, t.x0 + x, t.y0 + y);
     }
     __syncthreads();
-    for (int i = threadIdx.x; i < ROW_ITEMS; i += THREADS) {
-        const int y = i % TH, b = i / TH;
-        if (y < t.h && 8 * b < t.w) {
-            float *r = s + y * PITCH + 8 * b;
-            float v[8];
-#pragma unroll
-            for (int k = 0; k < 8; ++k) v[k] = r[k];
-            dct8_fwd8(v, v);
-#pragma unroll
-            for (int k = 0; k < 8; ++k) r[k] = v[k];
-        }
-    }
+    row_pass<false>(s, t);
     __syncthreads();
     for (int i = threadIdx.x; i < COL_ITEMS; i += THREADS) {
         const int x = i % TW, b = i / TW;
@@ -103,18 +113,7 @@ __global__ void __launch_bounds__(THREADS) dct8_inv_kernel(const wcg_blk8_job j)
         }
     }
     __syncthreads();
-    for (int i = threadIdx.x; i < ROW_ITEMS; i += THREADS) {
-        const int y = i % TH, b = i / TH;
-        if (y < t.h && 8 * b < t.w) {
-            float *r = s + y * PITCH + 8 * b;
-            float v[8];
-#pragma unroll
-            for (int k = 0; k < 8; ++k) v[k] = r[k];
-            dct8_inv8(v, v);
-#pragma unroll
-            for (int k = 0; k < 8; ++k) r[k] = v[k];
-        }
-    }
+    row_pass<true>(s, t);
     __syncthreads();
     /* Crop: the padding beyond width x height is dropped. */
     for (int i = threadIdx.x; i < TW * TH; i += THREADS) {
