@@ -20,7 +20,7 @@ image="$kodak/kodim23.png"
 cmake -S . -B build-valgrind -DWCODEC_CUDA=OFF -DWCODEC_TESTS=OFF \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-valgrind -j"$(nproc)" --target wcodec
-wcodec="$PWD/build-valgrind/codec/wcodec"
+wcodec="$PWD/build-valgrind/programs/wcodec"
 work="$PWD/build-valgrind/valgrind-run"
 rm -rf "$work" && mkdir -p "$work"
 

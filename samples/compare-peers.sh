@@ -28,7 +28,7 @@ options:
   --out DIR       results: peers.csv, peers-mean.csv, peers.md, psnr.svg,
                   ssim.svg (default samples/results/peers)
   --jobs N        images coded at once (default: all cores)
-  --wcodec PATH   the wcodec command (default: \$WCODEC, build/codec/wcodec,
+  --wcodec PATH   the wcodec command (default: \$WCODEC, build/programs/wcodec,
                   or wcodec on PATH)
 EOF
 }
@@ -161,7 +161,7 @@ while [ $# -gt 0 ]; do
 done
 [ ${#inputs[@]} -gt 0 ] || inputs=("$repo/../shared/corpus/kodak")
 if [ -z "$WCODEC" ]; then
-    if [ -x "$repo/build/codec/wcodec" ]; then WCODEC=$repo/build/codec/wcodec
+    if [ -x "$repo/build/programs/wcodec" ]; then WCODEC=$repo/build/programs/wcodec
     else WCODEC=$(command -v wcodec || true); fi
 fi
 if [ -z "$WCODEC" ] || [ ! -x "$WCODEC" ]; then

@@ -10,7 +10,7 @@ cmake --build build -j"$(nproc)" --target wcodec >/dev/null
 img=${1:-../shared/corpus/kodak/kodim23.png}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-w=build/codec/wcodec
+w=build/programs/wcodec
 $w encode "$img" "$out/lossless.wcx"
 $w decode "$out/lossless.wcx" "$out/lossless.png"
 $w compare "$img" "$out/lossless.png" | grep -E "PSNR colour|max error"

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 img=${1:-../shared/corpus/kodak/kodim23.png}
 out=${2:-samples/results/crops}
-w=build/codec/wcodec
+w=build/programs/wcodec
 mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
