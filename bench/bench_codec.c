@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "image_io.h"
 #include "wcodec.h"
 
 static double now(void)
@@ -32,17 +33,15 @@ static int cmp_double(const void *a, const void *b)
 
 static int make_photo(const char *dir, uint32_t side, wc_image *out)
 {
-    wc_ctx *ctx = wc_ctx_create();
     wc_image tiles[24];
     int n = 0;
     for (int i = 1; i <= 24; i++) {
         char path[1024];
         snprintf(path, sizeof path, "%s/kodim%02d.png", dir, i);
-        if (wc_image_read(ctx, path, 0, &tiles[n]) == WC_OK && tiles[n].components == 3 &&
+        if (image_read(path, 0, &tiles[n], NULL) == WC_OK && tiles[n].components == 3 &&
             tiles[n].bit_depth == 8)
             n++;
     }
-    wc_ctx_free(ctx);
     if (n == 0) {
         fprintf(stderr, "bench_codec: no Kodak images in %s\n", dir);
         return 1;

@@ -219,39 +219,6 @@ WC_API wc_status wc_inspect(wc_ctx *ctx, const void *src, size_t size, wc_info *
 WC_API wc_status wc_decode(wc_ctx *ctx, const wc_params *p, const void *src, size_t size,
                            wc_image *out);
 
-/* ---- quality metrics ---------------------------------------------------------- */
-
-/* How far b is from a (same size and layout). PSNR peaks at 2^depth - 1;
- * identical data gives INFINITY. "rgb" averages the squared error over
- * the colour channels (all but alpha), as codec comparisons report it. */
-typedef struct wc_metrics {
-    double psnr[4];          /* per component */
-    double psnr_rgb;         /* over the colour channels */
-    double psnr_y;           /* of BT.601 luma (colour images; = psnr[0] for gray) */
-    double mse_rgb;
-    uint32_t max_abs_error;  /* over all components */
-    double ssim;             /* mean SSIM of luma, 11x11 Gaussian window */
-} wc_metrics;
-
-WC_API wc_status wc_compare_images(const wc_image *a, const wc_image *b, wc_metrics *m);
-
-/* ---- files ------------------------------------------------------------------ */
-
-/* Reads a PNG (any bit depth, gray/GA/RGB/RGBA/palette, interlaced) or a
- * PGM/PPM (P5/P6, maxval up to 65535) into *img (free with wc_image_free).
- * max_pixels caps the size (0 = WC_DEFAULT_MAX_PIXELS). */
-WC_API wc_status wc_image_read(wc_ctx *ctx, const char *path, uint64_t max_pixels, wc_image *img);
-
-/* Writes img as PNG, or PGM/PPM when path ends in .pgm/.ppm/.pnm, through a
- * temporary file renamed at the end: a failure leaves no file behind. */
-WC_API wc_status wc_image_write(wc_ctx *ctx, const char *path, const wc_image *img);
-
-/* Writes size bytes to path atomically (temporary file, then rename). */
-WC_API wc_status wc_file_write(wc_ctx *ctx, const char *path, const void *data, size_t size);
-/* Reads a whole file (at most max_bytes; 0 = 4 GiB); free *data with free(). */
-WC_API wc_status wc_file_read(wc_ctx *ctx, const char *path, size_t max_bytes, void **data,
-                              size_t *size);
-
 #ifdef __cplusplus
 }
 #endif

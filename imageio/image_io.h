@@ -1,7 +1,11 @@
 /*
- * image_io.h -- reading and writing PNG (libpng) and PGM/PPM images into
- * wc_image. Readers cap the pixel count before allocating. Writers write to
- * the path they are given; atomic replacement is the caller's business.
+ * image_io.h -- the image I/O library (wcodec_imageio) that the command,
+ * the samples, the benchmarks and the tests link; libwcodec does not. It
+ * reads and writes PNG (libpng) and PGM/PPM images into wc_image, and
+ * whole files: file_write, image_write and the others below go through a
+ * temporary file renamed at the end (files.c); png_write_file and
+ * pnm_write_file write to the path they are given. Readers cap the pixel
+ * count before allocating.
  *
  * For every function: err may be NULL; on failure it names the problem
  * ("PNG: IHDR: CRC error", "PGM: maxval 70000 out of range 1..65535").
@@ -51,5 +55,20 @@ wc_status pnm_read_file(const char *path, uint64_t max_pixels, wc_image *img, wc
 /* Writes P5 for 1 component, P6 for 3, with maxval 2^bit_depth - 1;
  * other component counts are WC_ERR_UNSUPPORTED. */
 wc_status pnm_write_file(const char *path, const wc_image *img, wc_err *err);
+
+/* ---- whole files (files.c) ----------------------------------------------- */
+
+/* Reads a whole file (at most max_bytes; 0 = 4 GiB) into *data, which the
+ * caller frees with free(). */
+wc_status file_read(const char *path, size_t max_bytes, void **data, size_t *size, wc_err *err);
+/* Writes size bytes to path through a temporary file renamed at the end: a
+ * failure leaves no file behind. */
+wc_status file_write(const char *path, const void *data, size_t size, wc_err *err);
+/* Reads a PNG or a PGM/PPM, told apart by its first bytes; the message
+ * starts with the path. Free the pixels with wc_image_free. */
+wc_status image_read(const char *path, uint64_t max_pixels, wc_image *img, wc_err *err);
+/* Writes img as PNG, or PGM/PPM when path ends in .pgm/.ppm/.pnm, through a
+ * temporary file renamed at the end. */
+wc_status image_write(const char *path, const wc_image *img, wc_err *err);
 
 #endif /* WC_IMAGE_IO_H */

@@ -35,7 +35,7 @@ static void bench_job(void *arg, size_t j, wc_ctx *ctx, cli_progress *prog)
     bench *b = arg;
     bench_row *row = &b->rows[j];
     wc_image img = {0};
-    if (cli_run_read(ctx, b->paths[j], b->p.max_pixels, &img, &row->r) == WC_OK)
+    if (cli_run_read(b->paths[j], b->p.max_pixels, &img, &row->r) == WC_OK)
         cli_run_image(ctx, &b->p, &img, &row->r);
     row->label = b->paths[j];
     row->pixels = (double)img.width * img.height;

@@ -64,7 +64,7 @@ static void sweep_job(void *arg, size_t j, wc_ctx *ctx, cli_progress *prog)
     sweep *s = arg;
     wc_image img = {0};
     cli_run failed = {0};
-    wc_status st = cli_run_read(ctx, s->paths[j], s->base.max_pixels, &img, &failed);
+    wc_status st = cli_run_read(s->paths[j], s->base.max_pixels, &img, &failed);
     s->pixels[j] = (double)img.width * img.height;
     for (size_t c = 0; c < s->nconf; c++)
         for (size_t r = 0; r < s->nbpp; r++) {
@@ -695,13 +695,12 @@ int cmd_plot(int argc, char **argv)
     plot_opts o = {0};
     int rc = plot_parse(argc, argv, &o);
     if (rc != CLI_OK) return rc;
-    wc_ctx *ctx = wc_ctx_create();
-    if (!ctx) return CLI_BAD;
     void *data = NULL;
     size_t size = 0;
     csv_table t = {0};
-    wc_status st = wc_file_read(ctx, o.in, 0, &data, &size);
-    if (st != WC_OK) cli_error(ctx, st, o.in);
+    wc_err err = {{0}};
+    wc_status st = file_read(o.in, 0, &data, &size, &err);
+    if (st != WC_OK) cli_error_msg(err.msg, st, o.in);
     rc = cli_exit_code(st);
     if (rc == CLI_OK && (t.text = malloc(size + 1)) != NULL) {
         memcpy(t.text, data, size);
@@ -724,6 +723,5 @@ int cmd_plot(int argc, char **argv)
     free(t.text);
     free(t.cell);
     free(t.row);
-    wc_ctx_free(ctx);
     return rc;
 }

@@ -60,7 +60,11 @@ int cli_exit_code(wc_status s) { return s == WC_OK ? CLI_OK : s == WC_ERR_IO ? C
 
 void cli_error(wc_ctx *ctx, wc_status s, const char *what)
 {
-    const char *msg = ctx ? wc_ctx_error(ctx) : "";
+    cli_error_msg(ctx ? wc_ctx_error(ctx) : "", s, what);
+}
+
+void cli_error_msg(const char *msg, wc_status s, const char *what)
+{
     size_t n = strlen(what);
     /* File errors already start with the file's name: say it once. */
     if (!strncmp(msg, what, n) && msg[n] == ':')
@@ -81,19 +85,20 @@ static int has_wcx_magic(const void *data, size_t size)
     return size >= 8 && memcmp(data, "\x89WCX\r\n\x1a\n", 8) == 0;
 }
 
-wc_status cli_load_any(wc_ctx *ctx, const char *path, const wc_params *p, wc_image *img)
+wc_status cli_load_any(wc_ctx *ctx, const char *path, const wc_params *p, wc_image *img,
+                       wc_err *err)
 {
     void *data = NULL;
     size_t size = 0;
-    wc_status s = wc_file_read(ctx, path, 0, &data, &size);
+    wc_status s = file_read(path, 0, &data, &size, err);
     if (s != WC_OK) return s;
     if (has_wcx_magic(data, size)) {
         s = wc_decode(ctx, p, data, size, img);
         free(data);
-        return s;
+        return s == WC_OK ? s : wc_fail(err, s, "%s", wc_ctx_error(ctx));
     }
     free(data);
-    return wc_image_read(ctx, path, p ? p->max_pixels : 0, img);
+    return image_read(path, p ? p->max_pixels : 0, img, err);
 }
 
 const char cli_encoder_help[] =
@@ -320,11 +325,9 @@ int cli_buf_save(const cli_buf *b, const char *path)
         fprintf(stderr, "wcodec: %s: out of memory building the text\n", path);
         return CLI_BAD;
     }
-    wc_ctx *ctx = wc_ctx_create();
-    if (!ctx) return CLI_BAD;
-    wc_status s = wc_file_write(ctx, path, b->data ? b->data : "", b->len);
-    if (s != WC_OK) cli_error(ctx, s, "write"); /* the message names the path */
-    wc_ctx_free(ctx);
+    wc_err err = {{0}};
+    wc_status s = file_write(path, b->data ? b->data : "", b->len, &err);
+    if (s != WC_OK) cli_error_msg(err.msg, s, "write"); /* the message names the path */
     return cli_exit_code(s);
 }
 
@@ -536,12 +539,12 @@ static void run_fail(cli_run *r, wc_ctx *ctx, wc_status s, const char *what)
     snprintf(r->error, sizeof r->error, "%s: %s", what, *msg ? msg : wc_strerror(s));
 }
 
-wc_status cli_run_read(wc_ctx *ctx, const char *path, uint64_t max_pixels, wc_image *img,
-                       cli_run *r)
+wc_status cli_run_read(const char *path, uint64_t max_pixels, wc_image *img, cli_run *r)
 {
-    wc_status s = wc_image_read(ctx, path, max_pixels, img);
+    wc_err err = {{0}};
+    wc_status s = image_read(path, max_pixels, img, &err);
     if (s == WC_OK) return s;
-    const char *msg = wc_ctx_error(ctx);
+    const char *msg = err.msg;
     size_t n = strlen(path);
     if (!strncmp(msg, path, n) && !strncmp(msg + n, ": ", 2)) msg += n + 2;
     r->status = s;
@@ -577,7 +580,7 @@ void cli_run_image(wc_ctx *ctx, const wc_params *p, const wc_image *img, cli_run
         return;
     }
     wc_ctx_times(ctx, &r->dec);
-    s = wc_compare_images(img, &out, &r->m);
+    s = image_compare(img, &out, &r->m);
     wc_image_free(&out);
     if (s != WC_OK) {
         run_fail(r, ctx, s, "compare");

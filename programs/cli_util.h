@@ -4,6 +4,8 @@
 
 #include <stdint.h>
 
+#include "image_io.h"
+#include "metrics.h"
 #include "wcodec.h"
 
 /* Exit codes of the command. */
@@ -17,11 +19,16 @@ int cli_u64(const char *opt, const char *s, uint64_t *out);
 
 /* Exit code for a library status (I/O errors are 2, everything else 1). */
 int cli_exit_code(wc_status s);
-/* Prints "wcodec: <what>: <detail or strerror>" to stderr. */
+/* Prints "wcodec: <what>: <msg or strerror>" to stderr (the message alone
+ * when it already starts with what). */
+void cli_error_msg(const char *msg, wc_status s, const char *what);
+/* cli_error_msg with the message of ctx's last failed call. */
 void cli_error(wc_ctx *ctx, wc_status s, const char *what);
 
-/* Reads an image: PNG/PGM/PPM, or a .wcx file which is decoded. */
-wc_status cli_load_any(wc_ctx *ctx, const char *path, const wc_params *p, wc_image *img);
+/* Reads an image: PNG/PGM/PPM, or a .wcx file which is decoded. A failure
+ * is described in *err (the decoder's message copied from ctx). */
+wc_status cli_load_any(wc_ctx *ctx, const char *path, const wc_params *p, wc_image *img,
+                       wc_err *err);
 
 /* Seconds on a monotonic clock. */
 double cli_now(void);
@@ -63,7 +70,7 @@ void cli_buf_csv(cli_buf *b, const char *field);
 void cli_buf_json_str(cli_buf *b, const char *s);
 /* Appends a JSON number, or null for infinities and NaN (JSON has none). */
 void cli_buf_json_num(cli_buf *b, double v);
-/* Writes the text to path through wc_file_write (temporary file, rename);
+/* Writes the text to path through file_write (temporary file, rename);
  * prints the error and returns a CLI exit code. */
 int cli_buf_save(const cli_buf *b, const char *path);
 void cli_buf_free(cli_buf *b);
@@ -100,7 +107,7 @@ typedef struct cli_run {
     size_t raw_bytes;       /* of the uncompressed samples */
     size_t bytes;           /* of the .wcx file */
     double bpp, ratio;
-    wc_metrics m;           /* decoded against the original */
+    image_metrics m;        /* decoded against the original */
     double enc_s, dec_s;    /* wall seconds of wc_encode_alloc / wc_decode */
     wc_times enc, dec;      /* per stage, from wc_ctx_times */
     char backend[16];
@@ -111,8 +118,7 @@ typedef struct cli_run {
 void cli_run_image(wc_ctx *ctx, const wc_params *p, const wc_image *img, cli_run *r);
 /* Reads an image for a run: on failure fills r->status and r->error (the
  * reader's message, less the path it starts with, which callers print). */
-wc_status cli_run_read(wc_ctx *ctx, const char *path, uint64_t max_pixels, wc_image *img,
-                       cli_run *r);
+wc_status cli_run_read(const char *path, uint64_t max_pixels, wc_image *img, cli_run *r);
 /* Megapixels per second for `pixels` done in `seconds` (0 if no time). */
 double cli_mps(double pixels, double seconds);
 

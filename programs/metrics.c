@@ -4,9 +4,11 @@
  * 11x11 Gaussian window with sigma 1.5, K1 = 0.01, K2 = 0.03).
  */
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "wc_common.h"
+#include "metrics.h"
 
 static double sample(const wc_image *img, uint32_t x, uint32_t y, uint32_t c)
 {
@@ -61,7 +63,7 @@ static wc_status ssim_of(const wc_image *a, const wc_image *b, double *out)
 {
     const uint32_t w = a->width, h = a->height;
     const size_t n = (size_t)w * h;
-    double *buf = wc_malloc_array(n, 8 * sizeof(double));
+    double *buf = n <= SIZE_MAX / (8 * sizeof(double)) ? malloc(n * 8 * sizeof(double)) : NULL;
     if (!buf) return WC_ERR_NOMEM;
     double *x = buf, *y = x + n, *xx = y + n, *yy = xx + n, *xy = yy + n, *t = xy + n;
     double *mx = t + n, *my = mx + n;
@@ -90,11 +92,11 @@ static wc_status ssim_of(const wc_image *a, const wc_image *b, double *out)
                ((mx[k] * mx[k] + my[k] * my[k] + c1) * (vx + vy + c2));
     }
     *out = sum / (double)n;
-    wc_free(buf);
+    free(buf);
     return WC_OK;
 }
 
-wc_status wc_compare_images(const wc_image *a, const wc_image *b, wc_metrics *m)
+wc_status image_compare(const wc_image *a, const wc_image *b, image_metrics *m)
 {
     if (!a || !b || !m || !a->pixels || !b->pixels) return WC_ERR_ARG;
     if (a->width != b->width || a->height != b->height || a->components != b->components ||

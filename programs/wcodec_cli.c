@@ -87,18 +87,19 @@ static int cmd_encode(int argc, char **argv)
     void *buf = NULL;
     size_t size = 0;
     double t0 = cli_now(), t1 = t0;
-    wc_status s = wc_image_read(ctx, in, p.max_pixels, &img);
+    wc_err err = {{0}};
+    wc_status s = image_read(in, p.max_pixels, &img, &err);
     if (s == WC_OK) {
         t0 = cli_now();
         s = wc_encode_alloc(ctx, &p, &img, &buf, &size);
         t1 = cli_now();
         if (s != WC_OK) cli_error(ctx, s, in);
     } else {
-        cli_error(ctx, s, in);
+        cli_error_msg(err.msg, s, in);
     }
     if (s == WC_OK) {
-        s = wc_file_write(ctx, out, buf, size);
-        if (s != WC_OK) cli_error(ctx, s, out);
+        s = file_write(out, buf, size, &err);
+        if (s != WC_OK) cli_error_msg(err.msg, s, out);
     }
     if (s == WC_OK) {
         if (verbose) print_verbose(ctx);
@@ -170,16 +171,19 @@ static int cmd_decode(int argc, char **argv)
     size_t size = 0;
     wc_image img = {0};
     double t0 = 0, t1 = 0;
-    wc_status s = wc_file_read(ctx, in, 0, &data, &size);
+    wc_err err = {{0}};
+    wc_status s = file_read(in, 0, &data, &size, &err);
     if (s == WC_OK) {
         t0 = cli_now();
         s = wc_decode(ctx, &p, data, size, &img);
         t1 = cli_now();
+        if (s != WC_OK) cli_error(ctx, s, in);
+    } else {
+        cli_error_msg(err.msg, s, in);
     }
-    if (s != WC_OK) cli_error(ctx, s, in);
     if (s == WC_OK) {
-        s = wc_image_write(ctx, out, &img);
-        if (s != WC_OK) cli_error(ctx, s, out);
+        s = image_write(out, &img, &err);
+        if (s != WC_OK) cli_error_msg(err.msg, s, out);
     }
     if (s == WC_OK) {
         if (verbose) print_verbose(ctx);
@@ -220,9 +224,11 @@ static int cmd_info(int argc, char **argv)
     void *data = NULL;
     size_t size = 0;
     wc_info in;
-    wc_status s = wc_file_read(ctx, argv[2], 0, &data, &size);
-    if (s == WC_OK) s = wc_inspect(ctx, data, size, &in);
+    wc_err err = {{0}};
+    wc_status s = file_read(argv[2], 0, &data, &size, &err);
     if (s != WC_OK) {
+        cli_error_msg(err.msg, s, argv[2]);
+    } else if ((s = wc_inspect(ctx, data, size, &in)) != WC_OK) {
         cli_error(ctx, s, argv[2]);
     } else {
         static const char *const tn[3] = {"DWT", "DCT 8x8", "LOT 8x8"};
@@ -274,11 +280,13 @@ static int cmd_compare(int argc, char **argv)
     wc_ctx *ctx = wc_ctx_create();
     if (!ctx) return CLI_BAD;
     wc_image a = {0}, b = {0};
-    wc_status s = cli_load_any(ctx, argv[2], NULL, &a);
-    if (s != WC_OK) cli_error(ctx, s, argv[2]);
-    if (s == WC_OK && (s = cli_load_any(ctx, argv[3], NULL, &b)) != WC_OK) cli_error(ctx, s, argv[3]);
-    wc_metrics m;
-    if (s == WC_OK && (s = wc_compare_images(&a, &b, &m)) != WC_OK)
+    wc_err err = {{0}};
+    wc_status s = cli_load_any(ctx, argv[2], NULL, &a, &err);
+    if (s != WC_OK) cli_error_msg(err.msg, s, argv[2]);
+    if (s == WC_OK && (s = cli_load_any(ctx, argv[3], NULL, &b, &err)) != WC_OK)
+        cli_error_msg(err.msg, s, argv[3]);
+    image_metrics m;
+    if (s == WC_OK && (s = image_compare(&a, &b, &m)) != WC_OK)
         fprintf(stderr, "wcodec: compare: the images differ in size, channels or bit depth "
                         "(%ux%u x%u %u-bit vs %ux%u x%u %u-bit)\n",
                 a.width, a.height, a.components, a.bit_depth, b.width, b.height, b.components,

@@ -15,6 +15,26 @@
 
 #include "wcodec.h"
 
+/* PSNR of b against a, two 8-bit images of the same size and layout. */
+static double psnr8(const wc_image *a, const wc_image *b)
+{
+    size_t n = (size_t)a->width * a->height * a->components;
+    const uint8_t *x = a->pixels, *y = b->pixels;
+    double se = 0;
+    for (size_t i = 0; i < n; i++) se += (double)(x[i] - y[i]) * (x[i] - y[i]);
+    return se > 0 ? 10.0 * log10(255.0 * 255.0 * (double)n / se) : INFINITY;
+}
+
+/* Writes size bytes to path; 0 on success. */
+static int save(const char *path, const void *data, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    int bad = fwrite(data, 1, size, f) != size;
+    bad |= fclose(f) != 0;
+    return bad ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     /* A 256x192 RGB gradient with a ripple, 8 bits per sample. */
@@ -51,8 +71,8 @@ int main(int argc, char **argv)
     int exact = memcmp(back.pixels, img.pixels, (size_t)img.width * img.height * 3) == 0;
     printf("lossless: %zu bytes (%.3f bpp), exact: %s, backend %s\n", size,
            size * 8.0 / (img.width * img.height), exact ? "yes" : "NO", wc_ctx_backend(ctx));
-    if (argc > 1 && wc_file_write(ctx, argv[1], buf, size) != WC_OK) {
-        fprintf(stderr, "%s\n", wc_ctx_error(ctx));
+    if (argc > 1 && save(argv[1], buf, size) != 0) {
+        perror(argv[1]);
         return 2;
     }
     wc_image_free(&back);
@@ -68,10 +88,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "lossy: %s\n", wc_ctx_error(ctx));
         return 1;
     }
-    wc_metrics m;
-    wc_compare_images(&img, &back, &m);
+    double psnr = psnr8(&img, &back);
     double bpp = size * 8.0 / (img.width * img.height);
-    printf("lossy: %zu bytes (%.3f bpp), PSNR %.2f dB, SSIM %.4f\n", size, bpp, m.psnr_rgb, m.ssim);
+    printf("lossy: %zu bytes (%.3f bpp), PSNR %.2f dB\n", size, bpp, psnr);
 
     /* Damage is reported, never decoded silently. */
     ((uint8_t *)lossy)[size / 2] ^= 0x10;
@@ -79,7 +98,7 @@ int main(int argc, char **argv)
     s = wc_decode(ctx, NULL, lossy, size, &bad);
     printf("damaged file: %s (%s)\n", wc_strerror(s), wc_ctx_error(ctx));
 
-    int ok = exact && bpp <= 0.5 && m.psnr_rgb > 30.0 && s != WC_OK;
+    int ok = exact && bpp <= 0.5 && psnr > 30.0 && s != WC_OK;
     free(lossy);
     wc_image_free(&back);
     wc_image_free(&img);

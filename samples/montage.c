@@ -11,19 +11,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "image_io.h"
 #include "wcodec.h"
 
 static int load(wc_ctx *ctx, const char *path, wc_image *img)
 {
     void *data = NULL;
     size_t size = 0;
-    wc_status s = wc_file_read(ctx, path, 0, &data, &size);
-    if (s == WC_OK && size >= 8 && memcmp(data, "\x89WCX", 4) == 0)
+    wc_err err = {{0}};
+    wc_status s = file_read(path, 0, &data, &size, &err);
+    if (s == WC_OK && size >= 8 && memcmp(data, "\x89WCX", 4) == 0) {
         s = wc_decode(ctx, NULL, data, size, img);
-    else if (s == WC_OK)
-        s = wc_image_read(ctx, path, 0, img);
+        if (s != WC_OK) wc_fail(&err, s, "%s: %s", path, wc_ctx_error(ctx));
+    } else if (s == WC_OK) {
+        s = image_read(path, 0, img, &err);
+    }
     free(data);
-    if (s != WC_OK) fprintf(stderr, "montage: %s\n", wc_ctx_error(ctx));
+    if (s != WC_OK) fprintf(stderr, "montage: %s\n", err.msg);
     return s != WC_OK;
 }
 
@@ -69,8 +73,9 @@ int main(int argc, char **argv)
             }
         wc_image_free(&in);
     }
-    int rc = wc_image_write(ctx, argv[1], &out) != WC_OK;
-    if (rc) fprintf(stderr, "montage: %s\n", wc_ctx_error(ctx));
+    wc_err err = {{0}};
+    int rc = image_write(argv[1], &out, &err) != WC_OK;
+    if (rc) fprintf(stderr, "montage: %s\n", err.msg);
     wc_image_free(&out);
     wc_ctx_free(ctx);
     return rc;

@@ -13,13 +13,15 @@
 #include <cmocka.h>
 
 #include "../golden/golden_cases.h"
+#include "image_io.h"
 
-static void *load(wc_ctx *ctx, const char *name, const char *ext, size_t *n)
+static void *load(const char *name, const char *ext, size_t *n)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/golden/%s.%s", WC_TESTS_DIR, name, ext);
     void *data = NULL;
-    if (wc_file_read(ctx, path, 0, &data, n) != WC_OK) fail_msg("%s", wc_ctx_error(ctx));
+    wc_err err = {{0}};
+    if (file_read(path, 0, &data, n, &err) != WC_OK) fail_msg("%s", err.msg);
     return data;
 }
 
@@ -30,11 +32,11 @@ static void test_golden_decode(void **state)
     for (size_t i = 0; i < GOLDEN_COUNT; i++) {
         const golden_case *g = &golden_cases[i];
         size_t n;
-        void *file = load(ctx, g->name, "wcx", &n);
+        void *file = load(g->name, "wcx", &n);
         char path[4096];
         snprintf(path, sizeof path, "%s/golden/%s.png", WC_TESTS_DIR, g->name);
         wc_image want, got;
-        assert_int_equal(wc_image_read(ctx, path, 0, &want), WC_OK);
+        assert_int_equal(image_read(path, 0, &want, NULL), WC_OK);
         wc_params p;
         wc_params_init(&p);
         for (int backend = WC_BACKEND_AUTO; backend <= WC_BACKEND_CPU; backend++) {
@@ -64,7 +66,7 @@ static void test_golden_encode(void **state)
     for (size_t i = 0; i < GOLDEN_COUNT; i++) {
         const golden_case *g = &golden_cases[i];
         size_t n, m;
-        void *want = load(ctx, g->name, "wcx", &n);
+        void *want = load(g->name, "wcx", &n);
         wc_image img;
         wc_params p;
         golden_params(g, &p);

@@ -14,6 +14,8 @@
 #include <cmocka.h>
 #include <zlib.h>
 
+#include "image_io.h"
+#include "metrics.h"
 #include "test_support.h"
 #include "wcodec.h"
 
@@ -113,8 +115,8 @@ static void test_lossless_every_level(void **state)
 
 static double psnr_of(const wc_image *a, const wc_image *b)
 {
-    wc_metrics m;
-    assert_int_equal(wc_compare_images(a, b, &m), WC_OK);
+    image_metrics m;
+    assert_int_equal(image_compare(a, b, &m), WC_OK);
     return m.psnr_rgb;
 }
 
@@ -125,7 +127,7 @@ static void test_kodak_lossless_and_lossy(void **state)
     wc_ctx *ctx = wc_ctx_create();
     for (size_t i = 0; i < sizeof images / sizeof images[0]; i++) {
         wc_image img;
-        assert_int_equal(wc_image_read(ctx, test_kodak_path(images[i]), 0, &img), WC_OK);
+        assert_int_equal(image_read(test_kodak_path(images[i]), 0, &img, NULL), WC_OK);
         wc_params p;
         wc_params_init(&p);
         size_t size;
@@ -160,7 +162,7 @@ static void test_block_transforms(void **state)
     (void)state;
     wc_ctx *ctx = wc_ctx_create();
     wc_image img;
-    assert_int_equal(wc_image_read(ctx, test_kodak_path(23), 0, &img), WC_OK);
+    assert_int_equal(image_read(test_kodak_path(23), 0, &img, NULL), WC_OK);
     double db[3];
     for (int t = 0; t < 3; t++) {
         wc_params p;
@@ -325,7 +327,7 @@ static void test_threshold_and_step(void **state)
     (void)state;
     wc_ctx *ctx = wc_ctx_create();
     wc_image img;
-    assert_int_equal(wc_image_read(ctx, test_kodak_path(7), 0, &img), WC_OK);
+    assert_int_equal(image_read(test_kodak_path(7), 0, &img, NULL), WC_OK);
     size_t sizes[3];
     double db[3];
     for (int i = 0; i < 3; i++) {

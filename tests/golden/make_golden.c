@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "golden_cases.h"
+#include "image_io.h"
 
 int main(int argc, char **argv)
 {
@@ -29,9 +30,14 @@ int main(int argc, char **argv)
             return 1;
         }
         snprintf(path, sizeof path, "%s/%s.wcx", argv[1], g->name);
-        if (wc_file_write(ctx, path, file, n) != WC_OK) return 1;
+        wc_err err = {{0}};
+        wc_status s = file_write(path, file, n, &err);
         snprintf(path, sizeof path, "%s/%s.png", argv[1], g->name);
-        if (wc_image_write(ctx, path, &out) != WC_OK) return 1;
+        if (s == WC_OK) s = image_write(path, &out, &err);
+        if (s != WC_OK) {
+            fprintf(stderr, "make_golden: %s\n", err.msg);
+            return 1;
+        }
         printf("%s: %zu bytes\n", g->name, n);
         free(file);
         wc_image_free(&img);

@@ -215,9 +215,7 @@ static void write_image(const char *path, uint32_t w, uint32_t h, uint64_t seed)
                 int v = (int)(x * (3 + c) + y * (5 - c)) + test_rng_range(&r, -12, 12);
                 px[(y * w + x) * 3 + c] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
             }
-    wc_ctx *ctx = wc_ctx_create();
-    assert_int_equal(wc_image_write(ctx, path, &img), WC_OK);
-    wc_ctx_free(ctx);
+    assert_int_equal(image_write(path, &img, NULL), WC_OK);
     wc_image_free(&img);
 }
 

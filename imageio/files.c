@@ -10,7 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "context.h"
 #include "image_io.h"
 
 typedef wc_status (*write_fn)(const char *tmp_path, const void *arg, wc_err *err);
@@ -72,33 +71,31 @@ static wc_status write_bytes(const char *tmp, const void *arg, wc_err *err)
     return WC_OK;
 }
 
-wc_status wc_file_write(wc_ctx *ctx, const char *path, const void *data, size_t size)
+wc_status file_write(const char *path, const void *data, size_t size, wc_err *err)
 {
-    if (!ctx) return WC_ERR_ARG;
     bytes b = {data, size};
-    return write_atomic(path, write_bytes, &b, &ctx->err);
+    return write_atomic(path, write_bytes, &b, err);
 }
 
-wc_status wc_file_read(wc_ctx *ctx, const char *path, size_t max_bytes, void **data, size_t *size)
+wc_status file_read(const char *path, size_t max_bytes, void **data, size_t *size, wc_err *err)
 {
-    if (!ctx) return WC_ERR_ARG;
-    WC_RETURN_IF(!path || !data || !size, &ctx->err, WC_ERR_ARG, "missing argument");
+    WC_RETURN_IF(!path || !data || !size, err, WC_ERR_ARG, "missing argument");
     if (max_bytes == 0) max_bytes = (size_t)4 << 30;
     FILE *f = fopen(path, "rb");
-    WC_RETURN_IF(!f, &ctx->err, WC_ERR_IO, "%s: %s", path, strerror(errno));
+    WC_RETURN_IF(!f, err, WC_ERR_IO, "%s: %s", path, strerror(errno));
     size_t cap = 1 << 16, n = 0;
     uint8_t *buf = wc_malloc(cap);
-    wc_status s = buf ? WC_OK : wc_fail(&ctx->err, WC_ERR_NOMEM, "out of memory");
+    wc_status s = buf ? WC_OK : wc_fail(err, WC_ERR_NOMEM, "out of memory");
     while (s == WC_OK) {
         if (n == cap) {
             if (cap >= max_bytes) {
-                s = wc_fail(&ctx->err, WC_ERR_LIMIT, "%s: larger than %zu bytes", path, max_bytes);
+                s = wc_fail(err, WC_ERR_LIMIT, "%s: larger than %zu bytes", path, max_bytes);
                 break;
             }
             size_t ncap = cap * 2 > max_bytes ? max_bytes : cap * 2;
             uint8_t *nb = wc_realloc(buf, ncap);
             if (!nb) {
-                s = wc_fail(&ctx->err, WC_ERR_NOMEM, "out of memory reading %s", path);
+                s = wc_fail(err, WC_ERR_NOMEM, "out of memory reading %s", path);
                 break;
             }
             buf = nb;
@@ -107,7 +104,7 @@ wc_status wc_file_read(wc_ctx *ctx, const char *path, size_t max_bytes, void **d
         size_t got = fread(buf + n, 1, cap - n, f);
         n += got;
         if (got == 0) {
-            if (ferror(f)) s = wc_fail(&ctx->err, WC_ERR_IO, "%s: read error", path);
+            if (ferror(f)) s = wc_fail(err, WC_ERR_IO, "%s: read error", path);
             break;
         }
     }
@@ -133,14 +130,12 @@ static int ends_with(const char *s, const char *suffix)
     return 1;
 }
 
-wc_status wc_image_read(wc_ctx *ctx, const char *path, uint64_t max_pixels, wc_image *img)
+wc_status image_read(const char *path, uint64_t max_pixels, wc_image *img, wc_err *err)
 {
-    if (!ctx) return WC_ERR_ARG;
-    ctx_begin(ctx);
-    WC_RETURN_IF(!path || !img, &ctx->err, WC_ERR_ARG, "missing argument");
+    WC_RETURN_IF(!path || !img, err, WC_ERR_ARG, "missing argument");
     void *data = NULL;
     size_t size = 0;
-    WC_FORWARD_IF_ERROR(wc_file_read(ctx, path, 0, &data, &size));
+    WC_FORWARD_IF_ERROR(file_read(path, 0, &data, &size, err));
     if (!max_pixels) max_pixels = WC_DEFAULT_MAX_PIXELS;
     const uint8_t *d = data;
     wc_status s;
@@ -152,7 +147,7 @@ wc_status wc_image_read(wc_ctx *ctx, const char *path, uint64_t max_pixels, wc_i
     else
         s = wc_fail(&e, WC_ERR_FORMAT, "not a PNG, PGM or PPM image");
     wc_free(data);
-    if (s != WC_OK) wc_fail(&ctx->err, s, "%s: %s", path, e.msg);
+    if (s != WC_OK) wc_fail(err, s, "%s: %s", path, e.msg);
     return s;
 }
 
@@ -169,11 +164,9 @@ static wc_status write_pnm(const char *tmp, const void *arg, wc_err *err)
     return pnm_write_file(tmp, arg, err);
 }
 
-wc_status wc_image_write(wc_ctx *ctx, const char *path, const wc_image *img)
+wc_status image_write(const char *path, const wc_image *img, wc_err *err)
 {
-    if (!ctx) return WC_ERR_ARG;
-    ctx_begin(ctx);
-    WC_RETURN_IF(!path || !img || !img->pixels, &ctx->err, WC_ERR_ARG, "missing argument");
+    WC_RETURN_IF(!path || !img || !img->pixels, err, WC_ERR_ARG, "missing argument");
     int pnm = ends_with(path, ".pgm") || ends_with(path, ".ppm") || ends_with(path, ".pnm");
-    return write_atomic(path, pnm ? write_pnm : write_image, img, &ctx->err);
+    return write_atomic(path, pnm ? write_pnm : write_image, img, err);
 }
