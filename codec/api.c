@@ -136,10 +136,7 @@ wc_status ctx_backend(wc_ctx *ctx, wc_backend_kind kind)
 
 size_t wc_image_row_bytes(const wc_image *img)
 {
-    if (!img) return 0;
-    size_t bps = img->bit_depth > 8 ? 2 : 1, n;
-    if (wc_mul_overflow((size_t)img->width, (size_t)img->components * bps, &n)) return 0;
-    return n;
+    return img ? wc_packed_row_bytes(img) : 0;
 }
 
 wc_status wc_image_alloc(wc_image *img)

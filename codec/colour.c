@@ -3,11 +3,6 @@
 
 #include "colour.h"
 
-static size_t row_stride(const wc_image *img)
-{
-    return img->stride ? img->stride : wc_image_row_bytes(img);
-}
-
 #if defined(__GNUC__)
 #define COLOUR_INLINE static inline __attribute__((always_inline))
 #else
@@ -49,7 +44,7 @@ void colour_extract(const wc_image *img, uint32_t c, int32_t *plane)
 {
     const int32_t shift = 1 << (img->bit_depth - 1);
     const uint32_t nc = img->components, w = img->width;
-    const size_t stride = row_stride(img);
+    const size_t stride = wc_row_stride(img);
     for (uint32_t y = 0; y < img->height; y++) {
         const uint8_t *row = (const uint8_t *)img->pixels + y * stride;
         int32_t *out = plane + (size_t)y * w;
@@ -68,7 +63,7 @@ void colour_insert(const int32_t *plane, uint32_t c, wc_image *img)
     const int32_t shift = 1 << (img->bit_depth - 1);
     const int32_t maxv = (int32_t)((1u << img->bit_depth) - 1);
     const uint32_t nc = img->components, w = img->width;
-    const size_t stride = row_stride(img);
+    const size_t stride = wc_row_stride(img);
     for (uint32_t y = 0; y < img->height; y++) {
         uint8_t *row = (uint8_t *)img->pixels + y * stride;
         const int32_t *in = plane + (size_t)y * w;
@@ -111,7 +106,7 @@ void colour_round_plane(const float *src, int32_t *dst, size_t n, uint32_t bit_d
 COLOUR_INLINE void extract_rct_rows(const wc_image *img, int wide, int32_t *y, int32_t *u, int32_t *v)
 {
     const int32_t shift = 1 << (img->bit_depth - 1);
-    const size_t nc = img->components, w = img->width, stride = row_stride(img);
+    const size_t nc = img->components, w = img->width, stride = wc_row_stride(img);
     for (uint32_t r = 0; r < img->height; r++) {
         const uint8_t *row = (const uint8_t *)img->pixels + r * stride;
         const size_t o = (size_t)r * w;
@@ -149,7 +144,7 @@ COLOUR_INLINE void ict_row(const uint8_t *row, int wide, size_t nc, size_t w, in
 COLOUR_INLINE void extract_ict_rows(const wc_image *img, int wide, float *y, float *cb, float *cr)
 {
     const int32_t shift = 1 << (img->bit_depth - 1);
-    const size_t nc = img->components, w = img->width, stride = row_stride(img);
+    const size_t nc = img->components, w = img->width, stride = wc_row_stride(img);
     for (uint32_t r = 0; r < img->height; r++) {
         const size_t o = (size_t)r * w;
         ict_row((const uint8_t *)img->pixels + r * stride, wide, nc, w, shift, y + o, cb + o, cr + o);
@@ -159,7 +154,7 @@ COLOUR_INLINE void extract_ict_rows(const wc_image *img, int wide, float *y, flo
 void colour_row_ict(const wc_image *img, uint32_t r, float *y, float *cb, float *cr)
 {
     const int32_t shift = 1 << (img->bit_depth - 1);
-    const uint8_t *row = (const uint8_t *)img->pixels + r * row_stride(img);
+    const uint8_t *row = (const uint8_t *)img->pixels + r * wc_row_stride(img);
     if (img->bit_depth > 8)
         ict_row(row, 1, img->components, img->width, shift, y, cb, cr);
     else
@@ -169,7 +164,7 @@ void colour_row_ict(const wc_image *img, uint32_t r, float *y, float *cb, float 
 void colour_row_float(const wc_image *img, uint32_t r, uint32_t c, float *out)
 {
     const int32_t shift = 1 << (img->bit_depth - 1);
-    const uint8_t *row = (const uint8_t *)img->pixels + r * row_stride(img);
+    const uint8_t *row = (const uint8_t *)img->pixels + r * wc_row_stride(img);
     const size_t nc = img->components;
     if (img->bit_depth > 8)
         for (size_t x = 0; x < img->width; x++) out[x] = (float)(get_px(row, 1, x * nc + c) - shift);
@@ -190,7 +185,7 @@ COLOUR_INLINE void insert_rct_rows(const int32_t *y, const int32_t *u, const int
 {
     const uint32_t shift = 1u << (img->bit_depth - 1);
     const int32_t maxv = (int32_t)((1u << img->bit_depth) - 1);
-    const size_t nc = img->components, w = img->width, stride = row_stride(img);
+    const size_t nc = img->components, w = img->width, stride = wc_row_stride(img);
     for (uint32_t r = 0; r < img->height; r++) {
         uint8_t *row = (uint8_t *)img->pixels + r * stride;
         const size_t o = (size_t)r * w;
@@ -218,7 +213,7 @@ COLOUR_INLINE void insert_ict_rows(const float *y, const float *cb, const float 
     const uint32_t shift = 1u << (img->bit_depth - 1);
     const int32_t maxv = (int32_t)((1u << img->bit_depth) - 1);
     const float lo = -(float)(1 << (img->bit_depth - 1)), hi = (float)((1 << (img->bit_depth - 1)) - 1);
-    const size_t nc = img->components, w = img->width, stride = row_stride(img);
+    const size_t nc = img->components, w = img->width, stride = wc_row_stride(img);
     for (uint32_t r = 0; r < img->height; r++) {
         uint8_t *row = (uint8_t *)img->pixels + r * stride;
         const size_t o = (size_t)r * w;

@@ -4,6 +4,7 @@
 
 #include "backend.h"
 #include "pool.h"
+#include "wcodec.h"
 
 /* Seconds spent in each stage of the last encode or decode. */
 typedef struct wc_stage_times {

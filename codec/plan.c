@@ -19,7 +19,7 @@ wc_status plan_check(const wc_params *p, const wc_image *img, wc_err *err)
                  "%u components (1..4 supported)", img->components);
     WC_RETURN_IF(img->bit_depth < 1 || img->bit_depth > 16, err, WC_ERR_ARG,
                  "bit depth %u out of range 1..16", img->bit_depth);
-    WC_RETURN_IF(img->stride && img->stride < wc_image_row_bytes(img), err, WC_ERR_ARG,
+    WC_RETURN_IF(img->stride && img->stride < wc_packed_row_bytes(img), err, WC_ERR_ARG,
                  "stride %zu shorter than a row", img->stride);
     WC_RETURN_IF(p->levels < 0 || p->levels > WC_MAX_LEVELS, err, WC_ERR_ARG,
                  "levels %d out of range 0..15", p->levels);

@@ -7,6 +7,7 @@
 #define WC_PLAN_H
 
 #include "backend.h"
+#include "wcodec.h"
 #include "container.h"
 
 /* Checks the image and the parameters; messages name the offending one. */

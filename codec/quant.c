@@ -3,6 +3,7 @@
 
 #include "quant.h"
 #include "dwt.h"
+#include "wcodec.h"
 
 /* Calls fn on every band rectangle of the layout with its steps: st[x & 7]
  * is the step of column x. A DWT band has one step (eight copies); a block

@@ -1,7 +1,9 @@
 /*
  * wcodec.h -- the public API of wcodec, a wavelet image codec.
  *
- * Everything a program needs is declared here; nothing else is installed.
+ * Everything a program needs is declared here or in wcodec_types.h, which
+ * this header includes (the types the library's lower layers share); those
+ * two headers are all that is installed.
  * All functions return a wc_status (WC_OK == 0) unless they say otherwise.
  * The library keeps no global mutable state: separate wc_ctx objects may be
  * used from separate threads at the same time.
@@ -24,14 +26,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "wcodec_types.h" /* WC_API, wc_status, wc_image, wc_transform */
+
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#if defined(WC_BUILDING_LIBRARY) && defined(__GNUC__)
-#define WC_API __attribute__((visibility("default")))
-#else
-#define WC_API
 #endif
 
 /* ---- version ------------------------------------------------------------ */
@@ -47,44 +45,7 @@ WC_API unsigned wc_version_number(void);
 /* Returns "MAJOR.MINOR.PATCH" of the linked library; static storage. */
 WC_API const char *wc_version_string(void);
 
-/* ---- status ------------------------------------------------------------- */
-
-typedef enum wc_status {
-    WC_OK = 0,
-    WC_ERR_ARG,         /* a parameter is out of range or NULL */
-    WC_ERR_NOMEM,       /* an allocation failed */
-    WC_ERR_IO,          /* a file could not be read or written */
-    WC_ERR_FORMAT,      /* not a wcodec file, or an unreadable image file */
-    WC_ERR_VERSION,     /* a format version this library does not read */
-    WC_ERR_CORRUPT,     /* a field or a coded payload is inconsistent */
-    WC_ERR_CHECKSUM,    /* a chunk's CRC-32 does not match */
-    WC_ERR_TRUNCATED,   /* the data ends before the file does */
-    WC_ERR_LIMIT,       /* the file asks for more than the set limits */
-    WC_ERR_UNSUPPORTED, /* valid, but a feature this build does not have */
-    WC_ERR_BACKEND,     /* the compute backend (GPU) failed or is missing */
-    WC_ERR_BUFFER       /* the output buffer is too small */
-} wc_status;
-
-/* Names a status in a short English phrase; never NULL, static storage. */
-WC_API const char *wc_strerror(wc_status s);
-
-/* ---- images --------------------------------------------------------------- */
-
-/*
- * An image in memory: interleaved samples, row after row.
- * components: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA.
- * bit_depth 1..8: one uint8_t per sample; 9..16: one uint16_t per sample in
- * host byte order. Sample values lie in [0, 2^bit_depth - 1].
- * stride: bytes from one row to the next (0 means tightly packed).
- */
-typedef struct wc_image {
-    uint32_t width;
-    uint32_t height;
-    uint32_t components;
-    uint32_t bit_depth;
-    size_t stride;
-    void *pixels;
-} wc_image;
+/* ---- images (the type is in wcodec_types.h) ------------------------------ */
 
 /* Bytes per row of a tightly packed image (0 on overflow). */
 WC_API size_t wc_image_row_bytes(const wc_image *img);
@@ -96,7 +57,6 @@ WC_API void wc_image_free(wc_image *img);
 
 /* ---- parameters ----------------------------------------------------------- */
 
-typedef enum wc_transform { WC_TRANSFORM_DWT = 0, WC_TRANSFORM_DCT = 1, WC_TRANSFORM_LOT = 2 } wc_transform;
 typedef enum wc_entropy { WC_ENTROPY_HUFFMAN = 0, WC_ENTROPY_DEFLATE = 1 } wc_entropy;
 typedef enum wc_backend_kind { WC_BACKEND_AUTO = 0, WC_BACKEND_CPU = 1, WC_BACKEND_CUDA = 2 } wc_backend_kind;
 

@@ -1,7 +1,8 @@
 /*
  * wc_common.h -- the one internal header every layer shares: error
  * reporting, the allocation wrapper, small integer helpers and the plane
- * types the backend seam passes around. Public types come from wcodec.h.
+ * types the backend seam passes around. The public types it needs come
+ * from wcodec_types.h; the pipeline's API (wcodec.h) is above this layer.
  */
 #ifndef WC_COMMON_H
 #define WC_COMMON_H
@@ -9,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "wcodec.h"
+#include "wcodec_types.h"
 
 /* ---- errors with a place ------------------------------------------------ */
 
@@ -70,6 +71,23 @@ static inline int wc_mul_overflow(size_t a, size_t b, size_t *out)
     if (a != 0 && b > SIZE_MAX / a) return 1;
     *out = a * b;
     return 0;
+}
+
+/* ---- images ---------------------------------------------------------------- */
+
+/* Bytes per tightly packed row of img, 0 on overflow: what the public
+ * wc_image_row_bytes returns, here for the layers below the API. */
+static inline size_t wc_packed_row_bytes(const wc_image *img)
+{
+    size_t n, bytes_per_sample = img->bit_depth > 8 ? 2 : 1;
+    return wc_mul_overflow((size_t)img->width, (size_t)img->components * bytes_per_sample, &n) ? 0
+                                                                                              : n;
+}
+
+/* Bytes from one row of img to the next. */
+static inline size_t wc_row_stride(const wc_image *img)
+{
+    return img->stride ? img->stride : wc_packed_row_bytes(img);
 }
 
 #endif /* WC_COMMON_H */

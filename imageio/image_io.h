@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "wc_common.h"
+#include "wcodec.h"
 
 /* PNG: bit depths 1, 2, 4, 8, 16; gray, gray+alpha, RGB, RGBA; palette
  * expanded to RGB, or RGBA when it has transparency; interlaced input. The

@@ -24,6 +24,7 @@
 
 #include "wc_common.h"
 #include "test_support.h"
+#include "wcodec.h"
 
 typedef struct damage_case {
     const char *name;
