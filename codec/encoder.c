@@ -5,9 +5,24 @@
  */
 #include <string.h>
 
-#include "encoder.h"
+#include "context.h"
+#include "entropy_stage.h"
+#include "layout.h"
 #include "plan.h"
 #include "quant.h"
+#include "ratectl.h"
+
+/* The encoder's working state. */
+typedef struct enc_state {
+    wc_ctx *ctx;
+    const wc_params *p;
+    wcx_header h;
+    wc_layout lay;
+    wc_stage_plan plan;
+    int32_t *q[4];      /* quantized planes, band layout for DCT/LOT */
+    int32_t *raw[4];    /* rate control: unquantized int (5/3) planes */
+    float *f[4];        /* rate control: unquantized float planes */
+} enc_state;
 
 #define WC_MAX_BLOCKS ((size_t)1 << 26)
 
@@ -50,7 +65,9 @@ static void code_times(enc_state *st, double t0)
     st->ctx->times.entropy += ctx_now() - t0;
 }
 
-wc_status enc_code_step(enc_state *st, es_output *out)
+/* Quantizes the unquantized planes with the header's current steps into
+ * q (host-side, exactly as a backend would) and codes them. */
+static wc_status enc_code_step(enc_state *st, es_output *out)
 {
     for (uint32_t c = 0; c < st->h.components; c++) {
         quant_layout lay = {st->lay.plane_w[c], st->lay.plane_h[c],
@@ -72,7 +89,8 @@ wc_status enc_code_step(enc_state *st, es_output *out)
 
 static size_t varint_size(uint32_t v) { return v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5; }
 
-size_t enc_file_size(const enc_state *st, const es_output *out)
+/* Exact size of the file the header, layout and payloads make. */
+static size_t enc_file_size(const enc_state *st, const es_output *out)
 {
     size_t n = WCX_MAGIC_SIZE + WCX_CHUNK_OVERHEAD + wcx_header_size(&st->h);
     for (uint32_t c = 0; c < st->h.components; c++) {
@@ -82,6 +100,16 @@ size_t enc_file_size(const enc_state *st, const es_output *out)
     n += WCX_CHUNK_OVERHEAD; /* WIDX */
     for (size_t i = 0; i < st->lay.nblocks; i++) n += varint_size(out->block_size[i]);
     return n + WCX_CHUNK_OVERHEAD; /* WEND */
+}
+
+/* A rate-control probe (ratectl.h): the image coded at base step `step`. */
+static wc_status code_at_step(void *arg, float step, es_output *out, size_t *file_bytes)
+{
+    enc_state *st = arg;
+    plan_set_step(&st->h, step);
+    WC_FORWARD_IF_ERROR(enc_code_step(st, out));
+    *file_bytes = enc_file_size(st, out);
+    return WC_OK;
 }
 
 static void write_file(const enc_state *st, const es_output *out, uint8_t *dst, size_t cap,
@@ -167,7 +195,11 @@ static wc_status encode_payloads(enc_state *st, const wc_image *img, es_output *
     if (s != WC_OK) return s;
     if (rate) {
         t0 = ctx_now();
-        s = ratectl_search(st, out);
+        float step_found = 0.0f;
+        s = ratectl_search(p->bpp, (uint64_t)st->h.width * st->h.height, code_at_step, st, out,
+                           &step_found, err);
+        /* The header must carry the steps the payloads were coded with. */
+        if (s == WC_OK) plan_set_step(&st->h, step_found);
         st->ctx->times.rate = ctx_now() - t0 - st->ctx->times.entropy;
         return s;
     }

@@ -7,15 +7,15 @@
 #include <math.h>
 #include <string.h>
 
-#include "encoder.h"
-#include "plan.h"
+#include "ratectl.h"
 
 #define RC_MAX_PROBES 40
 #define RC_TOLERANCE 0.005
 
-wc_status ratectl_search(enc_state *st, es_output *out)
+wc_status ratectl_search(float bpp, uint64_t pixels, ratectl_code_fn code, void *arg,
+                         es_output *out, float *step, wc_err *err)
 {
-    const double target = (double)st->p->bpp * st->h.width * st->h.height / 8.0;
+    const double target = (double)bpp * (double)pixels / 8.0;
     double lo = -6.0, hi = 16.0; /* log2 of the step: lo too big a file, hi fits */
     es_output best;
     memset(&best, 0, sizeof best);
@@ -23,14 +23,14 @@ wc_status ratectl_search(enc_state *st, es_output *out)
     double best_log = hi;
     for (int probe = 0; probe < RC_MAX_PROBES; probe++) {
         double mid = probe == 0 ? hi : 0.5 * (lo + hi);
-        plan_set_step(&st->h, (float)exp2(mid));
         es_output o;
-        wc_status s = enc_code_step(st, &o);
+        size_t file_bytes = 0;
+        wc_status s = code(arg, (float)exp2(mid), &o, &file_bytes);
         if (s != WC_OK) { /* e.g. out of memory: the best probe so far goes too */
             if (have_best) es_output_free(&best);
             return s;
         }
-        double size = (double)enc_file_size(st, &o);
+        double size = (double)file_bytes;
         if (size <= target) {
             if (have_best) es_output_free(&best);
             best = o;
@@ -45,10 +45,9 @@ wc_status ratectl_search(enc_state *st, es_output *out)
         if (probe == 0 && size > target) break; /* even the coarsest step is too big */
         if (hi - lo < 1e-5) break;
     }
-    WC_RETURN_IF(!have_best, &st->ctx->err, WC_ERR_ARG,
-                 "target of %g bpp is below what this image can reach", st->p->bpp);
-    /* The header must carry the steps `best` was coded with. */
-    plan_set_step(&st->h, (float)exp2(best_log));
+    WC_RETURN_IF(!have_best, err, WC_ERR_ARG, "target of %g bpp is below what this image can reach",
+                 bpp);
+    *step = (float)exp2(best_log);
     *out = best;
     return WC_OK;
 }
