@@ -7,7 +7,7 @@
  * (a damaged file may hold any int32 coefficients), so the kernels are
  * written in uint32 arithmetic with an arithmetic shift of the result.
  */
-#include "dwt_fused.cuh"
+#include "dwt_level.cuh"
 
 namespace wcg {
 namespace {
@@ -126,16 +126,4 @@ cudaError_t wcg_dwt53_inverse_level(const wcg_inv_level *lv, cudaStream_t st)
 {
     using namespace wcg;
     return launch_inv_level<Dwt53, K53>(lv, st);
-}
-
-cudaError_t wcg_dwt53_forward_2levels(const wcg_fwd_level *l1, const wcg_fwd_level *l2, cudaStream_t st)
-{
-    using namespace wcg::fused;
-    return l1->quantize ? forward2<wcg::Dwt53, int32_t, true>(l1, l2, st)
-                        : forward2<wcg::Dwt53, int32_t, false>(l1, l2, st);
-}
-
-cudaError_t wcg_dwt53_inverse_2levels(const wcg_inv_level *l2, const wcg_inv_level *l1, cudaStream_t st)
-{
-    return wcg::fused::inverse2<wcg::Dwt53>(l2, l1, st);
 }

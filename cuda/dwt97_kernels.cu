@@ -11,8 +11,7 @@
 extern "C" {
 #include "dwt.h" /* DWT97_* constants: one definition for CPU and GPU */
 }
-
-#include "dwt_fused.cuh"
+#include "dwt_level.cuh"
 
 namespace wcg {
 namespace {
@@ -177,16 +176,4 @@ cudaError_t wcg_dwt97_inverse_level(const wcg_inv_level *lv, cudaStream_t st)
 {
     using namespace wcg;
     return launch_inv_level<Dwt97, K97P>(lv, st);
-}
-
-cudaError_t wcg_dwt97_forward_2levels(const wcg_fwd_level *l1, const wcg_fwd_level *l2, cudaStream_t st)
-{
-    using namespace wcg::fused;
-    return l1->quantize ? forward2<wcg::Dwt97, int32_t, true>(l1, l2, st)
-                        : forward2<wcg::Dwt97, float, false>(l1, l2, st);
-}
-
-cudaError_t wcg_dwt97_inverse_2levels(const wcg_inv_level *l2, const wcg_inv_level *l1, cudaStream_t st)
-{
-    return wcg::fused::inverse2<wcg::Dwt97>(l2, l1, st);
 }

@@ -76,17 +76,6 @@ cudaError_t wcg_dwt97_forward_level(const wcg_fwd_level *lv, cudaStream_t st);
 cudaError_t wcg_dwt53_inverse_level(const wcg_inv_level *lv, cudaStream_t st);
 cudaError_t wcg_dwt97_inverse_level(const wcg_inv_level *lv, cudaStream_t st);
 
-/* Two levels in one pass (dwt_fused.cuh): l1 describes the finer level
- * and l2 the coarser exactly as for the calls above (l1.ll and l2.src, the
- * LL between them, are not used: it never leaves the chip). Both levels
- * must have at least 3 columns and rows in their input
- * (wcg_fused_fits); the inverse takes the coarser level first. */
-cudaError_t wcg_dwt53_forward_2levels(const wcg_fwd_level *l1, const wcg_fwd_level *l2, cudaStream_t st);
-cudaError_t wcg_dwt97_forward_2levels(const wcg_fwd_level *l1, const wcg_fwd_level *l2, cudaStream_t st);
-cudaError_t wcg_dwt53_inverse_2levels(const wcg_inv_level *l2, const wcg_inv_level *l1, cudaStream_t st);
-cudaError_t wcg_dwt97_inverse_2levels(const wcg_inv_level *l2, const wcg_inv_level *l1, cudaStream_t st);
-static inline int wcg_fused_fits(uint32_t w, uint32_t h) { return w >= 3 && h >= 3; }
-
 /* Level 0 (no DWT): samples -> (colour) -> coefficients of band LL, and
  * back. is_float selects the 9/7 (float) arithmetic of the plane. */
 cudaError_t wcg_forward_level0(const wcg_fwd_level *lv, int is_float, cudaStream_t st);

@@ -6,25 +6,9 @@
  * bands of every level go straight to their final place in the Mallat
  * coefficient plane, so each coefficient is written once.
  */
-#include <stdlib.h>
-
 #include "dwt_cuda.h"
 
 namespace {
-
-/* Whether levels l and l+1 of a w x h level-l input run as one pass
- * (dwt_fused.cuh). Both must have something to lift both ways; and the
- * pass is opt-in: on an H100 the two-level kernels still run slower than
- * two per-level ones (PERF_NOTES.md v4), so they run only on inputs of at
- * least WCG_FUSE_MIN pixels when that is set (0: every pair). Read at each
- * call, so that the gpu tests can compare both paths in one process. */
-bool fuse_levels(uint32_t w, uint32_t h)
-{
-    const char *e = getenv("WCG_FUSE_MIN");
-    if (!e || !*e) return false;
-    const long min_px = atol(e);
-    return wcg_fused_fits(w, h) && (long)w * h >= (min_px < 0 ? 0 : min_px);
-}
 
 uint32_t level_size(uint32_t n, int levels)
 {
@@ -73,9 +57,8 @@ void inverse_level(const wcg_component_job *job, int l, const void *ll, void *ds
 
 } /* namespace */
 
-/* One kernel a level, or two levels a kernel (1+2, 3+4, ...) where
- * fuse_levels() says so, keeping the LL between the two on chip; the LL
- * after each step ping-pongs between the work buffers. */
+/* One kernel a level; the LL after each level ping-pongs between the work
+ * buffers. (Two levels a kernel measured slower: PERF_NOTES.md, v4.) */
 cudaError_t wcg_forward_component(const wcg_component_job *job, cudaStream_t st)
 {
     const int is97 = job->wavelet == 97;
@@ -94,31 +77,16 @@ cudaError_t wcg_forward_component(const wcg_component_job *job, cudaStream_t st)
         return wcg_forward_level0(&lv, is97, st);
     }
     int cur = 1; /* the work buffer holding the current LL (from level 2 on) */
-    for (int l = 1; l <= job->levels;) {
-        const void *src = job->work[cur];
-        void *ll = job->work[1 - cur];
-        cudaError_t e;
-        if (l + 1 <= job->levels &&
-            fuse_levels(level_size(job->width, l - 1), level_size(job->height, l - 1))) {
-            wcg_fwd_level fine = lv, coarse = lv;
-            forward_level(job, l, src, NULL, &fine);
-            forward_level(job, l + 1, NULL, ll, &coarse);
-            e = is97 ? wcg_dwt97_forward_2levels(&fine, &coarse, st)
-                     : wcg_dwt53_forward_2levels(&fine, &coarse, st);
-            l += 2;
-        } else {
-            forward_level(job, l, src, ll, &lv);
-            e = is97 ? wcg_dwt97_forward_level(&lv, st) : wcg_dwt53_forward_level(&lv, st);
-            l += 1;
-        }
+    for (int l = 1; l <= job->levels; ++l) {
+        forward_level(job, l, job->work[cur], job->work[1 - cur], &lv);
+        cudaError_t e = is97 ? wcg_dwt97_forward_level(&lv, st) : wcg_dwt53_forward_level(&lv, st);
         if (e != cudaSuccess) return e;
         cur = 1 - cur;
     }
     return cudaSuccess;
 }
 
-/* The inverse pairs levels as the forward does: an odd coarsest level goes
- * alone first, then (4,3), (2,1). */
+/* The inverse: coarsest level first, one kernel a level. */
 cudaError_t wcg_inverse_component(const wcg_component_job *job, cudaStream_t st)
 {
     const int is97 = job->wavelet == 97;
@@ -138,22 +106,9 @@ cudaError_t wcg_inverse_component(const wcg_component_job *job, cudaStream_t st)
         return wcg_inverse_level0(&lv, is97, st);
     }
     int cur = 1; /* the work buffer holding the current LL (below the coarsest) */
-    for (int l = job->levels; l >= 1;) {
-        const void *ll = job->work[cur];
-        void *dst = job->work[1 - cur];
-        cudaError_t e;
-        if (l % 2 == 0 && fuse_levels(level_size(job->width, l - 2), level_size(job->height, l - 2))) {
-            wcg_inv_level coarse = lv, fine = lv;
-            inverse_level(job, l, ll, NULL, &coarse);
-            inverse_level(job, l - 1, NULL, dst, &fine);
-            e = is97 ? wcg_dwt97_inverse_2levels(&coarse, &fine, st)
-                     : wcg_dwt53_inverse_2levels(&coarse, &fine, st);
-            l -= 2;
-        } else {
-            inverse_level(job, l, ll, dst, &lv);
-            e = is97 ? wcg_dwt97_inverse_level(&lv, st) : wcg_dwt53_inverse_level(&lv, st);
-            l -= 1;
-        }
+    for (int l = job->levels; l >= 1; --l) {
+        inverse_level(job, l, job->work[cur], job->work[1 - cur], &lv);
+        cudaError_t e = is97 ? wcg_dwt97_inverse_level(&lv, st) : wcg_dwt53_inverse_level(&lv, st);
         if (e != cudaSuccess) return e;
         cur = 1 - cur;
     }

@@ -1,10 +1,9 @@
 #!/bin/bash
 # measure_dwt.sh -- on a GPU machine, from the repository root: build
 # (Release, sm_90, -lineinfo), run the gpu tests (bit-exactness against the
-# CPU, both DWT paths), time 8192^2 16-bit with the per-level path and with
-# the two-level path, and profile one launch each of the level-1 and the
-# two-level forward kernels (warp-state and source counters only) into
-# stall hot spots. Output folder: $1 (default ./measure-out).
+# CPU), time 8192^2 16-bit twice, and profile one launch of the level-1
+# forward kernel (warp-state and source counters only) into stall hot
+# spots. Output folder: $1 (default ./measure-out).
 set -u
 O=${1:-measure-out}
 mkdir -p "$O/t"
@@ -20,12 +19,10 @@ fi
 echo "ctest rc=$?" >> "$O/t/ctest.txt"
 for i in 1 2; do
   $B --sizes 8192 --bits 16 > "$O/t/bench_perlevel_$i.txt" 2>&1
-  WCG_FUSE_MIN=16000000 $B --sizes 8192 --bits 16 > "$O/t/bench_fused_$i.txt" 2>&1
 done
 NCU="ncu --section WarpStateStats --section SourceCounters --section SpeedOfLight --section Occupancy --import-source yes --clock-control none -c 1 -f"
-WCG_FUSE_MIN=16000000 $NCU -k regex:fwd2_kernel -o "$O/t/fused" $B --sizes 8192 --bits 16 --reps 1 > "$O/t/ncu_fused.log" 2>&1
 $NCU -k regex:fwd_level_kernel -o "$O/t/lvl1" $B --sizes 8192 --bits 16 --reps 1 > "$O/t/ncu_lvl1.log" 2>&1
-for r in fused lvl1; do
+for r in lvl1; do
   [ -f "$O/t/$r.ncu-rep" ] || continue
   ncu -i "$O/t/$r.ncu-rep" --page details > "$O/t/${r}_details.txt" 2>&1
   ncu -i "$O/t/$r.ncu-rep" --page source --csv --print-source sass > "$O/t/${r}_sass.csv" 2>&1

@@ -1,9 +1,8 @@
 #!/bin/bash
 # profile_dwt.sh -- on a GPU machine, from the repository root: build with
-# -lineinfo, time the forward/inverse DWT (per-level and two-level paths),
-# then profile ONE launch of the two-level forward kernel and ONE of the
-# per-level level-1 forward kernel with Nsight Compute (--set full, source
-# imported) and write their stall hot spots per SASS instruction as text
+# -lineinfo, time the forward/inverse DWT, then profile ONE launch of the
+# level-1 forward kernel with Nsight Compute (--set full, source
+# imported) and write its stall hot spots per SASS instruction as text
 # (the CSV export of the CUDA-line view carries no metrics in ncu 2025.3).
 # Output folder: $1 (default ./profile-out).
 #   cuda/tools/profile_dwt.sh [outdir]
@@ -21,12 +20,9 @@ fi
   > "$O/t/build.log" 2>&1 || { tail -40 "$O/t/build.log"; exit 1; }
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,driver_version --format=csv > "$O/t/gpu.txt" 2>&1
 $B --sizes 8192 --bits 16 > "$O/t/bench_perlevel.txt" 2>&1
-WCG_FUSE_MIN=16000000 $B --sizes 8192 --bits 16 > "$O/t/bench_fused.txt" 2>&1
 NCU="ncu --set full --import-source yes --clock-control none -c 1 -f"
-WCG_FUSE_MIN=16000000 $NCU -k regex:fwd2_kernel -o "$O/fused" $B --sizes 8192 --bits 16 --reps 1 \
-  > "$O/t/ncu_fused.log" 2>&1
 $NCU -k regex:fwd_level_kernel -o "$O/lvl1" $B --sizes 8192 --bits 16 --reps 1 > "$O/t/ncu_lvl1.log" 2>&1
-for r in fused lvl1; do
+for r in lvl1; do
   [ -f "$O/$r.ncu-rep" ] || continue
   ncu -i "$O/$r.ncu-rep" --page details --print-details all > "$O/t/${r}_details.txt" 2>&1
   ncu -i "$O/$r.ncu-rep" --page source --csv --print-source sass > "$O/t/${r}_sass.csv" 2> "$O/t/${r}_sass.err"
@@ -34,6 +30,6 @@ for r in fused lvl1; do
 done
 cat "$O"/t/*_hot.txt > "$O/hotspots.txt"
 tar -czf "$O/all.tgz" -C "$O" t
-cat "$O/t/gpu.txt" "$O/t/bench_perlevel.txt" "$O/t/bench_fused.txt"
+cat "$O/t/gpu.txt" "$O/t/bench_perlevel.txt"
 grep -h -E "Duration|Registers Per|Achieved Occupancy|DRAM Throughput|Memory Throughput|Local" \
   "$O"/t/*_details.txt | head -40

@@ -116,26 +116,11 @@ static void free_coeffs(wc_coeffs *co)
     }
 }
 
-/* Each case runs the CUDA backend twice: one kernel per DWT level (the
- * default), then the two-level kernels of cuda/dwt_fused.cuh on every pair
- * of levels they take (WCG_FUSE_MIN=0, read by cuda/dwt_driver.cu at each
- * call), so both stay bit-exact with the CPU. */
-static int g_fused;
-
-static void use_fused(int on)
-{
-    g_fused = on;
-    if (on)
-        setenv("WCG_FUSE_MIN", "0", 1);
-    else
-        unsetenv("WCG_FUSE_MIN");
-}
-
 static void describe(const tcase *t, char *buf, size_t n)
 {
-    snprintf(buf, n, "%ux%u comps=%u depth=%u %s levels=%d quantize=%d seed=%llu pad=%zu%s", t->w,
+    snprintf(buf, n, "%ux%u comps=%u depth=%u %s levels=%d quantize=%d seed=%llu pad=%zu", t->w,
              t->h, t->comps, t->depth, mode_name[t->mode], t->levels, t->quantize,
-             (unsigned long long)t->seed, t->pad, g_fused ? " (two-level kernels)" : "");
+             (unsigned long long)t->seed, t->pad);
 }
 
 /* Compares n 32-bit words bit for bit; reports the first difference. */
@@ -168,11 +153,7 @@ static void run_case(const tcase *t)
     alloc_coeffs(t, &a);
     wc_err err = {{0}};
     assert_int_equal(g_cpu->forward(g_cpu_self, &plan, &img, &a, &err), WC_OK);
-    for (int fused = 0; fused < 2; fused++) {
-        use_fused(fused);
-        run_gpu(t, &plan, &img, &a);
-    }
-    use_fused(0);
+    run_gpu(t, &plan, &img, &a);
     free_coeffs(&a);
     free(img.pixels);
 }
@@ -297,9 +278,8 @@ static void test_large(void **state)
             t.levels = 3;
             run_case(&t);
         }
-    /* One component of 8 and of 16 bits, wide enough for whole strips of
-     * the fused two-level kernels, whose samples and coefficients then move
-     * as vectors (1288 = 5.75 strips of 224 columns; LL widths 644, 322). */
+    /* One component of 8 and of 16 bits, 1288 columns wide: several whole
+     * strips of the level kernels (dwt_level.cuh) and a partial last one. */
     for (int mode = 0; mode < NMODES; mode++)
         for (uint32_t depth = 8; depth <= 16; depth += 8) {
             tcase t = {1288, 520, 1, depth, mode, 5, 1, 450 + (uint64_t)mode * 2 + depth / 8, 0};
@@ -344,20 +324,16 @@ static void test_inverse_random(void **state)
             assert_non_null(pb.pixels);
             wc_err err = {{0}};
             assert_int_equal(g_cpu->inverse(g_cpu_self, &plan, &co, &pa, &err), WC_OK);
-            for (int fused = 0; fused < 2; fused++) {
-                use_fused(fused);
-                memset(pb.pixels, 0x5A, pb.stride * t.h);
-                wc_status s = g_gpu->inverse(g_gpu_self, &plan, &co, &pb, &err);
-                if (s != WC_OK) print_error("CUDA inverse: %s\n", err.msg);
-                assert_int_equal(s, WC_OK);
-                if (memcmp(pa.pixels, pb.pixels, pa.stride * t.h) != 0) {
-                    char d[192];
-                    describe(&t, d, sizeof d);
-                    print_error("%s: inverse of random coefficients differs\n", d);
-                    fail();
-                }
+            memset(pb.pixels, 0x5A, pb.stride * t.h);
+            wc_status s = g_gpu->inverse(g_gpu_self, &plan, &co, &pb, &err);
+            if (s != WC_OK) print_error("CUDA inverse: %s\n", err.msg);
+            assert_int_equal(s, WC_OK);
+            if (memcmp(pa.pixels, pb.pixels, pa.stride * t.h) != 0) {
+                char d[192];
+                describe(&t, d, sizeof d);
+                print_error("%s: inverse of random coefficients differs\n", d);
+                fail();
             }
-            use_fused(0);
             free(pa.pixels);
             free(pb.pixels);
             free_coeffs(&co);
