@@ -16,15 +16,15 @@ const char *wc_version_string(void)
     return WC_STR(WC_VERSION_MAJOR) "." WC_STR(WC_VERSION_MINOR) "." WC_STR(WC_VERSION_PATCH);
 }
 
-void wc_params_init_abi(wc_params *p, unsigned abi, size_t size)
+wc_status wc_params_init_abi(wc_params *p, unsigned abi, size_t size)
 {
-    if (p == NULL) return;
+    if (p == NULL) return WC_ERR_ARG;
     if (abi != WC_ABI_VERSION || size != sizeof(wc_params)) {
-        /* A program built against another layout: refuse loudly rather than
-         * write past its struct. */
-        fprintf(stderr, "wcodec: wc_params ABI mismatch (program %u/%zu, library %u/%zu)\n", abi,
-                size, WC_ABI_VERSION, sizeof(wc_params));
-        abort();
+        /* A program built against another layout: writing the defaults could
+         * run past its struct. Only the leading abi field is cleared, so
+         * that plan_check refuses these params later. */
+        if (size >= sizeof p->abi) p->abi = 0;
+        return WC_ERR_ABI;
     }
     memset(p, 0, sizeof *p);
     p->abi = WC_ABI_VERSION;
@@ -39,6 +39,7 @@ void wc_params_init_abi(wc_params *p, unsigned abi, size_t size)
     p->backend = WC_BACKEND_AUTO;
     p->max_pixels = WC_DEFAULT_MAX_PIXELS;
     p->max_memory = WC_DEFAULT_MAX_MEMORY;
+    return WC_OK;
 }
 
 wc_ctx *wc_ctx_create(void)
@@ -70,15 +71,27 @@ const char *wc_ctx_backend(const wc_ctx *ctx)
 
 const char *wc_ctx_note(const wc_ctx *ctx) { return ctx ? ctx->note : ""; }
 
-void wc_ctx_times(const wc_ctx *ctx, wc_times *t)
+void wc_ctx_times_sized(const wc_ctx *ctx, wc_times *t, size_t t_size)
 {
     if (!t) return;
-    memset(t, 0, sizeof *t);
-    if (!ctx) return;
-    t->transform = ctx->times.transform;
-    t->entropy = ctx->times.entropy;
-    t->container = ctx->times.container;
-    t->rate = ctx->times.rate;
+    wc_times all = {0};
+    if (ctx) {
+        all.transform = ctx->times.transform;
+        all.entropy = ctx->times.entropy;
+        all.container = ctx->times.container;
+        all.rate = ctx->times.rate;
+    }
+    memcpy(t, &all, t_size < sizeof all ? t_size : sizeof all);
+}
+
+wc_status wc_inspect_sized(wc_ctx *ctx, const void *src, size_t size, wc_info *info,
+                           size_t info_size)
+{
+    wc_info all;
+    memset(&all, 0, sizeof all);
+    wc_status s = dec_inspect(ctx, src, size, info ? &all : NULL);
+    if (info) memcpy(info, &all, info_size < sizeof all ? info_size : sizeof all);
+    return s;
 }
 
 void ctx_begin(wc_ctx *ctx)

@@ -32,4 +32,8 @@ wc_status ctx_backend(wc_ctx *ctx, wc_backend_kind kind);
 /* Monotonic clock in seconds. */
 double ctx_now(void);
 
+/* wc_inspect into a whole wc_info of this build (decoder.c); api.c copies
+ * as much of it as the program's struct holds. */
+wc_status dec_inspect(wc_ctx *ctx, const void *src, size_t size, wc_info *info);
+
 #endif

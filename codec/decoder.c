@@ -261,7 +261,7 @@ wc_status wc_decode(wc_ctx *ctx, const wc_params *p, const void *src, size_t siz
     return s;
 }
 
-wc_status wc_inspect(wc_ctx *ctx, const void *src, size_t size, wc_info *info)
+wc_status dec_inspect(wc_ctx *ctx, const void *src, size_t size, wc_info *info)
 {
     if (!ctx) return WC_ERR_ARG;
     ctx_begin(ctx);

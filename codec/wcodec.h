@@ -94,8 +94,12 @@ typedef struct wc_params {
 } wc_params;
 
 #define WC_ABI_VERSION 1u
-WC_API void wc_params_init_abi(wc_params *p, unsigned abi, size_t size);
-/* Sets every field of *p to its default (lossless, Huffman, 5 levels). */
+WC_API wc_status wc_params_init_abi(wc_params *p, unsigned abi, size_t size);
+/* Sets every field of *p to its default (lossless, Huffman, 5 levels) and
+ * returns WC_OK. A program built against a wc_params of another layout
+ * (another wcodec.h than the library's) gets WC_ERR_ABI and *p is left
+ * alone but for p->abi, zeroed when it fits, which makes every later call
+ * with p refuse it; WC_ERR_ARG when p is NULL. Nothing is printed. */
 #define wc_params_init(p) wc_params_init_abi((p), WC_ABI_VERSION, sizeof(wc_params))
 
 /* ---- context ------------------------------------------------------------- */
@@ -123,14 +127,18 @@ WC_API const char *wc_ctx_backend(const wc_ctx *ctx);
  * by name. Owned by ctx. */
 WC_API const char *wc_ctx_note(const wc_ctx *ctx);
 
-/* Seconds the last encode or decode on ctx spent in each stage. */
+/* Seconds the last encode or decode on ctx spent in each stage. Fields are
+ * only ever added at the end: the library fills as much of the struct as
+ * the program's wcodec.h declares (the size wc_ctx_times passes). */
 typedef struct wc_times {
     double transform; /* colour + transform + (de)quantize on the backend, transfers included */
     double entropy;   /* code-block modelling and coding (all probes of rate control) */
     double container; /* chunks, index and CRCs */
     double rate;      /* rate control's search, beyond its entropy coding */
 } wc_times;
-WC_API void wc_ctx_times(const wc_ctx *ctx, wc_times *t);
+WC_API void wc_ctx_times_sized(const wc_ctx *ctx, wc_times *t, size_t t_size);
+/* Fills *t (all zero when ctx is NULL); t may be NULL. */
+#define wc_ctx_times(ctx, t) wc_ctx_times_sized((ctx), (t), sizeof *(t))
 
 /* ---- encode / decode between memory buffers ----------------------------- */
 
@@ -144,11 +152,13 @@ WC_API size_t wc_encode_bound(const wc_image *img, const wc_params *p);
 WC_API wc_status wc_encode(wc_ctx *ctx, const wc_params *p, const wc_image *img,
                            void *dst, size_t cap, size_t *written);
 
-/* Like wc_encode but allocates the output; free *out with free(). */
+/* Like wc_encode but allocates the output; free *out with wc_free. */
 WC_API wc_status wc_encode_alloc(wc_ctx *ctx, const wc_params *p, const wc_image *img,
                                  void **out, size_t *out_size);
 
-/* What a file's header says, read without decoding. */
+/* What a file's header says, read without decoding. Fields are only ever
+ * added at the end: the library fills as much of the struct as the
+ * program's wcodec.h declares (the size wc_inspect passes). */
 typedef struct wc_info {
     uint32_t width, height, components, bit_depth;
     uint32_t format_major, format_minor;
@@ -168,8 +178,14 @@ typedef struct wc_info {
     uint64_t band_bytes[4][64];
 } wc_info;
 
+WC_API wc_status wc_inspect_sized(wc_ctx *ctx, const void *src, size_t size, wc_info *info,
+                                  size_t info_size);
 /* Reads the header and index of a file in memory into *info. */
-WC_API wc_status wc_inspect(wc_ctx *ctx, const void *src, size_t size, wc_info *info);
+#define wc_inspect(ctx, src, size, info) wc_inspect_sized((ctx), (src), (size), (info), sizeof *(info))
+
+/* Frees memory the library allocated for the program (wc_encode_alloc's
+ * output); NULL is accepted. Images have wc_image_free. */
+WC_API void wc_free(void *p);
 
 /*
  * Decodes src[0..size) into *out, allocating out->pixels (free with

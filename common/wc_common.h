@@ -45,7 +45,7 @@ void *wc_malloc(size_t n);
 void *wc_calloc(size_t count, size_t size);
 void *wc_malloc_array(size_t count, size_t size); /* overflow-checked */
 void *wc_realloc(void *p, size_t n);
-void wc_free(void *p);
+WC_API void wc_free(void *p); /* public too (wcodec.h) */
 
 /* Test hook: the n-th allocation from now on (this thread) fails; -1 never. */
 void wc_alloc_fail_after(long n);

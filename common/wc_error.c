@@ -31,6 +31,7 @@ const char *wc_strerror(wc_status s)
     case WC_ERR_UNSUPPORTED: return "unsupported feature";
     case WC_ERR_BACKEND: return "compute backend error";
     case WC_ERR_BUFFER: return "output buffer too small";
+    case WC_ERR_ABI: return "program built for another library version";
     }
     return "unknown status";
 }

@@ -37,7 +37,8 @@ typedef enum wc_status {
     WC_ERR_LIMIT,       /* the file asks for more than the set limits */
     WC_ERR_UNSUPPORTED, /* valid, but a feature this build does not have */
     WC_ERR_BACKEND,     /* the compute backend (GPU) failed or is missing */
-    WC_ERR_BUFFER       /* the output buffer is too small */
+    WC_ERR_BUFFER,      /* the output buffer is too small */
+    WC_ERR_ABI          /* the program was built with another wcodec.h */
 } wc_status;
 
 /* Names a status in a short English phrase; never NULL, static storage. */

@@ -199,7 +199,7 @@ static int sweep_probe(const sweep *s)
         void *out = NULL;
         size_t size = 0;
         wc_status st = wc_encode_alloc(ctx, &p, &img, &out, &size);
-        free(out);
+        wc_free(out);
         if (st != WC_OK) {
             const char *msg = wc_ctx_error(ctx);
             fprintf(stderr,

@@ -574,7 +574,7 @@ void cli_run_image(wc_ctx *ctx, const wc_params *p, const wc_image *img, cli_run
     t0 = cli_now();
     s = wc_decode(ctx, p, file, r->bytes, &out);
     r->dec_s = cli_now() - t0;
-    free(file);
+    wc_free(file);
     if (s != WC_OK) {
         run_fail(r, ctx, s, "decode");
         return;

@@ -111,7 +111,7 @@ static int cmd_encode(int argc, char **argv)
                    (t1 - t0) * 1e3, p.lossless ? " (lossless)" : "");
         }
     }
-    free(buf);
+    wc_free(buf);
     wc_image_free(&img);
     wc_ctx_free(ctx);
     return cli_exit_code(s);

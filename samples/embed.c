@@ -99,7 +99,7 @@ int main(int argc, char **argv)
     printf("damaged file: %s (%s)\n", wc_strerror(s), wc_ctx_error(ctx));
 
     int ok = exact && bpp <= 0.5 && psnr > 30.0 && s != WC_OK;
-    free(lossy);
+    wc_free(lossy);
     wc_image_free(&back);
     wc_image_free(&img);
     wc_ctx_free(ctx);
