@@ -24,11 +24,6 @@ static wc_status cpu_create(void **self, wc_err *err)
 
 static void cpu_destroy(void *self) { (void)self; }
 
-static int is_float(const wc_stage_plan *p, uint32_t c)
-{
-    return p->transform[c] != WC_TRANSFORM_DWT || p->wavelet[c] == 97;
-}
-
 static quant_layout layout_of(const wc_stage_plan *p, uint32_t c, uint32_t w, uint32_t h)
 {
     quant_layout lay = {w, h, p->transform[c] != WC_TRANSFORM_DWT, p->levels};
@@ -136,7 +131,7 @@ static wc_status cpu_forward(void *self, const wc_stage_plan *p, const wc_image 
     float *fl[4] = {NULL, NULL, NULL, NULL};
     wc_status s = WC_OK;
     for (uint32_t c = 0; c < p->components && s == WC_OK; c++) {
-        if (!is_float(p, c)) continue;
+        if (!wc_plan_is_float(p, c)) continue;
         fl[c] = pool_alloc_array(p->pool, n, sizeof(float));
         if (!fl[c]) s = wc_fail(err, WC_ERR_NOMEM, "out of memory (float plane)");
     }
@@ -221,7 +216,7 @@ static void inverse_comp(void *arg, size_t c, int worker)
     j->pl[c] = j->cin->consumable ? j->cin->q[c] : pool_alloc_array(j->p->pool, n, sizeof(int32_t));
     if (!j->pl[c])
         j->status[c] = wc_fail(&j->errs[c], WC_ERR_NOMEM, "out of memory (sample plane)");
-    else if (is_float(j->p, (uint32_t)c))
+    else if (wc_plan_is_float(j->p, (uint32_t)c))
         j->status[c] = inverse_float_comp(j->p, (uint32_t)c, j->cin, &j->fl[c], &j->errs[c]);
     else
         j->status[c] = inverse_int_comp(j->p, (uint32_t)c, j->cin, j->pl[c], &j->errs[c]);

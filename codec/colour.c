@@ -2,6 +2,7 @@
 #include <math.h>
 
 #include "colour.h"
+#include "colour_transform.h"
 
 #if defined(__GNUC__)
 #define COLOUR_INLINE static inline __attribute__((always_inline))
@@ -23,26 +24,11 @@ COLOUR_INLINE void put_px(uint8_t *row, int wide, size_t i, int32_t v)
         row[i] = (uint8_t)v;
 }
 
-COLOUR_INLINE int32_t clamp_px(int32_t v, int32_t maxv) { return v < 0 ? 0 : (v > maxv ? maxv : v); }
-
-/* (int32)floorf(x + 0.5f) clamped to [lo, hi] (integers, |.| <= 2^16);
- * NaN goes to lo. Without SSE4.1 floorf is a library call, three a pixel;
- * inside [lo, hi + 1) truncation and a correction of the negatives give
- * the same floor exactly, and the tests outside it the same clamps. */
-COLOUR_INLINE int32_t round_sample(float x, float lo, float hi)
-{
-    const float t = x + 0.5f;
-    if (t >= hi + 1.0f) return (int32_t)hi;
-    if (!(t >= lo)) return (int32_t)lo;
-    const int32_t i = (int32_t)t;
-    return i - ((float)i > t);
-}
-
 /* Each loop is written once per sample size so the compiler sees a
  * constant stride and element type (the depth test is out of the loop). */
 void colour_extract(const wc_image *img, uint32_t c, int32_t *plane)
 {
-    const int32_t shift = 1 << (img->bit_depth - 1);
+    const int32_t shift = level_shift(img->bit_depth);
     const uint32_t nc = img->components, w = img->width;
     const size_t stride = wc_row_stride(img);
     for (uint32_t y = 0; y < img->height; y++) {
@@ -60,7 +46,7 @@ void colour_extract(const wc_image *img, uint32_t c, int32_t *plane)
 
 void colour_insert(const int32_t *plane, uint32_t c, wc_image *img)
 {
-    const int32_t shift = 1 << (img->bit_depth - 1);
+    const int32_t shift = level_shift(img->bit_depth);
     const int32_t maxv = (int32_t)((1u << img->bit_depth) - 1);
     const uint32_t nc = img->components, w = img->width;
     const size_t stride = wc_row_stride(img);
@@ -69,31 +55,20 @@ void colour_insert(const int32_t *plane, uint32_t c, wc_image *img)
         const int32_t *in = plane + (size_t)y * w;
         if (img->bit_depth <= 8) {
             uint8_t *out = row + c;
-            for (uint32_t x = 0; x < w; x++) {
-                /* Wrapping add: hostile coefficients may push values anywhere. */
-                int32_t v = (int32_t)((uint32_t)in[x] + (uint32_t)shift);
-                out[(size_t)x * nc] = (uint8_t)(v < 0 ? 0 : (v > maxv ? maxv : v));
-            }
+            for (uint32_t x = 0; x < w; x++)
+                out[(size_t)x * nc] = (uint8_t)unshift_sample(in[x], shift, maxv);
         } else {
             uint16_t *out = (uint16_t *)(void *)row + c;
-            for (uint32_t x = 0; x < w; x++) {
-                int32_t v = (int32_t)((uint32_t)in[x] + (uint32_t)shift);
-                out[(size_t)x * nc] = (uint16_t)(v < 0 ? 0 : (v > maxv ? maxv : v));
-            }
+            for (uint32_t x = 0; x < w; x++)
+                out[(size_t)x * nc] = (uint16_t)unshift_sample(in[x], shift, maxv);
         }
     }
 }
 
-/* RCT arithmetic wraps through uint32 so that damaged files, whose
- * coefficients can be anything, never cause signed overflow. Valid data
- * never comes near the limits, so the results equal plain int math. */
-static inline int32_t add_w(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
-static inline int32_t sub_w(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
-
 void colour_round_plane(const float *src, int32_t *dst, size_t n, uint32_t bit_depth)
 {
-    const float lo = -(float)(1 << (bit_depth - 1));
-    const float hi = (float)((1 << (bit_depth - 1)) - 1);
+    const float lo = -(float)level_shift(bit_depth);
+    const float hi = (float)(level_shift(bit_depth) - 1);
     for (size_t i = 0; i < n; i++) dst[i] = round_sample(src[i], lo, hi);
 }
 
@@ -105,7 +80,7 @@ void colour_round_plane(const float *src, int32_t *dst, size_t n, uint32_t bit_d
 
 COLOUR_INLINE void extract_rct_rows(const wc_image *img, int wide, int32_t *y, int32_t *u, int32_t *v)
 {
-    const int32_t shift = 1 << (img->bit_depth - 1);
+    const int32_t shift = level_shift(img->bit_depth);
     const size_t nc = img->components, w = img->width, stride = wc_row_stride(img);
     for (uint32_t r = 0; r < img->height; r++) {
         const uint8_t *row = (const uint8_t *)img->pixels + r * stride;
@@ -113,9 +88,9 @@ COLOUR_INLINE void extract_rct_rows(const wc_image *img, int wide, int32_t *y, i
         for (size_t x = 0; x < w; x++) {
             const int32_t R = get_px(row, wide, x * nc) - shift, G = get_px(row, wide, x * nc + 1) - shift,
                           B = get_px(row, wide, x * nc + 2) - shift;
-            y[o + x] = (R + 2 * G + B) >> 2;
-            u[o + x] = B - G;
-            v[o + x] = R - G;
+            y[o + x] = rct_y(R, G, B);
+            u[o + x] = rct_u(G, B);
+            v[o + x] = rct_v(R, G);
         }
     }
 }
@@ -135,15 +110,15 @@ COLOUR_INLINE void ict_row(const uint8_t *row, int wide, size_t nc, size_t w, in
         const float R = (float)(get_px(row, wide, x * nc) - shift),
                     G = (float)(get_px(row, wide, x * nc + 1) - shift),
                     B = (float)(get_px(row, wide, x * nc + 2) - shift);
-        y[x] = (0.299f * R + 0.587f * G) + 0.114f * B;
-        cb[x] = (-0.168736f * R + -0.331264f * G) + 0.5f * B;
-        cr[x] = (0.5f * R + -0.418688f * G) + -0.081312f * B;
+        y[x] = ict_y(R, G, B);
+        cb[x] = ict_cb(R, G, B);
+        cr[x] = ict_cr(R, G, B);
     }
 }
 
 COLOUR_INLINE void extract_ict_rows(const wc_image *img, int wide, float *y, float *cb, float *cr)
 {
-    const int32_t shift = 1 << (img->bit_depth - 1);
+    const int32_t shift = level_shift(img->bit_depth);
     const size_t nc = img->components, w = img->width, stride = wc_row_stride(img);
     for (uint32_t r = 0; r < img->height; r++) {
         const size_t o = (size_t)r * w;
@@ -153,7 +128,7 @@ COLOUR_INLINE void extract_ict_rows(const wc_image *img, int wide, float *y, flo
 
 void colour_row_ict(const wc_image *img, uint32_t r, float *y, float *cb, float *cr)
 {
-    const int32_t shift = 1 << (img->bit_depth - 1);
+    const int32_t shift = level_shift(img->bit_depth);
     const uint8_t *row = (const uint8_t *)img->pixels + r * wc_row_stride(img);
     if (img->bit_depth > 8)
         ict_row(row, 1, img->components, img->width, shift, y, cb, cr);
@@ -163,7 +138,7 @@ void colour_row_ict(const wc_image *img, uint32_t r, float *y, float *cb, float 
 
 void colour_row_float(const wc_image *img, uint32_t r, uint32_t c, float *out)
 {
-    const int32_t shift = 1 << (img->bit_depth - 1);
+    const int32_t shift = level_shift(img->bit_depth);
     const uint8_t *row = (const uint8_t *)img->pixels + r * wc_row_stride(img);
     const size_t nc = img->components;
     if (img->bit_depth > 8)
@@ -183,7 +158,7 @@ void colour_extract_ict(const wc_image *img, float *y, float *cb, float *cr)
 COLOUR_INLINE void insert_rct_rows(const int32_t *y, const int32_t *u, const int32_t *v, wc_image *img,
                                    int wide)
 {
-    const uint32_t shift = 1u << (img->bit_depth - 1);
+    const int32_t shift = level_shift(img->bit_depth);
     const int32_t maxv = (int32_t)((1u << img->bit_depth) - 1);
     const size_t nc = img->components, w = img->width, stride = wc_row_stride(img);
     for (uint32_t r = 0; r < img->height; r++) {
@@ -191,10 +166,10 @@ COLOUR_INLINE void insert_rct_rows(const int32_t *y, const int32_t *u, const int
         const size_t o = (size_t)r * w;
         for (size_t x = 0; x < w; x++) {
             const int32_t Y = y[o + x], U = u[o + x], V = v[o + x];
-            const int32_t G = sub_w(Y, add_w(U, V) >> 2);
-            put_px(row, wide, x * nc, clamp_px((int32_t)((uint32_t)add_w(V, G) + shift), maxv));
-            put_px(row, wide, x * nc + 1, clamp_px((int32_t)((uint32_t)G + shift), maxv));
-            put_px(row, wide, x * nc + 2, clamp_px((int32_t)((uint32_t)add_w(U, G) + shift), maxv));
+            const int32_t G = rct_g(Y, U, V);
+            put_px(row, wide, x * nc, unshift_sample(rct_r(V, G), shift, maxv));
+            put_px(row, wide, x * nc + 1, unshift_sample(G, shift, maxv));
+            put_px(row, wide, x * nc + 2, unshift_sample(rct_b(U, G), shift, maxv));
         }
     }
 }
@@ -210,21 +185,21 @@ void colour_insert_rct(const int32_t *y, const int32_t *u, const int32_t *v, wc_
 COLOUR_INLINE void insert_ict_rows(const float *y, const float *cb, const float *cr, wc_image *img,
                                    int wide)
 {
-    const uint32_t shift = 1u << (img->bit_depth - 1);
+    const int32_t shift = level_shift(img->bit_depth);
     const int32_t maxv = (int32_t)((1u << img->bit_depth) - 1);
-    const float lo = -(float)(1 << (img->bit_depth - 1)), hi = (float)((1 << (img->bit_depth - 1)) - 1);
+    const float lo = -(float)shift, hi = (float)(shift - 1);
     const size_t nc = img->components, w = img->width, stride = wc_row_stride(img);
     for (uint32_t r = 0; r < img->height; r++) {
         uint8_t *row = (uint8_t *)img->pixels + r * stride;
         const size_t o = (size_t)r * w;
         for (size_t x = 0; x < w; x++) {
             const float Y = y[o + x], Cb = cb[o + x], Cr = cr[o + x];
-            const int32_t R = round_sample(Y + 1.402f * Cr, lo, hi);
-            const int32_t G = round_sample((Y + -0.344136f * Cb) + -0.714136f * Cr, lo, hi);
-            const int32_t B = round_sample(Y + 1.772f * Cb, lo, hi);
-            put_px(row, wide, x * nc, clamp_px((int32_t)((uint32_t)R + shift), maxv));
-            put_px(row, wide, x * nc + 1, clamp_px((int32_t)((uint32_t)G + shift), maxv));
-            put_px(row, wide, x * nc + 2, clamp_px((int32_t)((uint32_t)B + shift), maxv));
+            const int32_t R = round_sample(ict_r(Y, Cr), lo, hi);
+            const int32_t G = round_sample(ict_g(Y, Cb, Cr), lo, hi);
+            const int32_t B = round_sample(ict_b(Y, Cb), lo, hi);
+            put_px(row, wide, x * nc, unshift_sample(R, shift, maxv));
+            put_px(row, wide, x * nc + 1, unshift_sample(G, shift, maxv));
+            put_px(row, wide, x * nc + 2, unshift_sample(B, shift, maxv));
         }
     }
 }

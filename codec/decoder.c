@@ -11,8 +11,6 @@
 #include "entropy_stage.h"
 #include "plan.h"
 
-#define WC_MAX_BLOCKS ((size_t)1 << 26)
-
 typedef struct parsed {
     wcx_chunk *chunks;
     size_t nchunks;

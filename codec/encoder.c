@@ -24,8 +24,6 @@ typedef struct enc_state {
     float *f[4];        /* rate control: unquantized float planes */
 } enc_state;
 
-#define WC_MAX_BLOCKS ((size_t)1 << 26)
-
 static void free_planes(enc_state *st)
 {
     for (int c = 0; c < 4; c++) {
@@ -36,11 +34,6 @@ static void free_planes(enc_state *st)
         st->f[c] = NULL;
     }
     layout_free(&st->lay);
-}
-
-static int comp_is_float(const wc_stage_plan *plan, uint32_t c)
-{
-    return plan->transform[c] != WC_TRANSFORM_DWT || plan->wavelet[c] == 97;
 }
 
 /* DCT/LOT planes are coded as 64 frequency bands: regroup (into a new
@@ -72,7 +65,7 @@ static wc_status enc_code_step(enc_state *st, es_output *out)
     for (uint32_t c = 0; c < st->h.components; c++) {
         quant_layout lay = {st->lay.plane_w[c], st->lay.plane_h[c],
                             st->plan.transform[c] != WC_TRANSFORM_DWT, st->h.levels};
-        if (comp_is_float(&st->plan, c)) {
+        if (wc_plan_is_float(&st->plan, c)) {
             quant_float_plane(st->f[c], st->q[c], &lay, st->h.steps[c], st->plan.threshold[c]);
         } else {
             memcpy(st->q[c], st->raw[c], (size_t)lay.width * lay.height * sizeof(int32_t));
@@ -153,7 +146,7 @@ static wc_status alloc_planes(enc_state *st, int rate)
         st->q[c] = pool_alloc_array(&st->ctx->pool, n, sizeof(int32_t));
         WC_RETURN_IF(!st->q[c], &st->ctx->err, WC_ERR_NOMEM, "out of memory (%zu coefficients)", n);
         if (!rate) continue;
-        if (comp_is_float(&st->plan, c))
+        if (wc_plan_is_float(&st->plan, c))
             st->f[c] = pool_alloc_array(&st->ctx->pool, n, sizeof(float));
         else
             st->raw[c] = pool_alloc_array(&st->ctx->pool, n, sizeof(int32_t));

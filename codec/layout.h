@@ -14,6 +14,9 @@
 
 #define WC_NCLASS 9      /* coding classes per component */
 #define WC_MAX_BANDS 64
+/* Most code blocks a file may have (layout_build's cap on encode and decode
+ * alike): 2^26, which a 2^31-pixel image in 16x16 blocks stays under. */
+#define WC_MAX_BLOCKS ((size_t)1 << 26)
 
 typedef struct wc_band_info {
     uint32_t x0, y0, w, h;

@@ -50,7 +50,7 @@ static void q_int(void *arg, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, c
                   int blocked)
 {
     qargs *a = arg;
-    if (!blocked && steps[0] == 1.0f && a->threshold == 0.0f) return;
+    if (!blocked && quant_int_is_identity(steps[0], a->threshold)) return;
     for (uint32_t y = y0; y < y0 + h; y++) {
         int32_t *row = a->idst + (size_t)y * a->stride;
         const float *st = row_steps(steps, blocked, y);
@@ -86,7 +86,7 @@ static void dq_int(void *arg, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, 
                    int blocked)
 {
     qargs *a = arg;
-    if (!blocked && steps[0] == 1.0f) return; /* integer step 1 is exact whatever the offset */
+    if (!blocked && dequant_int_is_identity(steps[0])) return;
     for (uint32_t y = y0; y < y0 + h; y++) {
         int32_t *row = a->idst + (size_t)y * a->stride;
         const float *st = row_steps(steps, blocked, y);

@@ -64,6 +64,14 @@ typedef struct wc_stage_plan {
                                         band layout (wc_coeffs.banded) */
 } wc_stage_plan;
 
+/* Whether component c's planes hold floats: 9/7 and the block transforms
+ * (DCT, LOT) work in float, the 5/3 DWT in int32. Every backend and the
+ * encoder ask this one question the same way. */
+static inline int wc_plan_is_float(const wc_stage_plan *p, uint32_t c)
+{
+    return p->transform[c] != WC_TRANSFORM_DWT || p->wavelet[c] == 97;
+}
+
 /* Coefficient planes, width[c] x height[c], row-major, Mallat layout.
  * q[c] holds quantized coefficients; f[c] holds unquantized float
  * coefficients of 9/7 planes when plan->quantize == 0 (and q[c] the 5/3

@@ -18,6 +18,7 @@ extern "C" {
 }
 
 #include "blk8_cuda.h"
+#include "colour_transform.h"
 #include "dwt_cuda.h"
 
 namespace {
@@ -100,8 +101,8 @@ int colour_active(const wc_stage_plan *p)
 
 int is_block(const wc_stage_plan *p, uint32_t c) { return p->transform[c] != WC_TRANSFORM_DWT; }
 
-/* Float arithmetic (9/7 and the block transforms), as backend_cpu.c. */
-int is_float(const wc_stage_plan *p, uint32_t c) { return is_block(p, c) || p->wavelet[c] == 97; }
+/* Float arithmetic (9/7 and the block transforms): the seam's rule. */
+int is_float(const wc_stage_plan *p, uint32_t c) { return wc_plan_is_float(p, c); }
 
 uint32_t ceil8(uint32_t n) { return (n + 7u) & ~7u; }
 
@@ -163,7 +164,7 @@ wcg_samples device_samples(const cuda_ctx *c, const wc_stage_plan *p)
     s.comps = p->components;
     s.bytes = (uint32_t)sample_bytes(p);
     s.colour = colour_active(p) ? p->colour : WC_COLOUR_NONE;
-    s.shift = (int32_t)1 << (p->bit_depth - 1);
+    s.shift = level_shift(p->bit_depth);
     s.maxval = (int32_t)((1u << p->bit_depth) - 1);
     return s;
 }

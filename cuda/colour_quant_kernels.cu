@@ -42,12 +42,7 @@ template <class T> __global__ void inv_level0_kernel(const wcg_inv_level lv)
 __device__ __forceinline__ int32_t plane_int(const void *p, int is_float, size_t i,
                                              const wcg_samples &s)
 {
-    if (!is_float) return ((const int32_t *)p)[i];
-    const float v = ((const float *)p)[i];
-    const float lo = -(float)s.shift, hi = (float)(s.shift - 1);
-    float r = floorf(v + 0.5f);
-    r = r > hi ? hi : (r >= lo ? r : lo);
-    return (int32_t)r;
+    return is_float ? round_level_shifted(s, ((const float *)p)[i]) : ((const int32_t *)p)[i];
 }
 
 struct colour_planes {
@@ -64,21 +59,18 @@ __device__ __forceinline__ void colour_inverse_pixel(const wcg_samples &s, uint3
         /* ICT planes are float (backend.h forbids ICT on int planes). */
         const float Y = ((const float *)cp.p[0])[i], Cb = ((const float *)cp.p[1])[i],
                     Cr = ((const float *)cp.p[2])[i];
-        const float R = Y + 1.402f * Cr;
-        const float G = (Y + -0.344136f * Cb) + -0.714136f * Cr;
-        const float B = Y + 1.772f * Cb;
-        r = to_sample(s, R);
-        g = to_sample(s, G);
-        b = to_sample(s, B);
+        r = to_sample(s, ict_r(Y, Cr));
+        g = to_sample(s, ict_g(Y, Cb, Cr));
+        b = to_sample(s, ict_b(Y, Cb));
     } else {
-        /* RCT, in wrapping arithmetic as codec/colour.c. */
-        const uint32_t Y = (uint32_t)plane_int(cp.p[0], cp.is_float[0], i, s);
-        const uint32_t U = (uint32_t)plane_int(cp.p[1], cp.is_float[1], i, s);
-        const uint32_t V = (uint32_t)plane_int(cp.p[2], cp.is_float[2], i, s);
-        const uint32_t G = Y - (uint32_t)((int32_t)(U + V) >> 2);
-        r = to_sample(s, (int32_t)(V + G));
-        g = to_sample(s, (int32_t)G);
-        b = to_sample(s, (int32_t)(U + G));
+        /* RCT, in wrapping arithmetic (colour_transform.h). */
+        const int32_t Y = plane_int(cp.p[0], cp.is_float[0], i, s);
+        const int32_t U = plane_int(cp.p[1], cp.is_float[1], i, s);
+        const int32_t V = plane_int(cp.p[2], cp.is_float[2], i, s);
+        const int32_t G = rct_g(Y, U, V);
+        r = to_sample(s, rct_r(V, G));
+        g = to_sample(s, G);
+        b = to_sample(s, rct_b(U, G));
     }
     store_sample(s, x, y, 0, r);
     store_sample(s, x, y, 1, g);

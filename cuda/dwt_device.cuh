@@ -4,9 +4,10 @@
  * reading (level shift + forward colour) and writing (rounding, shift,
  * clamp), and the warp neighbour exchange of the register-based DWT.
  *
- * The arithmetic here is the numeric contract of backend.h written once;
- * the files are compiled with --fmad=false, so every a*b+c below rounds
- * twice exactly as the CPU's -ffp-contract=off code does.
+ * The arithmetic is not written here: quantizer.h and colour_transform.h
+ * (transform/) hold it once for the CPU and these kernels, and the files
+ * are compiled with --fmad=false, so every a*b+c rounds twice exactly as
+ * the CPU's -ffp-contract=off code does.
  */
 #ifndef WC_DWT_DEVICE_CUH
 #define WC_DWT_DEVICE_CUH
@@ -18,6 +19,8 @@
 extern "C" {
 #include "backend.h"
 }
+#include "colour_transform.h"
+#include "quantizer.h"
 
 namespace wcg {
 
@@ -35,26 +38,17 @@ __device__ __forceinline__ int mirror(int i, int n)
     return i < n ? i : p - i;
 }
 
-/* Quantized magnitudes stop at WC_QMAX (codec/quant.h) so that every later
- * stage stays inside int32; the value and the NaN test are quant.h's. */
-constexpr float QMAX = 1073741823.0f;
-
-/* q = sign(c) * (int)(|c| / D), 0 under the threshold (backend.h). */
+/* q = sign(c) * (int)(|c| / D), 0 under the threshold (quantizer.h; the
+ * division is IEEE: nvcc's default -prec-div=true). */
 __device__ __forceinline__ int32_t quantize_value(float c, float step, float threshold)
 {
-    const float a = fabsf(c);
-    if (a < threshold) return 0;
-    float t = a / step; /* IEEE division: nvcc's default -prec-div=true */
-    if (!(t < QMAX)) t = QMAX;
-    const int32_t q = (int32_t)t;
-    return c < 0.0f ? -q : q;
+    return quant_value(c, step, threshold);
 }
 
 /* An int plane with D == 1 and T == 0 keeps its coefficients (lossless). */
 __device__ __forceinline__ int32_t quantize_value(int32_t c, float step, float threshold)
 {
-    if (step == 1.0f && threshold == 0.0f) return c;
-    return quantize_value((float)c, step, threshold);
+    return quant_int_is_identity(step, threshold) ? c : quant_value((float)c, step, threshold);
 }
 
 /* Reconstruction sign(q) * (|q| + r) * D; int planes round the magnitude
@@ -63,20 +57,13 @@ template <class T> __device__ __forceinline__ T dequantize_value(int32_t q, floa
 
 template <> __device__ __forceinline__ float dequantize_value<float>(int32_t q, float step, float recon)
 {
-    if (q == 0) return 0.0f;
-    const float m = ((float)(q < 0 ? -(int64_t)q : (int64_t)q) + recon) * step;
-    return q < 0 ? -m : m;
+    return dequant_value(q, step, recon);
 }
 
 template <> __device__ __forceinline__ int32_t dequantize_value<int32_t>(int32_t q, float step,
                                                                         float recon)
 {
-    if (step == 1.0f || q == 0) return q;
-    float m = ((float)(q < 0 ? -(int64_t)q : (int64_t)q) + recon) * step;
-    m = floorf(m + 0.5f);
-    if (!(m < QMAX)) m = QMAX;
-    const int32_t v = (int32_t)m;
-    return q < 0 ? -v : v;
+    return dequant_int_is_identity(step) ? q : dequant_int_value(q, step, recon);
 }
 
 /* A finished forward coefficient: quantized (int32) or raw. */
@@ -110,8 +97,8 @@ template <> __device__ __forceinline__ int32_t colour_forward<int32_t>(int, uint
                                                                       int32_t r, int32_t g,
                                                                       int32_t b)
 {
-    if (comp == 0) return (r + 2 * g + b) >> 2;
-    return comp == 1 ? b - g : r - g;
+    if (comp == 0) return rct_y(r, g, b);
+    return comp == 1 ? rct_u(g, b) : rct_v(r, g);
 }
 
 template <> __device__ __forceinline__ float colour_forward<float>(int colour, uint32_t comp,
@@ -120,9 +107,8 @@ template <> __device__ __forceinline__ float colour_forward<float>(int colour, u
 {
     if (colour == WC_COLOUR_RCT) return (float)colour_forward<int32_t>(colour, comp, ri, gi, bi);
     const float r = (float)ri, g = (float)gi, b = (float)bi;
-    if (comp == 0) return (0.299f * r + 0.587f * g) + 0.114f * b;
-    if (comp == 1) return (-0.168736f * r + -0.331264f * g) + 0.5f * b;
-    return (0.5f * r + -0.418688f * g) + -0.081312f * b;
+    if (comp == 0) return ict_y(r, g, b);
+    return comp == 1 ? ict_cb(r, g, b) : ict_cr(r, g, b);
 }
 
 /* Component s.comp at (x, y) after level shift and forward colour. */
@@ -141,21 +127,21 @@ template <class T> __device__ __forceinline__ T from_bits(uint32_t b);
 template <> __device__ __forceinline__ int32_t from_bits<int32_t>(uint32_t b) { return (int32_t)b; }
 template <> __device__ __forceinline__ float from_bits<float>(uint32_t b) { return __uint_as_float(b); }
 
-/* A reconstructed value to a sample (codec/colour.c): floats are rounded
- * half up and clamped in float to the level-shifted range (NaN to its low
- * end); then the shift is added back, wrapping as the CPU does, and the
- * result clamped to [0, maxval]. */
+/* A reconstructed value to a sample (colour_transform.h, as the CPU):
+ * floats are rounded half up and clamped to the level-shifted range (NaN
+ * to its low end); then the shift is added back, wrapping, and the result
+ * clamped to [0, maxval]. */
+__device__ __forceinline__ int32_t round_level_shifted(const wcg_samples &s, float v)
+{
+    return round_sample(v, -(float)s.shift, (float)(s.shift - 1));
+}
 __device__ __forceinline__ int32_t to_sample(const wcg_samples &s, int32_t v)
 {
-    const int32_t x = (int32_t)((uint32_t)v + (uint32_t)s.shift);
-    return x < 0 ? 0 : (x > s.maxval ? s.maxval : x);
+    return unshift_sample(v, s.shift, s.maxval);
 }
 __device__ __forceinline__ int32_t to_sample(const wcg_samples &s, float v)
 {
-    const float lo = -(float)s.shift, hi = (float)(s.shift - 1);
-    float r = floorf(v + 0.5f);
-    r = r > hi ? hi : (r >= lo ? r : lo);
-    return to_sample(s, (int32_t)r);
+    return to_sample(s, round_level_shifted(s, v));
 }
 
 __device__ __forceinline__ void store_sample(const wcg_samples &s, uint32_t x, uint32_t y,
