@@ -9,9 +9,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . .ci/need.sh
 ci_need cppcheck
-# One suppression cannot sit in its file: transform/lot8.c is being written
-# by someone else. Its memcpy(hq, hq + 4, 4 floats) copies [4, 8) to
-# [0, 4), which do not overlap; cppcheck 2.10 reports them as overlapping.
+# One false positive is suppressed here rather than in its file:
+# transform/lot8.c's memcpy(hq, hq + 4, 4 floats) copies [4, 8) to [0, 4),
+# which do not overlap; cppcheck 2.10 reports them as overlapping.
 cppcheck --quiet --std=c11 --enable=warning,performance,portability \
   --inline-suppr --error-exitcode=1 -j"$(nproc)" \
   --suppress=overlappingWriteFunction:transform/lot8.c \

@@ -118,7 +118,8 @@ WC_API void wc_ctx_free(wc_ctx *ctx);
  * faulting them in. wc_ctx_trim gives them back to the system now. */
 WC_API void wc_ctx_trim(wc_ctx *ctx);
 /* The message of the last failed call on ctx, naming what and where (e.g.
- * "chunk BDAT#1 at byte 812: CRC mismatch"); "" when none. Owned by ctx. */
+ * "chunk 4 (WDAT) at byte 812: CRC mismatch (stored ..., computed ...)");
+ * "" when none. Owned by ctx. */
 WC_API const char *wc_ctx_error(const wc_ctx *ctx);
 /* Name of the backend the last encode/decode ran on ("cpu" or "cuda"). */
 WC_API const char *wc_ctx_backend(const wc_ctx *ctx);

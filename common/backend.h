@@ -39,7 +39,7 @@ enum { WC_COLOUR_NONE = 0, WC_COLOUR_RCT = 1, WC_COLOUR_ICT = 2 };
  * Dequantization: q == 0 -> 0; else v = ((float)|q| + recon) * D, with q's
  * sign; int planes take (int32)floorf(v + 0.5f) of the magnitude.
  * Dequantizing an int plane with D == 1 leaves it as it is (lossless).
- * Magnitudes are capped at WC_QMAX (quant.h) so nothing leaves int32.
+ * Magnitudes are capped at WC_QMAX (transform/quantizer.h) so nothing leaves int32.
  * Output samples: int planes exact; float planes as floorf(x + 0.5f)
  * clamped in float to [-2^(d-1), 2^(d-1) - 1] (NaN to the low end), then
  * converted; + 2^(bit_depth-1); int planes clamped to [0, 2^d - 1].

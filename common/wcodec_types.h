@@ -64,7 +64,11 @@ typedef struct wc_image {
 
 /* How a component's samples are transformed (lossy coding; lossless is
  * always the 5/3 DWT). */
-typedef enum wc_transform { WC_TRANSFORM_DWT = 0, WC_TRANSFORM_DCT = 1, WC_TRANSFORM_LOT = 2 } wc_transform;
+typedef enum wc_transform {
+    WC_TRANSFORM_DWT = 0,
+    WC_TRANSFORM_DCT = 1,
+    WC_TRANSFORM_LOT = 2
+} wc_transform;
 
 #ifdef __cplusplus
 }

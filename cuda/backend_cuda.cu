@@ -1,5 +1,5 @@
 /*
- * backend_cuda.cu -- the CUDA backend behind codec/backend.h: a plain C
+ * backend_cuda.cu -- the CUDA backend behind common/backend.h: a plain C
  * table of functions over an opaque context that owns a stream and the
  * device buffers, so a second image pays no set-up (buffers grow only when
  * an image needs more).

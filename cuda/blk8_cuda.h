@@ -10,7 +10,7 @@
  *            inverse colour transform reads later)
  *
  * The arithmetic is transform/dct8.h and transform/lot8.h copied statement
- * for statement, with quantization and padding as codec/backend.h states,
+ * for statement, with quantization and padding as common/backend.h states,
  * so the coefficients and pixels are the CPU backend's bits. C++ (CUDA)
  * only: nothing outside cuda/ sees it. All pointers are device pointers.
  */

@@ -83,7 +83,7 @@ __device__ __forceinline__ float get_coeff(const wcg_blk8_job &j, const float *s
 }
 
 /* A reconstructed value at image position (x, y): to the colour plane, or
- * rounded and clamped to the samples (codec/colour.c). */
+ * rounded and clamped to the samples (colour_transform.h). */
 __device__ __forceinline__ void put_result(const wcg_blk8_job &j, uint32_t x, uint32_t y, float v)
 {
     if (j.plane)

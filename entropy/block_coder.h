@@ -4,9 +4,10 @@
  * other block into a byte-aligned payload.
  *
  * Model (the same in coder and decoder, see block_coder.c):
- *  - the context of a coefficient is s = wW|W| + wN|N| + |NW| + |NE| over
- *    already-coded neighbours inside the block (magnitudes capped at 2^20),
- *    with (wW, wN) = (2, 2), or (1, 3) for BC_VERT, (3, 1) for BC_HORZ;
+ *  - the context of a coefficient is s = wW|W| + wN|N| + |NW| + |NE| + |WW|
+ *    + |NN| over its six already-coded neighbours inside the block (WW and
+ *    NN two away; magnitudes capped at 2^20), with (wW, wN) = (2, 2), or
+ *    (1, 3) for BC_VERT, (3, 1) for BC_HORZ (FORMAT.md, WDAT);
  *  - s <= run_max (0 .. 3; the file's mode decides) switches to run mode: the number of zeros that follow in raster
  *    order (across rows, up to the block's end) is coded with table
  *    BC_RUN, then, unless the block ended, the non-zero coefficient that

@@ -14,9 +14,9 @@
  * the squared error over the colour channels (all but alpha), as codec
  * comparisons report it. */
 typedef struct image_metrics {
-    double psnr[4];         /* per component */
-    double psnr_rgb;        /* over the colour channels */
-    double psnr_y;          /* of BT.601 luma (colour images; = psnr[0] for gray) */
+    double psnr[4];  /* per component */
+    double psnr_rgb; /* over the colour channels */
+    double psnr_y;   /* of BT.601 luma (colour images; = psnr[0] for gray) */
     double mse_rgb;
     uint32_t max_abs_error; /* over all components */
     double ssim;            /* mean SSIM of luma, 11x11 Gaussian window */

@@ -29,7 +29,10 @@ WC_HOSTDEV int32_t rct_u(int32_t g, int32_t b) { return b - g; }
 WC_HOSTDEV int32_t rct_v(int32_t r, int32_t g) { return r - g; }
 
 /* The inverse: G first, then R and B from it. */
-WC_HOSTDEV int32_t rct_g(int32_t y, int32_t u, int32_t v) { return sub_wrap(y, add_wrap(u, v) >> 2); }
+WC_HOSTDEV int32_t rct_g(int32_t y, int32_t u, int32_t v)
+{
+    return sub_wrap(y, add_wrap(u, v) >> 2);
+}
 WC_HOSTDEV int32_t rct_r(int32_t v, int32_t g) { return add_wrap(v, g); }
 WC_HOSTDEV int32_t rct_b(int32_t u, int32_t g) { return add_wrap(u, g); }
 
@@ -46,7 +49,10 @@ WC_HOSTDEV float ict_cr(float r, float g, float b)
 }
 
 WC_HOSTDEV float ict_r(float y, float cr) { return y + 1.402f * cr; }
-WC_HOSTDEV float ict_g(float y, float cb, float cr) { return (y + -0.344136f * cb) + -0.714136f * cr; }
+WC_HOSTDEV float ict_g(float y, float cb, float cr)
+{
+    return (y + -0.344136f * cb) + -0.714136f * cr;
+}
 WC_HOSTDEV float ict_b(float y, float cb) { return y + 1.772f * cb; }
 
 /* ---- back to samples ---------------------------------------------------- */

@@ -1,5 +1,5 @@
 /*
- * test_image_io.c -- PNG and PGM/PPM reading and writing (codec/image_io.h).
+ * test_image_io.c -- PNG and PGM/PPM reading and writing (imageio/image_io.h).
  *
  * Round trips through files and memory for every layout and depth, PNGs
  * made directly with libpng for what our writer never produces (palette,

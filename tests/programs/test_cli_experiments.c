@@ -1,7 +1,7 @@
 /*
  * test_cli_experiments.c -- `wcodec bench`, `sweep` and `plot` run as the
  * user runs them (the built command on small generated images), and the
- * SVG writer (codec/svg_plot.c) directly.
+ * SVG writer (programs/svg_plot.c) directly.
  *
  * The outputs are checked for shape, not numbers that drift with the
  * encoder: rows and fields of the CSVs, the files a sweep writes, SVGs that
