@@ -1,7 +1,7 @@
 # check_layers.cmake -- fails when an #include "..." in the library's
 # folders points up a layer (ARCHITECTURE.md): each folder may include its
 # own headers and those of the layers below it, never a sibling's or a
-# higher layer's; above codec/, only its public header wcodec.h is seen.
+# higher layer's; above codec/, only the public headers are seen.
 #   cmake -DROOT=<source tree> -P check_layers.cmake
 # Header names are unique across the tree, so a name says its folder;
 # names found in no folder (system headers) are not checked.
@@ -10,17 +10,21 @@ if(NOT ROOT)
   message(FATAL_ERROR "usage: cmake -DROOT=<source tree> -P check_layers.cmake")
 endif()
 
-# Rank of each folder: a folder sees the folders of lower rank.
-set(rank_common 0)
-set(rank_transform 1)
-set(rank_entropy 1)
-set(rank_container 1)
-set(rank_codec 2)
-set(rank_cuda 2)
-set(rank_imageio 3)
-set(rank_programs 4)
+# What each folder may include besides its own headers (ARCHITECTURE.md):
+# the layers below it. Siblings (transform, entropy, container; codec and
+# cuda) never include each other. Above codec/, the library is seen only
+# through its public headers.
 set(folders common transform entropy container codec cuda imageio programs)
-set(public_of_codec wcodec.h)
+set(below_common "")
+set(below_transform common)
+set(below_entropy common)
+set(below_container common)
+set(below_codec common transform entropy container)
+set(below_cuda common transform entropy container)
+set(below_imageio common)
+set(below_programs imageio)
+set(public_headers wcodec.h wcodec_types.h)
+set(public_users imageio programs)
 
 foreach(dir IN LISTS folders)
   file(GLOB_RECURSE files RELATIVE ${ROOT} ${ROOT}/${dir}/*.h ${ROOT}/${dir}/*.cuh)
@@ -46,10 +50,13 @@ foreach(dir IN LISTS folders)
         continue()
       endif()
       set(why "")
-      if(NOT rank_${home} LESS rank_${dir})
-        set(why "${home}/ is not below ${dir}/")
-      elseif(home STREQUAL "codec" AND NOT name IN_LIST public_of_codec)
-        set(why "above codec/ only its public header wcodec.h may be included")
+      if(dir IN_LIST public_users AND name IN_LIST public_headers)
+        set(why "")
+      elseif(NOT home IN_LIST below_${dir})
+        set(why "${dir}/ may include only its own headers and those of: ${below_${dir}}")
+        if(dir IN_LIST public_users)
+          string(APPEND why " (and the public wcodec.h)")
+        endif()
       endif()
       if(why)
         message(SEND_ERROR "${f}: #include \"${inc}\": ${why}")
