@@ -76,23 +76,37 @@ double cli_now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static int has_wcx_magic(const void *data, size_t size)
+static int stat_path(const char *path, int fd, struct stat *st)
 {
-    return size >= 8 && memcmp(data, "\x89WCX\r\n\x1a\n", 8) == 0;
+    return !strcmp(path, "-") ? fstat(fd, st) : stat(path, st);
+}
+
+int cli_same_file(const char *cmd, const char *in, const char *out)
+{
+    struct stat a, b;
+    if (stat_path(in, STDIN_FILENO, &a) != 0 || stat_path(out, STDOUT_FILENO, &b) != 0) return 0;
+    if (a.st_dev != b.st_dev || a.st_ino != b.st_ino || S_ISCHR(a.st_mode)) return 0;
+    fprintf(stderr, "wcodec: %s: %s is the input file %s: refusing to overwrite it\n", cmd, out,
+            in);
+    return 1;
+}
+
+FILE *cli_report_stream(const char *out) { return !strcmp(out, "-") ? stderr : stdout; }
+
+/* Whether path starts with the .wcx signature (reads 8 bytes of it). */
+static int has_wcx_magic(const char *path)
+{
+    unsigned char head[8];
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return n == 8 && memcmp(head, "\x89WCX\r\n\x1a\n", 8) == 0;
 }
 
 wc_status cli_load_any(wc_ctx *ctx, const char *path, const wc_params *p, wc_image *img)
 {
-    void *data = NULL;
-    size_t size = 0;
-    wc_status s = wc_file_read(ctx, path, 0, &data, &size);
-    if (s != WC_OK) return s;
-    if (has_wcx_magic(data, size)) {
-        s = wc_decode(ctx, p, data, size, img);
-        free(data);
-        return s;
-    }
-    free(data);
+    if (has_wcx_magic(path)) return wc_decode_file(ctx, p, path, img);
     return wc_image_read(ctx, path, p ? p->max_pixels : 0, img);
 }
 

@@ -3,6 +3,7 @@
 #define WC_CLI_UTIL_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "wcodec.h"
 
@@ -19,6 +20,13 @@ int cli_u64(const char *opt, const char *s, uint64_t *out);
 int cli_exit_code(wc_status s);
 /* Prints "wcodec: <what>: <detail or strerror>" to stderr. */
 void cli_error(wc_ctx *ctx, wc_status s, const char *what);
+
+/* Refuses (prints why, returns nonzero) an output that is the input file
+ * however it is spelled (same device and inode: a link, "./x", "-" for a
+ * redirected file), before anything is read. Devices may be both. */
+int cli_same_file(const char *cmd, const char *in, const char *out);
+/* Where a command's summary line goes: stderr when the output is "-". */
+FILE *cli_report_stream(const char *out);
 
 /* Reads an image: PNG/PGM/PPM, or a .wcx file which is decoded. */
 wc_status cli_load_any(wc_ctx *ctx, const char *path, const wc_params *p, wc_image *img);

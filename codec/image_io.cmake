@@ -1,7 +1,7 @@
 # Image I/O (PNG through libpng, binary PGM/PPM) as its own object library:
 # it depends only on common/ and libpng, so its tests build while the rest of
 # codec/ is being written, and the codec library links these objects later.
-add_library(wc_image_io OBJECT image_png.c image_pnm.c)
+add_library(wc_image_io OBJECT image_limits.c image_png.c image_pnm.c)
 target_include_directories(wc_image_io PUBLIC ${CMAKE_CURRENT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/common)
 target_link_libraries(wc_image_io PUBLIC PNG::PNG wc_common)
 target_compile_definitions(wc_image_io PRIVATE WC_BUILDING_LIBRARY)

@@ -16,8 +16,42 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "wc_common.h"
+
+/* What a reader may spend. The shape (size, components, depth) is known
+ * from the header; the reader checks it here before allocating anything
+ * image-sized. need, when given, says how many bytes the caller will hold
+ * for an image of that shape, the image itself included (the encoder's
+ * estimate); without it the pixels alone count. */
+typedef struct img_limits {
+    uint64_t max_pixels; /* 0: WC_DEFAULT_MAX_PIXELS */
+    uint64_t max_memory; /* 0: no limit */
+    uint64_t (*need)(const wc_image *shape, const void *arg);
+    const void *arg;
+} img_limits;
+
+/* Where a reader's bytes come from: first head[0..head_size) (already
+ * read, e.g. to recognise the format), then fp when not NULL. file_size is
+ * the whole input's size when it is a regular file (or memory), else 0:
+ * a reader compares it with what the header claims before allocating. */
+typedef struct img_source {
+    const uint8_t *head;
+    size_t head_size;
+    FILE *fp;
+    const char *name; /* for messages */
+    uint64_t file_size;
+} img_source;
+
+/* Refuses a shape over the limits (WC_ERR_LIMIT, naming the need and the
+ * limit); reader_bytes is what the reader holds beside the pixels. */
+wc_status img_check_shape(const img_limits *lim, const wc_image *shape, uint64_t reader_bytes,
+                          wc_err *err);
+/* Reads n bytes from src at *pos (head, then fp); returns how many arrived
+ * (fewer only at the end of the input), or sets WC_ERR_IO in err and
+ * returns SIZE_MAX. */
+size_t img_source_read(const img_source *src, size_t *pos, void *out, size_t n, wc_err *err);
 
 /* PNG: bit depths 1, 2, 4, 8, 16; gray, gray+alpha, RGB, RGBA; palette
  * expanded to RGB, or RGBA when it has transparency; interlaced input. The
@@ -31,6 +65,13 @@
 wc_status png_read_mem(const uint8_t *data, size_t size, uint64_t max_pixels, wc_image *img,
                        wc_err *err);
 wc_status png_read_file(const char *path, uint64_t max_pixels, wc_image *img, wc_err *err);
+/* Reads from src (which starts at the signature). Before anything
+ * image-sized is allocated, the header's shape is checked against lim and,
+ * for a regular file, the file's size against the least compressed data
+ * such an image needs (deflate packs at most 1032 bytes into one).
+ * Non-interlaced rows are stored as they arrive, in a buffer that grows,
+ * so a stream that ends early costs what it delivered. */
+wc_status png_read_src(const img_source *src, const img_limits *lim, wc_image *img, wc_err *err);
 /* Writes gray (1/2/4/8/16-bit), GA, RGB, RGBA at 8 or 16 bits. Depths
  * other than 1,2,4,8,16 are written at the next larger PNG depth with
  * an sBIT chunk recording the true depth. The values are written unchanged
@@ -38,6 +79,8 @@ wc_status png_read_file(const char *path, uint64_t max_pixels, wc_image *img, wc
  * other PNG viewers show such an image darker than it is. Non-interlaced,
  * zlib level 6. */
 wc_status png_write_file(const char *path, const wc_image *img, wc_err *err);
+/* Writes to an open stream (not closed; flushed); name is for messages. */
+wc_status png_write_fp(FILE *fp, const char *name, const wc_image *img, wc_err *err);
 
 /* PNM: P5 (gray) and P6 (RGB), maxval 1..65535, comments in the header.
  * bit_depth = bits needed for maxval (255 -> 8, 1023 -> 10, 1 -> 1); the
@@ -48,8 +91,14 @@ wc_status png_write_file(const char *path, const wc_image *img, wc_err *err);
 wc_status pnm_read_mem(const uint8_t *data, size_t size, uint64_t max_pixels, wc_image *img,
                        wc_err *err);
 wc_status pnm_read_file(const char *path, uint64_t max_pixels, wc_image *img, wc_err *err);
+/* Reads from src: the header (at most 1 MiB with comments), the shape
+ * checked against lim and a regular file's size against the raster it
+ * claims, then the raster into a buffer that grows as bytes arrive. */
+wc_status pnm_read_src(const img_source *src, const img_limits *lim, wc_image *img, wc_err *err);
 /* Writes P5 for 1 component, P6 for 3, with maxval 2^bit_depth - 1;
  * other component counts are WC_ERR_UNSUPPORTED. */
 wc_status pnm_write_file(const char *path, const wc_image *img, wc_err *err);
+/* Writes to an open stream (not closed; flushed); name is for messages. */
+wc_status pnm_write_fp(FILE *fp, const char *name, const wc_image *img, wc_err *err);
 
 #endif /* WC_IMAGE_IO_H */

@@ -3,7 +3,8 @@
  *
  * Everything a program needs is declared here; nothing else is installed.
  * All functions return a wc_status (WC_OK == 0) unless they say otherwise.
- * The library keeps no global mutable state: separate wc_ctx objects may be
+ * The library keeps no global mutable state but the names of temporary
+ * files being written (wc_file_cleanup): separate wc_ctx objects may be
  * used from separate threads at the same time.
  *
  * Typical use (see samples/embed.c):
@@ -102,9 +103,10 @@ typedef enum wc_backend_kind { WC_BACKEND_AUTO = 0, WC_BACKEND_CPU = 1, WC_BACKE
 
 #define WC_MAX_LEVELS 15
 #define WC_DEFAULT_MAX_PIXELS ((uint64_t)1 << 31)
-/* Decoding needs about 13 bytes a sample at its peak (coefficients, the
- * transform's planes, the output); the default cap of 8 GiB admits about
- * 200 million 8-bit RGB pixels. */
+/* Decoding needs about 6 bytes a sample at its peak lossless and 10 lossy
+ * (coefficients, float planes, the output, the file); encoding 7 lossless
+ * and 9-10 lossy (13-14 with a bpp target). The default cap of 8 GiB admits
+ * a 16384 x 16384 RGB image both ways except a bpp-targeted lossy encode. */
 #define WC_DEFAULT_MAX_MEMORY ((uint64_t)8 << 30)
 
 /*
@@ -127,10 +129,12 @@ typedef struct wc_params {
     int block_size;        /* code-block side: 16, 32, 64, 128 (default) */
     int threads;           /* 0 = all cores, else that many */
     wc_backend_kind backend; /* AUTO (default), CPU or CUDA */
-    uint64_t max_pixels;   /* decode refuses images larger than this
-                              (default WC_DEFAULT_MAX_PIXELS; 0 = that) */
-    uint64_t max_memory;   /* decode refuses to need more bytes (default
-                              WC_DEFAULT_MAX_MEMORY; 0 = no limit) */
+    uint64_t max_pixels;   /* encode and decode refuse images larger than
+                              this (default WC_DEFAULT_MAX_PIXELS; 0 = that) */
+    uint64_t max_memory;   /* encode and decode refuse to need more bytes,
+                              counting all the call holds: the input (image
+                              or file) too (default WC_DEFAULT_MAX_MEMORY;
+                              0 = no limit). Checked before allocating. */
 } wc_params;
 
 #define WC_ABI_VERSION 1u
@@ -173,6 +177,11 @@ typedef struct wc_times {
 WC_API void wc_ctx_times(const wc_ctx *ctx, wc_times *t);
 
 /* ---- encode / decode between memory buffers ----------------------------- */
+
+/* The bytes an encode of an image of img's size, components and depth with
+ * p holds at its peak, img's pixels included (img->pixels is not read):
+ * what wc_encode compares with p->max_memory. 0 on bad args. */
+WC_API uint64_t wc_encode_memory(const wc_image *img, const wc_params *p);
 
 /* An upper bound on the encoded size of img with params p; 0 on bad args. */
 WC_API size_t wc_encode_bound(const wc_image *img, const wc_params *p);
@@ -237,20 +246,57 @@ WC_API wc_status wc_compare_images(const wc_image *a, const wc_image *b, wc_metr
 
 /* ---- files ------------------------------------------------------------------ */
 
+/* The file helpers take a path; "-" means standard input (reading) or
+ * standard output (writing). Outputs are never partial and never replace
+ * anything but a regular file: a new path or an existing regular file is
+ * written to a temporary file beside it, "NAME.wcodec-tmp.PID.N" (NAME
+ * shortened if the name would be too long), renamed over it at the end
+ * with the existing file's mode; a regular file the caller may not write
+ * is refused (WC_ERR_IO). A device, FIFO or socket is written straight
+ * into; a symbolic link is followed (its target is written, the link
+ * stays). A failure leaves no file behind. */
+
 /* Reads a PNG (any bit depth, gray/GA/RGB/RGBA/palette, interlaced) or a
  * PGM/PPM (P5/P6, maxval up to 65535) into *img (free with wc_image_free).
- * max_pixels caps the size (0 = WC_DEFAULT_MAX_PIXELS). */
+ * max_pixels caps the size (0 = WC_DEFAULT_MAX_PIXELS). The header is
+ * checked before the image is allocated; a regular file too small for what
+ * its header claims is refused first (WC_ERR_TRUNCATED), and rows from a
+ * pipe are stored as they arrive. */
 WC_API wc_status wc_image_read(wc_ctx *ctx, const char *path, uint64_t max_pixels, wc_image *img);
+/* As wc_image_read, and refuses (WC_ERR_LIMIT, before allocating) an image
+ * whose encode with p would pass p->max_pixels or need more than
+ * p->max_memory bytes (wc_encode_memory). p may be NULL for defaults. */
+WC_API wc_status wc_image_read_for_encode(wc_ctx *ctx, const char *path, const wc_params *p,
+                                          wc_image *img);
 
-/* Writes img as PNG, or PGM/PPM when path ends in .pgm/.ppm/.pnm, through a
- * temporary file renamed at the end: a failure leaves no file behind. */
+typedef enum wc_image_format {
+    WC_IMAGE_BY_NAME = 0, /* PGM/PPM when the path ends in .pgm/.ppm/.pnm, else PNG */
+    WC_IMAGE_PNG = 1,
+    WC_IMAGE_PNM = 2      /* PGM (1 component) or PPM (3) */
+} wc_image_format;
+
+/* Writes img as PNG, or PGM/PPM when path ends in .pgm/.ppm/.pnm. */
 WC_API wc_status wc_image_write(wc_ctx *ctx, const char *path, const wc_image *img);
+/* Writes img in the given format (e.g. to "-", which has no extension). */
+WC_API wc_status wc_image_write_format(wc_ctx *ctx, const char *path, const wc_image *img,
+                                       wc_image_format format);
 
-/* Writes size bytes to path atomically (temporary file, then rename). */
+/* Writes size bytes to path. */
 WC_API wc_status wc_file_write(wc_ctx *ctx, const char *path, const void *data, size_t size);
 /* Reads a whole file (at most max_bytes; 0 = 4 GiB); free *data with free(). */
 WC_API wc_status wc_file_read(wc_ctx *ctx, const char *path, size_t max_bytes, void **data,
                               size_t *size);
+/* Decodes the .wcx file at path as wc_decode does, reading its header chunk
+ * first: the signature, the header and p's limits are checked (a regular
+ * file's size counting as memory) before the rest is read, and the rest is
+ * read into a buffer that grows no further than the limits allow. */
+WC_API wc_status wc_decode_file(wc_ctx *ctx, const wc_params *p, const char *path, wc_image *out);
+
+/* Removes the temporary files of the writes above that are in progress in
+ * this process. Async-signal-safe: call it from a SIGINT/SIGTERM handler
+ * before exiting. (This table of names is the library's only process-wide
+ * state.) */
+WC_API void wc_file_cleanup(void);
 
 #ifdef __cplusplus
 }

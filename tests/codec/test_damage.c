@@ -294,7 +294,7 @@ static void test_limits(void **state)
     p.max_pixels = 21 * 17;
     p.max_memory = 1000;
     assert_int_equal(wc_decode(ctx, &p, buf, size, &out), WC_ERR_LIMIT);
-    assert_non_null(strstr(wc_ctx_error(ctx), "over the limit of 1000"));
+    assert_non_null(strstr(wc_ctx_error(ctx), "over the memory limit of 1000"));
     p.max_memory = 0; /* no limit */
     assert_int_equal(wc_decode(ctx, &p, buf, size, &out), WC_OK);
     wc_image_free(&out);
