@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # A short libFuzzer run of every fuzz target (tests/fuzz), failing on any
 # crash, leak, timeout, sanitizer report or out-of-memory.
-#   usage: [FUZZ_SECONDS=60] [FUZZ_JOBS=N] [FUZZ_RUN_DIR=DIR] .ci/fuzz.sh [target ...]
+#   usage: [FUZZ_SECONDS=60] [FUZZ_JOBS=N] [FUZZ_RUN_DIR=DIR] [FUZZ_BUILD_DIR=DIR]
+#          [FUZZ_SYSTEM_PNG=1] .ci/fuzz.sh [target ...]
 #          (default: all five targets, as many at once as there are cores,
 #          logs and findings under build-fuzzer/fuzz-run)
 # Builds build-fuzzer with clang and -DWCODEC_FUZZ=ON (ASan + UBSan + the
-# fuzzer's coverage), then runs each target for FUZZ_SECONDS seconds
+# fuzzer's coverage), zlib and libpng included (.ci/fuzz_deps.sh), then runs each target for FUZZ_SECONDS seconds
 # (-max_total_time) on a copy of its corpus, several at a time when there
 # are cores for it. A failing input is left in build-fuzzer/fuzz-run/<target>/
 # as crash-*, leak-*, timeout-* or oom-*: fix the bug, then add the input to
@@ -29,11 +30,21 @@ seconds="${FUZZ_SECONDS:-60}"
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(fuzz_decode fuzz_png fuzz_pnm fuzz_huffman fuzz_roundtrip)
 
-CC=clang cmake -S . -B build-fuzzer -DWCODEC_FUZZ=ON -DWCODEC_CUDA=OFF \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build-fuzzer -j"$(nproc)" --target "${targets[@]}"
+# zlib and libpng built with the same instrumentation (.ci/fuzz_deps.sh),
+# so that fuzz_png's coverage reaches inside them; FUZZ_SYSTEM_PNG=1 links
+# the system's uninstrumented copies instead.
+build="${FUZZ_BUILD_DIR:-build-fuzzer}"
+png_flags=()
+if [ "${FUZZ_SYSTEM_PNG:-0}" != 1 ]; then
+  deps="$(.ci/fuzz_deps.sh "$build/deps" | tail -1)"
+  png_flags=(-DPNG_LIBRARY_RELEASE="$deps/lib/libpng16.a" -DPNG_PNG_INCLUDE_DIR="$deps/include"
+             -DZLIB_LIBRARY_RELEASE="$deps/lib/libz.a" -DZLIB_INCLUDE_DIR="$deps/include")
+fi
+CC=clang cmake -S . -B "$build" -DWCODEC_FUZZ=ON -DWCODEC_CUDA=OFF \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo "${png_flags[@]}" >/dev/null
+cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
 
-run_dir="${FUZZ_RUN_DIR:-$PWD/build-fuzzer/fuzz-run}"
+run_dir="${FUZZ_RUN_DIR:-$PWD/$build/fuzz-run}"
 rm -rf "$run_dir"
 # One run: a fresh copy of the corpus (libFuzzer adds to the folder it is
 # given), limits as in the ctest replay, and its final statistics.
@@ -46,7 +57,7 @@ fuzz_one() {
       -print_final_stats=1 -artifact_prefix="$dir/" corpus >"$dir/log.txt" 2>&1)
 }
 
-bin_dir="$PWD/build-fuzzer/tests/fuzz"
+bin_dir="$PWD/$build/tests/fuzz"
 jobs_max="${FUZZ_JOBS:-$(nproc)}"
 pids=()
 for t in "${targets[@]}"; do

@@ -71,7 +71,8 @@ static wc_status read_index(const wcx_chunk *k, parsed *ps, wc_err *err)
 
 /* Finds the payload chunks in the order FORMAT.md gives for a 1.0 file:
  * the tables (WTAB), one index (WIDX), then the data (WDAT); a chunk out of
- * that order is corrupt. Unknown chunks are skipped wherever they are. */
+ * that order is corrupt (a WTAB after the WIDX is one too many, as the
+ * WIDX needs them all before it). Unknown chunks are skipped wherever. */
 static wc_status collect(parsed *ps, wc_err *err)
 {
     unsigned ntab = 0, ndat = 0, nidx = 0;
@@ -82,9 +83,6 @@ static wc_status collect(parsed *ps, wc_err *err)
             WC_RETURN_IF(ps->h.entropy != WC_ENTROPY_HUFFMAN || ntab >= ps->h.components, err,
                          WC_ERR_CORRUPT, "chunk %u (WTAB) at byte %zu: unexpected table chunk",
                          k->index, k->offset);
-            WC_RETURN_IF(nidx || ndat, err, WC_ERR_CORRUPT,
-                         "chunk %u (WTAB) at byte %zu: misplaced: tables come before the block "
-                         "index (WIDX) and the data (WDAT)", k->index, k->offset);
             ps->in.tables[ntab] = k->data;
             ps->in.table_size[ntab++] = k->size;
         } else if (k->type == WCX_WDAT) {

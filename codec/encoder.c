@@ -183,7 +183,8 @@ static wc_status encode_payloads(enc_state *st, const wc_image *img, es_output *
 /* Peak memory of an encode, the image included: per component its
  * quantized plane (4 bytes a coefficient; DCT/LOT planes padded to
  * multiples of 8), for a float component (9/7, DCT, LOT) a float plane and,
- * when padding is needed, a padded copy; with a bpp target the unquantized
+ * when padding is needed, a padded copy (neither for a DCT image without
+ * alpha, which dct_strips codes in strips); with a bpp target the unquantized
  * plane too; the transform's scratch; then the coded payloads and the file
  * made from them, taken as the raw samples' size lossless (a little more
  * for noise) and half of it lossy; and a fixed part for the program,
@@ -196,6 +197,9 @@ uint64_t wc_encode_memory(const wc_image *img, const wc_params *p)
     const uint64_t w = img->width, h = img->height;
     const uint64_t raw = w * h * img->components * (img->bit_depth > 8 ? 2 : 1);
     const int rate = !p->lossless && p->bpp > 0;
+    /* A DCT image without alpha goes through dct_strips: no float planes. */
+    const int strips = !p->lossless && !rate && p->transform == WC_TRANSFORM_DCT &&
+                       img->components % 2 == 1;
     uint64_t need = ENCODE_FIXED_BYTES + raw + (p->lossless ? raw + raw / 8 : raw / 2) * 2;
     for (uint32_t c = 0; c < img->components; c++) {
         const int alpha = layout_is_alpha(img->components, c);
@@ -205,7 +209,7 @@ uint64_t wc_encode_memory(const wc_image *img, const wc_params *p)
         const uint64_t ph = tf == WC_TRANSFORM_DWT ? h : (h + 7) & ~7ull;
         const int is_float = tf != WC_TRANSFORM_DWT || wavelet == 97;
         need += pw * ph * 4 * (1 + (uint64_t)rate);
-        if (is_float) need += w * h * 4 + (pw != w || ph != h ? pw * ph * 4 : 0);
+        if (is_float && !strips) need += w * h * 4 + (pw != w || ph != h ? pw * ph * 4 : 0);
         if (tf == WC_TRANSFORM_LOT)
             need += (uint64_t)lot8_scratch_elems((uint32_t)pw, (uint32_t)ph) * 4;
         else if (tf == WC_TRANSFORM_DWT)

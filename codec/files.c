@@ -463,7 +463,9 @@ static wc_status read_image(wc_ctx *ctx, const char *path, const img_limits *lim
 wc_status wc_image_read(wc_ctx *ctx, const char *path, uint64_t max_pixels, wc_image *img)
 {
     if (!ctx) return WC_ERR_ARG;
-    img_limits lim = {max_pixels, 0, NULL, NULL};
+    /* The default memory limit too: a PNG row is read whole by libpng, so
+     * one claimed row of 2^31 pixels would cost gigabytes even from a pipe. */
+    img_limits lim = {max_pixels, WC_DEFAULT_MAX_MEMORY, NULL, NULL};
     return read_image(ctx, path, &lim, img);
 }
 

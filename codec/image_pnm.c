@@ -218,8 +218,11 @@ wc_status pnm_read_src(const img_source *src, const img_limits *lim, wc_image *i
     pnm_header h = {0};
     wc_status s = pnm_read_header(src, &pos, &head, &len, &h, err);
     size_t bps = h.maxval > 255 ? 2 : 1, row = 0, total = 0;
-    wc_image out = {h.width, h.height, h.components, pnm_bits_for(h.maxval), 0, NULL};
-    if (s == WC_OK) s = img_check_shape(lim, &out, len, err);
+    wc_image out = {h.width, h.height, h.components, 0, 0, NULL};
+    if (s == WC_OK) {
+        out.bit_depth = pnm_bits_for(h.maxval); /* maxval in 1..65535 once parsed */
+        s = img_check_shape(lim, &out, len, err);
+    }
     if (s == WC_OK && (wc_mul_overflow(h.width, h.components * bps, &row) ||
                        wc_mul_overflow(row, h.height, &total)))
         s = wc_fail(err, WC_ERR_LIMIT, "image %" PRIu32 "x%" PRIu32 " does not fit in memory",

@@ -258,8 +258,9 @@ WC_API wc_status wc_compare_images(const wc_image *a, const wc_image *b, wc_metr
 
 /* Reads a PNG (any bit depth, gray/GA/RGB/RGBA/palette, interlaced) or a
  * PGM/PPM (P5/P6, maxval up to 65535) into *img (free with wc_image_free).
- * max_pixels caps the size (0 = WC_DEFAULT_MAX_PIXELS). The header is
- * checked before the image is allocated; a regular file too small for what
+ * max_pixels caps the size (0 = WC_DEFAULT_MAX_PIXELS), and reading may
+ * hold at most WC_DEFAULT_MAX_MEMORY bytes. The header is checked before
+ * the image is allocated; a regular file too small for what
  * its header claims is refused first (WC_ERR_TRUNCATED), and rows from a
  * pipe are stored as they arrive. */
 WC_API wc_status wc_image_read(wc_ctx *ctx, const char *path, uint64_t max_pixels, wc_image *img);
