@@ -134,15 +134,20 @@ expect 1 "over the memory limit of 8589934592" sh -c "cat big68.png | '$wcodec' 
 # expects of SIGHUP).
 set -m
 { printf 'P5\n8192 8192\n255\n'; head -c 67108864 /dev/urandom; } >noise.pgm
-"$wcodec" encode -q noise.pgm sig.wcx &
-pid=$!
-sleep 0.3
-kill -INT "$pid"
-wait "$pid"
-rc=$?
-[ "$rc" = 130 ] || fail "SIGINT mid-encode: exit status $rc, expected 130"
-[ ! -e sig.wcx ] || fail "SIGINT mid-encode left an output"
-no_temp_files "SIGINT mid-encode"
+# signal_mid_encode SIG STATUS: the signal 0.3 s into an encode.
+signal_mid_encode() {
+  "$wcodec" encode -q noise.pgm sig.wcx &
+  local pid=$!
+  sleep 0.3
+  kill -"$1" "$pid"
+  wait "$pid"
+  local rc=$?
+  [ "$rc" = "$2" ] || fail "SIG$1 mid-encode: exit status $rc, expected $2"
+  [ ! -e sig.wcx ] || fail "SIG$1 mid-encode left an output"
+  no_temp_files "SIG$1 mid-encode"
+}
+signal_mid_encode INT 130
+signal_mid_encode HUP 129
 caught=0
 for try in 1 2 3 4 5; do
   "$wcodec" encode -q noise.pgm sig.wcx &
@@ -162,14 +167,6 @@ done
 [ "$caught" = 1 ] || fail "never saw the temporary file in 5 encodes"
 [ ! -e sig.wcx ] || fail "SIGTERM while writing left an output"
 no_temp_files "SIGTERM while writing"
-"$wcodec" encode -q noise.pgm hup.wcx &
-pid=$!
-sleep 0.3
-kill -HUP "$pid"
-wait "$pid"
-rc=$?
-[ "$rc" = 129 ] || fail "SIGHUP mid-encode: exit status $rc, expected 129"
-no_temp_files "SIGHUP"
 
 no_temp_files "the end"
 echo "cli_files: all cases passed"
