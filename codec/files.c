@@ -487,18 +487,15 @@ wc_status wc_image_read_for_encode(wc_ctx *ctx, const char *path, const wc_param
     return read_image(ctx, path, &lim, img);
 }
 
-wc_status wc_decode_file(wc_ctx *ctx, const wc_params *p, const char *path, wc_image *out)
+/* Reads a .wcx file whole, but the signature and header chunk first: what
+ * they allow under p's limits bounds the rest (decode_check_head). */
+static wc_status read_wcx(wc_ctx *ctx, const wc_params *p, const char *path, uint8_t **data,
+                          size_t *size)
 {
-    if (!ctx) return WC_ERR_ARG;
-    ctx_begin(ctx);
-    WC_RETURN_IF(!out, &ctx->err, WC_ERR_ARG, "no output image");
-    memset(out, 0, sizeof *out);
     FILE *fp = NULL;
     uint64_t fsize = 0;
     WC_FORWARD_IF_ERROR(in_open(path, &fp, &fsize, &ctx->err));
     const char *name = in_name(path);
-    /* The signature and the header chunk first: what they allow bounds
-     * the rest (decode_check_head says how many bytes at most). */
     size_t cap = DECODE_HEAD_MAX, n = 0, max = 0;
     uint8_t *buf = wc_malloc(cap);
     wc_status s = buf ? WC_OK : wc_fail(&ctx->err, WC_ERR_NOMEM, "out of memory");
@@ -510,7 +507,38 @@ wc_status wc_decode_file(wc_ctx *ctx, const wc_params *p, const char *path, wc_i
     if (s == WC_OK) s = decode_check_head(buf, n, fsize, p, &max, &ctx->err);
     if (s == WC_OK && n == cap) s = read_rest(fp, name, max, &buf, &n, &cap, &ctx->err);
     in_close(fp);
-    if (s == WC_OK) s = wc_decode(ctx, p, buf, n, out);
+    if (s != WC_OK) {
+        wc_free(buf);
+        return s;
+    }
+    *data = buf;
+    *size = n;
+    return WC_OK;
+}
+
+wc_status wc_decode_file(wc_ctx *ctx, const wc_params *p, const char *path, wc_image *out)
+{
+    if (!ctx) return WC_ERR_ARG;
+    ctx_begin(ctx);
+    WC_RETURN_IF(!out, &ctx->err, WC_ERR_ARG, "no output image");
+    memset(out, 0, sizeof *out);
+    uint8_t *buf = NULL;
+    size_t n = 0;
+    WC_FORWARD_IF_ERROR(read_wcx(ctx, p, path, &buf, &n));
+    wc_status s = wc_decode(ctx, p, buf, n, out);
+    wc_free(buf);
+    return s;
+}
+
+wc_status wc_inspect_file(wc_ctx *ctx, const char *path, wc_info *info)
+{
+    if (!ctx) return WC_ERR_ARG;
+    ctx_begin(ctx);
+    WC_RETURN_IF(!info, &ctx->err, WC_ERR_ARG, "no info struct");
+    uint8_t *buf = NULL;
+    size_t n = 0;
+    WC_FORWARD_IF_ERROR(read_wcx(ctx, NULL, path, &buf, &n));
+    wc_status s = wc_inspect(ctx, buf, n, info);
     wc_free(buf);
     return s;
 }

@@ -292,6 +292,9 @@ WC_API wc_status wc_file_read(wc_ctx *ctx, const char *path, size_t max_bytes, v
  * file's size counting as memory) before the rest is read, and the rest is
  * read into a buffer that grows no further than the limits allow. */
 WC_API wc_status wc_decode_file(wc_ctx *ctx, const wc_params *p, const char *path, wc_image *out);
+/* wc_inspect of the .wcx file at path, read as wc_decode_file reads it
+ * (under the default limits). */
+WC_API wc_status wc_inspect_file(wc_ctx *ctx, const char *path, wc_info *info);
 
 /* Removes the temporary files of the writes above that are in progress in
  * this process. Async-signal-safe: call it from a SIGINT/SIGTERM handler

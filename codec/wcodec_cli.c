@@ -233,16 +233,13 @@ static int cmd_info(int argc, char **argv)
 {
     if (want_help(argc, argv) || argc != 3) {
         printf("usage: wcodec info FILE\n\nShows the header of a .wcx file and its bytes per\n"
-               "component and per band.\n");
+               "component and per band. FILE '-' reads standard input.\n");
         return argc == 3 ? CLI_OK : CLI_BAD;
     }
     wc_ctx *ctx = wc_ctx_create();
     if (!ctx) return CLI_BAD;
-    void *data = NULL;
-    size_t size = 0;
     wc_info in;
-    wc_status s = wc_file_read(ctx, argv[2], 0, &data, &size);
-    if (s == WC_OK) s = wc_inspect(ctx, data, size, &in);
+    wc_status s = wc_inspect_file(ctx, argv[2], &in);
     if (s != WC_OK) {
         cli_error(ctx, s, argv[2]);
     } else {
@@ -271,7 +268,6 @@ static int cmd_info(int argc, char **argv)
             }
         }
     }
-    free(data);
     wc_ctx_free(ctx);
     return cli_exit_code(s);
 }
