@@ -36,9 +36,14 @@ targets=("$@")
 build="${FUZZ_BUILD_DIR:-build-fuzzer}"
 png_flags=()
 if [ "${FUZZ_SYSTEM_PNG:-0}" != 1 ]; then
-  deps="$(.ci/fuzz_deps.sh "$build/deps" | tail -1)"
-  png_flags=(-DPNG_LIBRARY_RELEASE="$deps/lib/libpng16.a" -DPNG_PNG_INCLUDE_DIR="$deps/include"
-             -DZLIB_LIBRARY_RELEASE="$deps/lib/libz.a" -DZLIB_INCLUDE_DIR="$deps/include")
+  if deps="$(.ci/fuzz_deps.sh "$build/deps" | tail -1)"; then
+    png_flags=(-DPNG_LIBRARY_RELEASE="$deps/lib/libpng16.a" -DPNG_PNG_INCLUDE_DIR="$deps/include"
+               -DZLIB_LIBRARY_RELEASE="$deps/lib/libz.a" -DZLIB_INCLUDE_DIR="$deps/include")
+  else
+    # A mirror without the source packages should not fail CI: say so loudly.
+    echo "WARNING: instrumented zlib/libpng could not be built; fuzz_png runs on the" \
+         "system's uninstrumented libpng (its coverage stops at the library's door)"
+  fi
 fi
 CC=clang cmake -S . -B "$build" -DWCODEC_FUZZ=ON -DWCODEC_CUDA=OFF \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo "${png_flags[@]}" >/dev/null

@@ -62,8 +62,10 @@ void cli_error(wc_ctx *ctx, wc_status s, const char *what)
 {
     const char *msg = ctx ? wc_ctx_error(ctx) : "";
     size_t n = strlen(what);
-    /* File errors already start with the file's name: say it once. */
-    if (!strncmp(msg, what, n) && msg[n] == ':')
+    /* File errors already start with the file's name ("standard input"
+     * or "standard output" for '-'): say it once. */
+    if ((!strncmp(msg, what, n) && msg[n] == ':') ||
+        (!strcmp(what, "-") && !strncmp(msg, "standard ", 9)))
         fprintf(stderr, "wcodec: %s\n", msg);
     else
         fprintf(stderr, "wcodec: %s: %s\n", what, *msg ? msg : wc_strerror(s));
