@@ -279,6 +279,10 @@ static wc_status out_close(const char *path, out_file *o, wc_status s, wc_err *e
     return s;
 }
 
+/* A new file call's error starts empty; the backend note and stage times
+ * of the encode or decode before it stay, for the caller to report. */
+static void files_begin(wc_ctx *ctx) { ctx->err.msg[0] = '\0'; }
+
 typedef wc_status (*write_fn)(FILE *fp, const char *name, const void *arg, wc_err *err);
 
 static wc_status write_output(const char *path, write_fn fn, const void *arg, wc_err *err)
@@ -306,6 +310,7 @@ static wc_status write_bytes(FILE *fp, const char *name, const void *arg, wc_err
 wc_status wc_file_write(wc_ctx *ctx, const char *path, const void *data, size_t size)
 {
     if (!ctx) return WC_ERR_ARG;
+    files_begin(ctx);
     bytes b = {data, size};
     return write_output(path, write_bytes, &b, &ctx->err);
 }
@@ -336,7 +341,7 @@ wc_status wc_image_write_format(wc_ctx *ctx, const char *path, const wc_image *i
                                 wc_image_format format)
 {
     if (!ctx) return WC_ERR_ARG;
-    ctx_begin(ctx);
+    files_begin(ctx);
     WC_RETURN_IF(!path || !img || !img->pixels, &ctx->err, WC_ERR_ARG, "missing argument");
     if (format == WC_IMAGE_BY_NAME)
         format = ends_with(path, ".pgm") || ends_with(path, ".ppm") || ends_with(path, ".pnm")
@@ -403,6 +408,7 @@ static wc_status read_rest(FILE *fp, const char *name, size_t max, uint8_t **buf
 wc_status wc_file_read(wc_ctx *ctx, const char *path, size_t max_bytes, void **data, size_t *size)
 {
     if (!ctx) return WC_ERR_ARG;
+    files_begin(ctx);
     WC_RETURN_IF(!path || !data || !size, &ctx->err, WC_ERR_ARG, "missing argument");
     if (max_bytes == 0) max_bytes = (size_t)4 << 30;
     FILE *fp = NULL;
