@@ -1,13 +1,24 @@
 #!/usr/bin/env bash
 # A short libFuzzer run of every fuzz target (tests/fuzz), failing on any
 # crash, leak, timeout, sanitizer report or out-of-memory.
-#   usage: [FUZZ_SECONDS=60] .ci/fuzz.sh [target ...]   (default: all five)
+#   usage: [FUZZ_SECONDS=60] [FUZZ_JOBS=N] [FUZZ_RUN_DIR=DIR] [FUZZ_BUILD_DIR=DIR]
+#          [FUZZ_SYSTEM_PNG=1] .ci/fuzz.sh [target ...]
+#          (default: all five targets, as many at once as there are cores,
+#          logs and findings under build-fuzzer/fuzz-run)
 # Builds build-fuzzer with clang and -DWCODEC_FUZZ=ON (ASan + UBSan + the
-# fuzzer's coverage), then runs each target for FUZZ_SECONDS seconds
+# fuzzer's coverage), zlib and libpng included (.ci/fuzz_deps.sh), then runs each target for FUZZ_SECONDS seconds
 # (-max_total_time) on a copy of its corpus, several at a time when there
 # are cores for it. A failing input is left in build-fuzzer/fuzz-run/<target>/
 # as crash-*, leak-*, timeout-* or oom-*: fix the bug, then add the input to
 # tests/fuzz/corpus/<target>/ as regress_<what>.<ext>.
+#
+# Memory: the harnesses decode and read with limits near real ones (4
+# Mpixels, 256 MiB: FUZZ_MAX_MEMORY in tests/fuzz/fuzz_image.h and
+# fuzz_decode.c). -malloc_limit_mb
+# matches that limit, so one allocation larger than all a call may hold is
+# a finding; -rss_limit_mb allows the limit plus ASan's quarantine (set to
+# 64 MiB), shadow memory and the corpus, so an input that makes a call
+# hold much more than its estimate is a finding too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . .ci/need.sh
@@ -20,11 +31,26 @@ seconds="${FUZZ_SECONDS:-60}"
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(fuzz_decode fuzz_png fuzz_pnm fuzz_huffman fuzz_roundtrip)
 
-CC=clang cmake -S . -B build-fuzzer -DWCODEC_FUZZ=ON -DWCODEC_CUDA=OFF \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build-fuzzer -j"$(nproc)" --target "${targets[@]}"
+# zlib and libpng built with the same instrumentation (.ci/fuzz_deps.sh),
+# so that fuzz_png's coverage reaches inside them; FUZZ_SYSTEM_PNG=1 links
+# the system's uninstrumented copies instead.
+build="${FUZZ_BUILD_DIR:-build-fuzzer}"
+png_flags=()
+if [ "${FUZZ_SYSTEM_PNG:-0}" != 1 ]; then
+  if deps="$(.ci/fuzz_deps.sh "$build/deps" | tail -1)"; then
+    png_flags=(-DPNG_LIBRARY_RELEASE="$deps/lib/libpng16.a" -DPNG_PNG_INCLUDE_DIR="$deps/include"
+               -DZLIB_LIBRARY_RELEASE="$deps/lib/libz.a" -DZLIB_INCLUDE_DIR="$deps/include")
+  else
+    # A mirror without the source packages should not fail CI: say so loudly.
+    echo "WARNING: instrumented zlib/libpng could not be built; fuzz_png runs on the" \
+         "system's uninstrumented libpng (its coverage stops at the library's door)"
+  fi
+fi
+CC=clang cmake -S . -B "$build" -DWCODEC_FUZZ=ON -DWCODEC_CUDA=OFF \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo "${png_flags[@]}" >/dev/null
+cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
 
-run_dir="$PWD/build-fuzzer/fuzz-run"
+run_dir="${FUZZ_RUN_DIR:-$PWD/$build/fuzz-run}"
 rm -rf "$run_dir"
 # One run: a fresh copy of the corpus (libFuzzer adds to the folder it is
 # given), limits as in the ctest replay, and its final statistics.
@@ -32,12 +58,13 @@ fuzz_one() {
   local t="$1" dir="$run_dir/$1"
   mkdir -p "$dir/corpus"
   cp tests/fuzz/corpus/"$t"/* "$dir/corpus/"
-  (cd "$dir" && ASAN_OPTIONS="detect_leaks=1" ../../tests/fuzz/"$t" \
-      -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=256 \
+  (cd "$dir" && ASAN_OPTIONS="detect_leaks=1:quarantine_size_mb=64" "$bin_dir/$t" \
+      -max_total_time="$seconds" -timeout=10 -rss_limit_mb=640 -malloc_limit_mb=256 \
       -print_final_stats=1 -artifact_prefix="$dir/" corpus >"$dir/log.txt" 2>&1)
 }
 
-jobs_max="$(nproc)"
+bin_dir="$PWD/$build/tests/fuzz"
+jobs_max="${FUZZ_JOBS:-$(nproc)}"
 pids=()
 for t in "${targets[@]}"; do
   while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do sleep 1; done
@@ -53,7 +80,8 @@ for i in "${!targets[@]}"; do
   execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")"
   speed="$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")"
   cov="$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)"
-  echo "$t: $status, ${execs:-?} executions, ${speed:-?} exec/s, cov ${cov:-?}"
+  ft="$(grep -o 'ft: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)"
+  echo "$t: $status, ${execs:-?} executions, ${speed:-?} exec/s, cov ${cov:-?}, ft ${ft:-?}"
   if [ "$status" = FAILED ]; then
     grep -E 'ERROR|SUMMARY|runtime error|check failed|Test unit written' "$log" | head -20
     ls "$run_dir/$t"/{crash,leak,timeout,oom,slow-unit}-* 2>/dev/null || true

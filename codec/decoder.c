@@ -9,6 +9,7 @@
 #include "context.h"
 #include "dwt.h"
 #include "entropy_stage.h"
+#include "lot8.h"
 #include "plan.h"
 
 typedef struct parsed {
@@ -65,7 +66,10 @@ static wc_status read_index(const wcx_chunk *k, parsed *ps, wc_err *err)
     return WC_OK;
 }
 
-/* Finds the payload chunks by type, in order; unknown chunks are skipped. */
+/* Finds the payload chunks in the order FORMAT.md gives for a 1.0 file:
+ * the tables (WTAB), one index (WIDX), then the data (WDAT); a chunk out of
+ * that order is corrupt (a WTAB after the WIDX is one too many, as the
+ * WIDX needs them all before it). Unknown chunks are skipped wherever. */
 static wc_status collect(parsed *ps, wc_err *err)
 {
     unsigned ntab = 0, ndat = 0, nidx = 0;
@@ -82,11 +86,18 @@ static wc_status collect(parsed *ps, wc_err *err)
             WC_RETURN_IF(ndat >= ps->h.components, err, WC_ERR_CORRUPT,
                          "chunk %u (WDAT) at byte %zu: more data chunks than components", k->index,
                          k->offset);
+            WC_RETURN_IF(!nidx, err, WC_ERR_CORRUPT,
+                         "chunk %u (WDAT) at byte %zu: misplaced: data before the block index "
+                         "(WIDX)", k->index, k->offset);
             ps->in.data[ndat] = k->data;
             ps->in.data_size[ndat++] = k->size;
         } else if (k->type == WCX_WIDX) {
             WC_RETURN_IF(nidx++, err, WC_ERR_CORRUPT,
                          "chunk %u (WIDX) at byte %zu: a second block index", k->index, k->offset);
+            unsigned want_tab = ps->h.entropy == WC_ENTROPY_HUFFMAN ? ps->h.components : 0;
+            WC_RETURN_IF(ntab != want_tab, err, WC_ERR_CORRUPT,
+                         "chunk %u (WIDX) at byte %zu: misplaced: after %u of the %u table chunks "
+                         "(WTAB)", k->index, k->offset, ntab, want_tab);
             idx = k;
         }
     }
@@ -154,22 +165,38 @@ static wc_status check_blocks(const parsed *ps, wc_err *err)
     return WC_OK;
 }
 
-/* Peak memory of a decode (decode_parsed and the CPU backend): coefficient
- * planes (4 bytes a padded sample), the backend's integer and float planes
- * (4 + 4), the output (1 or 2 bytes a sample), the transform's scratch (a
- * strip of DWT_STRIP columns: large for tall, narrow images) and the block
- * lists. Per-thread scratch (under 1 MiB a worker) is not counted. */
-static uint64_t decode_memory(const wcx_header *h, size_t nblocks)
+/* Peak memory of a decode (decode_parsed and the CPU backend), the file
+ * itself included: per component its coefficient plane (4 bytes a
+ * coefficient; DCT/LOT planes are padded to multiples of 8), a float plane
+ * as large for a float (9/7, DCT, LOT) component, the transform's scratch
+ * (a strip of DWT_STRIP columns, large for tall narrow images; the LOT's
+ * rows); the output (1 or 2 bytes a sample); the block lists; and a fixed
+ * part for the program, threads and zlib. Checked against peaks measured
+ * with /usr/bin/time (README, "Memory"). */
+#define DECODE_FIXED_BYTES ((uint64_t)6 << 20)
+
+static uint64_t decode_memory(const wcx_header *h, const wc_layout *lay, uint64_t file_bytes)
 {
-    const uint64_t pw = ((uint64_t)h->width + 7) & ~7ull, ph = ((uint64_t)h->height + 7) & ~7ull;
-    const uint64_t pixels = (uint64_t)h->width * h->height, comps = h->components;
+    const uint64_t pixels = (uint64_t)h->width * h->height;
     const uint64_t sample = h->bit_depth > 8 ? 2 : 1;
-    const uint64_t strip = (uint64_t)dwt_scratch_elems((uint32_t)pw, (uint32_t)ph) * 4;
     const uint64_t per_block = sizeof(wc_cblk) + sizeof(uint32_t) + sizeof(size_t);
-    return pw * ph * comps * 12 + pixels * comps * sample + strip + nblocks * per_block;
+    uint64_t need = DECODE_FIXED_BYTES + file_bytes + pixels * h->components * sample +
+                    lay->nblocks * per_block;
+    for (uint32_t c = 0; c < h->components; c++) {
+        const uint64_t plane = (uint64_t)lay->plane_w[c] * lay->plane_h[c];
+        const int tf = layout_comp_transform(h, c);
+        const int is_float = tf != WC_TRANSFORM_DWT || h->wavelet[c] == 97;
+        need += plane * (is_float ? 8 : 4);
+        if (tf == WC_TRANSFORM_DWT)
+            need += (uint64_t)dwt_scratch_elems(lay->plane_w[c], lay->plane_h[c]) * 4;
+        else if (tf == WC_TRANSFORM_LOT)
+            need += (uint64_t)lot8_scratch_elems(lay->plane_w[c], lay->plane_h[c]) * 4;
+    }
+    return need;
 }
 
-static wc_status check_limits(const wcx_header *h, size_t nblocks, const wc_params *p, wc_err *err)
+static wc_status check_limits(const wcx_header *h, const wc_layout *lay, uint64_t file_bytes,
+                              const wc_params *p, uint64_t *need_out, wc_err *err)
 {
     uint64_t pixels = (uint64_t)h->width * h->height;
     uint64_t max_px = p ? p->max_pixels : WC_DEFAULT_MAX_PIXELS;
@@ -178,12 +205,69 @@ static wc_status check_limits(const wcx_header *h, size_t nblocks, const wc_para
                  "image %ux%u (%llu pixels) exceeds the limit of %llu pixels", h->width, h->height,
                  (unsigned long long)pixels, (unsigned long long)max_px);
     const uint64_t max_mem = p ? p->max_memory : WC_DEFAULT_MAX_MEMORY;
-    const uint64_t need = decode_memory(h, nblocks);
+    const uint64_t need = decode_memory(h, lay, file_bytes);
+    if (need_out) *need_out = need;
     WC_RETURN_IF(max_mem && need > max_mem, err, WC_ERR_LIMIT,
-                 "image %ux%u x%u needs about %llu bytes to decode, over the limit of %llu",
+                 "image %ux%u x%u needs about %llu bytes to decode, over the memory limit of %llu",
                  h->width, h->height, (unsigned)h->components, (unsigned long long)need,
                  (unsigned long long)max_mem);
     return WC_OK;
+}
+
+static wc_status check_head(const uint8_t *head, size_t n, uint64_t file_size, const wc_params *p,
+                            size_t *max_file, wc_err *err)
+{
+    *max_file = n;
+    WC_RETURN_IF(n == 0, err, WC_ERR_FORMAT, "not a wcodec file (empty input)");
+    WC_RETURN_IF(memcmp(head, WCX_MAGIC, n < WCX_MAGIC_SIZE ? n : WCX_MAGIC_SIZE) != 0, err,
+                 WC_ERR_FORMAT, "not a wcodec file (bad signature)");
+    if (n < WC_DECODE_HEAD_BYTES) return WC_OK; /* all of it is here: wc_decode says the rest */
+    /* More follows: the header chunk must be whole in these bytes. */
+    wcx_chunk k;
+    size_t count = 0;
+    const size_t off = WCX_MAGIC_SIZE;
+    const uint32_t len = wc_rd32le(head + off);
+    WC_RETURN_IF(wc_rd32le(head + off + 4) != WCX_WHDR, err, WC_ERR_CORRUPT,
+                 "chunk 0 at byte %zu: the first chunk must be WHDR", off);
+    WC_RETURN_IF(len > n - off - WCX_CHUNK_OVERHEAD, err, WC_ERR_CORRUPT,
+                 "chunk 0 (WHDR) at byte %zu: length %lu is more than a header can be", off,
+                 (unsigned long)len);
+    /* The magic, the header chunk and an empty WEND make a file the chunk
+     * reader can check (framing, CRC); only the header is used. */
+    uint8_t probe[WCX_MAGIC_SIZE + 2 * WCX_CHUNK_OVERHEAD + 4096];
+    const size_t hlen = WCX_MAGIC_SIZE + WCX_CHUNK_OVERHEAD + len;
+    WC_RETURN_IF(hlen + WCX_CHUNK_OVERHEAD > sizeof probe, err, WC_ERR_CORRUPT,
+                 "chunk 0 (WHDR) at byte %zu: length %lu is more than a header can be", off,
+                 (unsigned long)len);
+    memcpy(probe, head, hlen);
+    memcpy(probe + hlen, "\0\0\0\0WEND\x2e\x40\x84\x1e", WCX_CHUNK_OVERHEAD);
+    wcx_chunk list[2];
+    WC_FORWARD_IF_ERROR(wcx_read_chunks(probe, hlen + WCX_CHUNK_OVERHEAD, list, 2, &count, err));
+    k = list[0];
+    wcx_header h;
+    wc_err e = {{0}};
+    wc_status s = wcx_header_parse(k.data, k.size, &h, &e);
+    WC_RETURN_IF(s != WC_OK, err, s, "chunk 0 (WHDR) at byte %zu: %s", k.offset, e.msg);
+    wc_layout lay;
+    memset(&lay, 0, sizeof lay);
+    layout_bands(&h, &lay);
+    uint64_t need = 0;
+    WC_FORWARD_IF_ERROR(check_limits(&h, &lay, file_size, p, &need, err));
+    /* The file may take what the memory limit leaves beside the rest. */
+    const uint64_t max_mem = p ? p->max_memory : WC_DEFAULT_MAX_MEMORY;
+    uint64_t room = max_mem ? max_mem - (need - file_size) : SIZE_MAX;
+    *max_file = room > SIZE_MAX ? SIZE_MAX : (size_t)room;
+    return WC_OK;
+}
+
+wc_status wc_decode_check_head(wc_ctx *ctx, const wc_params *p, const void *head, size_t n,
+                               uint64_t file_size, size_t *max_file)
+{
+    if (!ctx) return WC_ERR_ARG;
+    ctx_begin(ctx);
+    WC_RETURN_IF(!max_file || (n && !head), &ctx->err, WC_ERR_ARG, "missing argument");
+    if (n > WC_DECODE_HEAD_BYTES) n = WC_DECODE_HEAD_BYTES; /* the header is within these */
+    return check_head(head, n, file_size, p, max_file, &ctx->err);
 }
 
 static wc_status decode_parsed(wc_ctx *ctx, const wc_params *p, parsed *ps, wc_image *out)
@@ -249,7 +333,7 @@ wc_status wc_decode(wc_ctx *ctx, const wc_params *p, const void *src, size_t siz
     double t0 = ctx_now();
     wc_status s = parse(src, size, &ps, &ctx->err);
     if (s == WC_OK) layout_bands(&ps.h, &ps.lay);
-    if (s == WC_OK) s = check_limits(&ps.h, ps.lay.nblocks, p, &ctx->err);
+    if (s == WC_OK) s = check_limits(&ps.h, &ps.lay, size, p, NULL, &ctx->err);
     if (s == WC_OK) s = check_blocks(&ps, &ctx->err);
     if (s == WC_OK) s = layout_build(&ps.h, WC_MAX_BLOCKS, &ps.lay, &ctx->err);
     if (s == WC_OK) s = collect(&ps, &ctx->err);

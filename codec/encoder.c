@@ -6,8 +6,10 @@
 #include <string.h>
 
 #include "context.h"
+#include "dwt.h"
 #include "entropy_stage.h"
 #include "layout.h"
+#include "lot8.h"
 #include "plan.h"
 #include "quant.h"
 #include "ratectl.h"
@@ -203,12 +205,66 @@ static wc_status encode_payloads(enc_state *st, const wc_image *img, es_output *
     return s;
 }
 
+/* Peak memory of an encode, the image included: per component its
+ * quantized plane (4 bytes a coefficient; DCT/LOT planes padded to
+ * multiples of 8), for a float component (9/7, DCT, LOT) a float plane and,
+ * when padding is needed, a padded copy (neither for a DCT image without
+ * alpha, which dct_strips codes in strips); with a bpp target the unquantized
+ * plane too; the transform's scratch; then the coded payloads and the file
+ * made from them, taken as the raw samples' size lossless (a little more
+ * for noise) and half of it lossy; and a fixed part for the program,
+ * threads and zlib. */
+#define ENCODE_FIXED_BYTES ((uint64_t)8 << 20)
+
+uint64_t wc_encode_memory(const wc_image *img, const wc_params *p)
+{
+    if (!img || !p || img->components < 1 || img->components > 4) return 0;
+    const uint64_t w = img->width, h = img->height;
+    const uint64_t raw = w * h * img->components * (img->bit_depth > 8 ? 2 : 1);
+    const int rate = !p->lossless && p->bpp > 0;
+    /* A DCT image without alpha goes through dct_strips: no float planes. */
+    const int strips = !p->lossless && !rate && p->transform == WC_TRANSFORM_DCT &&
+                       img->components % 2 == 1;
+    uint64_t need = ENCODE_FIXED_BYTES + raw + (p->lossless ? raw + raw / 8 : raw / 2) * 2;
+    for (uint32_t c = 0; c < img->components; c++) {
+        const int alpha = layout_is_alpha(img->components, c);
+        const int tf = p->lossless || alpha ? WC_TRANSFORM_DWT : (int)p->transform;
+        const int wavelet = p->lossless || alpha ? 53 : p->wavelet ? p->wavelet : 97;
+        const uint64_t pw = tf == WC_TRANSFORM_DWT ? w : (w + 7) & ~7ull;
+        const uint64_t ph = tf == WC_TRANSFORM_DWT ? h : (h + 7) & ~7ull;
+        const int is_float = tf != WC_TRANSFORM_DWT || wavelet == 97;
+        need += pw * ph * 4 * (1 + (uint64_t)rate);
+        if (is_float && !strips) need += w * h * 4 + (pw != w || ph != h ? pw * ph * 4 : 0);
+        if (tf == WC_TRANSFORM_LOT)
+            need += (uint64_t)lot8_scratch_elems((uint32_t)pw, (uint32_t)ph) * 4;
+        else if (tf == WC_TRANSFORM_DWT)
+            need += (uint64_t)dwt_scratch_elems((uint32_t)pw, (uint32_t)ph) * 4;
+    }
+    return need;
+}
+
+static wc_status check_limits(const wc_params *p, const wc_image *img, wc_err *err)
+{
+    const uint64_t pixels = (uint64_t)img->width * img->height;
+    const uint64_t max_px = p->max_pixels ? p->max_pixels : WC_DEFAULT_MAX_PIXELS;
+    WC_RETURN_IF(pixels > max_px, err, WC_ERR_LIMIT,
+                 "image %ux%u (%llu pixels) exceeds the limit of %llu pixels", img->width,
+                 img->height, (unsigned long long)pixels, (unsigned long long)max_px);
+    const uint64_t need = wc_encode_memory(img, p);
+    WC_RETURN_IF(p->max_memory && need > p->max_memory, err, WC_ERR_LIMIT,
+                 "image %ux%u x%u needs about %llu bytes to encode, over the memory limit of %llu",
+                 img->width, img->height, img->components, (unsigned long long)need,
+                 (unsigned long long)p->max_memory);
+    return WC_OK;
+}
+
 static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, void *dst, size_t cap,
                         void **alloc_out, size_t *written)
 {
     if (!ctx) return WC_ERR_ARG;
     ctx_begin(ctx);
     WC_FORWARD_IF_ERROR(plan_check(p, img, &ctx->err));
+    WC_FORWARD_IF_ERROR(check_limits(p, img, &ctx->err));
     enc_state st;
     memset(&st, 0, sizeof st);
     st.ctx = ctx;

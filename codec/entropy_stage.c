@@ -181,7 +181,9 @@ static void workers_free(worker_state *ws, int n)
     wc_free(ws);
 }
 
-static wc_status workers_alloc(const wcx_header *h, int n, worker_state **out, wc_err *err)
+/* Scratch for n workers; symbol counts (freq) only for the encoder. */
+static wc_status workers_alloc(const wcx_header *h, int n, int counts, worker_state **out,
+                               wc_err *err)
 {
     worker_state *ws = wc_calloc((size_t)n, sizeof *ws);
     WC_RETURN_IF(!ws, err, WC_ERR_NOMEM, "out of memory (workers)");
@@ -191,8 +193,9 @@ static wc_status workers_alloc(const wcx_header *h, int n, worker_state **out, w
         ws[i].scratch2 = wc_malloc_array(bc_scratch_elems(), sizeof(uint32_t));
         ws[i].values = wc_malloc_array(vals, sizeof(int32_t));
         ws[i].tokens = wc_malloc(rle_bound(vals));
-        ws[i].freq = wc_calloc((size_t)h->components * WC_NCLASS, sizeof(bc_freq));
-        if (!ws[i].scratch || !ws[i].scratch2 || !ws[i].values || !ws[i].tokens || !ws[i].freq) {
+        if (counts) ws[i].freq = wc_calloc((size_t)h->components * WC_NCLASS, sizeof(bc_freq));
+        if (!ws[i].scratch || !ws[i].scratch2 || !ws[i].values || !ws[i].tokens ||
+            (counts && !ws[i].freq)) {
             workers_free(ws, n);
             return wc_fail(err, WC_ERR_NOMEM, "out of memory (worker scratch)");
         }
@@ -258,7 +261,7 @@ wc_status es_encode(const wcx_header *h, const wc_layout *lay, int32_t *const *p
     memset(out, 0, sizeof *out);
     const int nw = wc_thread_count(threads);
     worker_state *ws = NULL;
-    WC_FORWARD_IF_ERROR(workers_alloc(h, nw, &ws, err));
+    WC_FORWARD_IF_ERROR(workers_alloc(h, nw, 1, &ws, err));
     enc_job j = {.h = h, .lay = lay, .planes = planes, .ws = ws, .deflate_level = deflate_level};
     const size_t nb = lay->nblocks ? lay->nblocks : 1;
     j.enc = wc_malloc_array(h->components, sizeof *j.enc);
@@ -498,7 +501,7 @@ wc_status es_decode(const wcx_header *h, const wc_layout *lay, const es_input *i
             s = read_tables(h, in, tabs, err);
         j.tabs = tabs;
     }
-    if (s == WC_OK) s = workers_alloc(h, nw, &j.ws, err);
+    if (s == WC_OK) s = workers_alloc(h, nw, 0, &j.ws, err);
     if (s == WC_OK) {
         for (int i = 0; i < nw; i++) j.fail_block[i] = SIZE_MAX;
         wc_parallel_for(nw, (lay->nblocks + 1) / 2, decode_pair, &j);

@@ -62,9 +62,10 @@ typedef enum wc_backend_kind { WC_BACKEND_AUTO = 0, WC_BACKEND_CPU = 1, WC_BACKE
 
 #define WC_MAX_LEVELS 15
 #define WC_DEFAULT_MAX_PIXELS ((uint64_t)1 << 31)
-/* Decoding needs about 13 bytes a sample at its peak (coefficients, the
- * transform's planes, the output); the default cap of 8 GiB admits about
- * 200 million 8-bit RGB pixels. */
+/* Decoding needs about 6 bytes a sample at its peak lossless and 10 lossy
+ * (coefficients, float planes, the output, the file); encoding 7 lossless
+ * and 9-10 lossy (13-14 with a bpp target). The default cap of 8 GiB admits
+ * a 16384 x 16384 RGB image both ways except a bpp-targeted lossy encode. */
 #define WC_DEFAULT_MAX_MEMORY ((uint64_t)8 << 30)
 
 /*
@@ -87,10 +88,12 @@ typedef struct wc_params {
     int block_size;        /* code-block side: 16, 32, 64, 128 (default) */
     int threads;           /* 0 = all cores, else that many */
     wc_backend_kind backend; /* AUTO (default), CPU or CUDA */
-    uint64_t max_pixels;   /* decode refuses images larger than this
-                              (default WC_DEFAULT_MAX_PIXELS; 0 = that) */
-    uint64_t max_memory;   /* decode refuses to need more bytes (default
-                              WC_DEFAULT_MAX_MEMORY; 0 = no limit) */
+    uint64_t max_pixels;   /* encode and decode refuse images larger than
+                              this (default WC_DEFAULT_MAX_PIXELS; 0 = that) */
+    uint64_t max_memory;   /* encode and decode refuse to need more bytes,
+                              counting all the call holds: the input (image
+                              or file) too (default WC_DEFAULT_MAX_MEMORY;
+                              0 = no limit). Checked before allocating. */
 } wc_params;
 
 #define WC_ABI_VERSION 1u
@@ -142,6 +145,11 @@ WC_API void wc_ctx_times_sized(const wc_ctx *ctx, wc_times *t, size_t t_size);
 #define wc_ctx_times(ctx, t) wc_ctx_times_sized((ctx), (t), sizeof *(t))
 
 /* ---- encode / decode between memory buffers ----------------------------- */
+
+/* The bytes an encode of an image of img's size, components and depth with
+ * p holds at its peak, img's pixels included (img->pixels is not read):
+ * what wc_encode compares with p->max_memory. 0 on bad args. */
+WC_API uint64_t wc_encode_memory(const wc_image *img, const wc_params *p);
 
 /* An upper bound on the encoded size of img with params p; 0 on bad args. */
 WC_API size_t wc_encode_bound(const wc_image *img, const wc_params *p);
@@ -195,6 +203,25 @@ WC_API void wc_free(void *p);
  */
 WC_API wc_status wc_decode(wc_ctx *ctx, const wc_params *p, const void *src, size_t size,
                            wc_image *out);
+
+/* How many bytes wc_decode_check_head wants first: the signature and the
+ * header chunk of a file fit in them. */
+#define WC_DECODE_HEAD_BYTES ((size_t)4096)
+
+/*
+ * For a program that reads a .wcx file from a file or a pipe: checks its
+ * first n bytes before the rest is read, so that a small file claiming a
+ * huge image costs nothing. The signature is checked; then, when n is
+ * WC_DECODE_HEAD_BYTES (more may follow), the header chunk (framing, CRC,
+ * fields) and p's pixel and memory limits (p may be NULL for defaults),
+ * with file_size (a regular file's size, else 0) counted as memory, as
+ * wc_decode counts its input. When n is smaller the file is all there and
+ * wc_decode will say the rest. Sets *max_file to the most bytes the whole
+ * file may have under the limits: read no further. Allocates nothing;
+ * the message of a failure is wc_ctx_error's.
+ */
+WC_API wc_status wc_decode_check_head(wc_ctx *ctx, const wc_params *p, const void *head, size_t n,
+                                      uint64_t file_size, size_t *max_file);
 
 #ifdef __cplusplus
 }

@@ -2,10 +2,10 @@
  * image_io.h -- the image I/O library (wcodec_imageio) that the command,
  * the samples, the benchmarks and the tests link; libwcodec does not. It
  * reads and writes PNG (libpng) and PGM/PPM images into wc_image, and
- * whole files: file_write, image_write and the others below go through a
- * temporary file renamed at the end (files.c); png_write_file and
- * pnm_write_file write to the path they are given. Readers cap the pixel
- * count before allocating.
+ * whole files: file_write, image_write and the others below never leave a
+ * partial output nor replace a device or a link (files.c); png_write_file
+ * and pnm_write_file write to the path they are given. Readers check a
+ * header's size against the pixel and memory limits before allocating.
  *
  * For every function: err may be NULL; on failure it names the problem
  * ("PNG: IHDR: CRC error", "PGM: maxval 70000 out of range 1..65535").
@@ -20,9 +20,43 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "wc_common.h"
 #include "wcodec.h"
+
+/* What a reader may spend. The shape (size, components, depth) is known
+ * from the header; the reader checks it here before allocating anything
+ * image-sized. need, when given, says how many bytes the caller will hold
+ * for an image of that shape, the image itself included (the encoder's
+ * estimate); without it the pixels alone count. */
+typedef struct img_limits {
+    uint64_t max_pixels; /* 0: WC_DEFAULT_MAX_PIXELS */
+    uint64_t max_memory; /* 0: no limit */
+    uint64_t (*need)(const wc_image *shape, const void *arg);
+    const void *arg;
+} img_limits;
+
+/* Where a reader's bytes come from: first head[0..head_size) (already
+ * read, e.g. to recognise the format), then fp when not NULL. file_size is
+ * the whole input's size when it is a regular file (or memory), else 0:
+ * a reader compares it with what the header claims before allocating. */
+typedef struct img_source {
+    const uint8_t *head;
+    size_t head_size;
+    FILE *fp;
+    const char *name; /* for messages */
+    uint64_t file_size;
+} img_source;
+
+/* Refuses a shape over the limits (WC_ERR_LIMIT, naming the need and the
+ * limit); reader_bytes is what the reader holds beside the pixels. */
+wc_status img_check_shape(const img_limits *lim, const wc_image *shape, uint64_t reader_bytes,
+                          wc_err *err);
+/* Reads n bytes from src at *pos (head, then fp); returns how many arrived
+ * (fewer only at the end of the input), or sets WC_ERR_IO in err and
+ * returns SIZE_MAX. */
+size_t img_source_read(const img_source *src, size_t *pos, void *out, size_t n, wc_err *err);
 
 /* PNG: bit depths 1, 2, 4, 8, 16; gray, gray+alpha, RGB, RGBA; palette
  * expanded to RGB, or RGBA when it has transparency; interlaced input. The
@@ -36,6 +70,13 @@
 wc_status png_read_mem(const uint8_t *data, size_t size, uint64_t max_pixels, wc_image *img,
                        wc_err *err);
 wc_status png_read_file(const char *path, uint64_t max_pixels, wc_image *img, wc_err *err);
+/* Reads from src (which starts at the signature). Before anything
+ * image-sized is allocated, the header's shape is checked against lim and,
+ * for a regular file, the file's size against the least compressed data
+ * such an image needs (deflate packs at most 1032 bytes into one).
+ * Non-interlaced rows are stored as they arrive, in a buffer that grows,
+ * so a stream that ends early costs what it delivered. */
+wc_status png_read_src(const img_source *src, const img_limits *lim, wc_image *img, wc_err *err);
 /* Writes gray (1/2/4/8/16-bit), GA, RGB, RGBA at 8 or 16 bits. Depths
  * other than 1,2,4,8,16 are written at the next larger PNG depth with
  * an sBIT chunk recording the true depth. The values are written unchanged
@@ -43,6 +84,8 @@ wc_status png_read_file(const char *path, uint64_t max_pixels, wc_image *img, wc
  * other PNG viewers show such an image darker than it is. Non-interlaced,
  * zlib level 6. */
 wc_status png_write_file(const char *path, const wc_image *img, wc_err *err);
+/* Writes to an open stream (not closed; flushed); name is for messages. */
+wc_status png_write_fp(FILE *fp, const char *name, const wc_image *img, wc_err *err);
 
 /* PNM: P5 (gray) and P6 (RGB), maxval 1..65535, comments in the header.
  * bit_depth = bits needed for maxval (255 -> 8, 1023 -> 10, 1 -> 1); the
@@ -53,23 +96,78 @@ wc_status png_write_file(const char *path, const wc_image *img, wc_err *err);
 wc_status pnm_read_mem(const uint8_t *data, size_t size, uint64_t max_pixels, wc_image *img,
                        wc_err *err);
 wc_status pnm_read_file(const char *path, uint64_t max_pixels, wc_image *img, wc_err *err);
+/* Reads from src: the header (at most 1 MiB with comments), the shape
+ * checked against lim and a regular file's size against the raster it
+ * claims, then the raster into a buffer that grows as bytes arrive. */
+wc_status pnm_read_src(const img_source *src, const img_limits *lim, wc_image *img, wc_err *err);
 /* Writes P5 for 1 component, P6 for 3, with maxval 2^bit_depth - 1;
  * other component counts are WC_ERR_UNSUPPORTED. */
 wc_status pnm_write_file(const char *path, const wc_image *img, wc_err *err);
+/* Writes to an open stream (not closed; flushed); name is for messages. */
+wc_status pnm_write_fp(FILE *fp, const char *name, const wc_image *img, wc_err *err);
 
 /* ---- whole files (files.c) ----------------------------------------------- */
+
+/* The file helpers take a path; "-" means standard input (reading) or
+ * standard output (writing). Outputs are never partial and never replace
+ * anything but a regular file: a new path or an existing regular file is
+ * written to a temporary file beside it, "NAME.wcodec-tmp.PID.N" (NAME
+ * shortened if the name would be too long), renamed over it at the end
+ * with the existing file's mode; a regular file the caller may not write
+ * is refused (WC_ERR_IO). A device, FIFO or socket is written straight
+ * into; a symbolic link is followed (its target is written, the link
+ * stays). A failure leaves no file behind. Messages name the path
+ * ("standard input" / "standard output" for "-"). */
 
 /* Reads a whole file (at most max_bytes; 0 = 4 GiB) into *data, which the
  * caller frees with free(). */
 wc_status file_read(const char *path, size_t max_bytes, void **data, size_t *size, wc_err *err);
-/* Writes size bytes to path through a temporary file renamed at the end: a
- * failure leaves no file behind. */
+/* Writes size bytes to path. */
 wc_status file_write(const char *path, const void *data, size_t size, wc_err *err);
-/* Reads a PNG or a PGM/PPM, told apart by its first bytes; the message
- * starts with the path. Free the pixels with wc_image_free. */
+
+/* Reads a PNG (any bit depth, gray/GA/RGB/RGBA/palette, interlaced) or a
+ * PGM/PPM (P5/P6, maxval up to 65535), told apart by its first bytes, into
+ * *img (free with wc_image_free). max_pixels caps the size (0 =
+ * WC_DEFAULT_MAX_PIXELS), and reading may hold at most
+ * WC_DEFAULT_MAX_MEMORY bytes. The header is checked before the image is
+ * allocated; a regular file too small for what its header claims is
+ * refused first (WC_ERR_TRUNCATED), and rows from a pipe are stored as they
+ * arrive. The message starts with the path. */
 wc_status image_read(const char *path, uint64_t max_pixels, wc_image *img, wc_err *err);
-/* Writes img as PNG, or PGM/PPM when path ends in .pgm/.ppm/.pnm, through a
- * temporary file renamed at the end. */
+/* As image_read, and refuses (WC_ERR_LIMIT, before allocating) an image
+ * whose encode with p would pass p->max_pixels or need more than
+ * p->max_memory bytes (wc_encode_memory). p may be NULL for defaults. */
+wc_status image_read_for_encode(const char *path, const wc_params *p, wc_image *img,
+                                wc_err *err);
+
+typedef enum image_format {
+    IMAGE_BY_NAME = 0, /* PGM/PPM when the path ends in .pgm/.ppm/.pnm, else PNG */
+    IMAGE_PNG = 1,
+    IMAGE_PNM = 2      /* PGM (1 component) or PPM (3) */
+} image_format;
+
+/* Writes img as PNG, or PGM/PPM when path ends in .pgm/.ppm/.pnm. */
 wc_status image_write(const char *path, const wc_image *img, wc_err *err);
+/* Writes img in the given format (e.g. to "-", which has no extension). */
+wc_status image_write_format(const char *path, const wc_image *img, image_format format,
+                             wc_err *err);
+
+/* Decodes the .wcx file at path with wc_decode, reading its header chunk
+ * first: the signature, the header and p's limits are checked
+ * (wc_decode_check_head; a regular file's size counting as memory) before
+ * the rest is read, and the rest is read into a buffer that grows no
+ * further than the limits allow. A failure is described in *err (the
+ * library's message copied from ctx). */
+wc_status decode_file(wc_ctx *ctx, const wc_params *p, const char *path, wc_image *out,
+                      wc_err *err);
+/* wc_inspect of the .wcx file at path, read as decode_file reads it (under
+ * the default limits). */
+wc_status inspect_file(wc_ctx *ctx, const char *path, wc_info *info, wc_err *err);
+
+/* Removes the temporary files of the writes above that are in progress in
+ * this process. Async-signal-safe: call it from a SIGINT/SIGTERM handler
+ * before exiting. (This table of names is the only process-wide state of
+ * wcodec_imageio; libwcodec keeps none.) */
+void file_cleanup(void);
 
 #endif /* WC_IMAGE_IO_H */

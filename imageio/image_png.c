@@ -26,6 +26,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "image_io.h"
 
@@ -38,9 +39,11 @@
 /* The byte source or sink and the error report shared with libpng. */
 typedef struct png_io {
     const uint8_t *data; /* read first: the bytes after the signature that */
-    size_t size;         /* are already in memory (all of them for a memory */
-    size_t pos;          /* source, the head of a file for a file source) */
-    FILE *fp;            /* then this file, if any; or the sink for writing */
+    size_t size;         /* were read to check the IHDR */
+    size_t pos;
+    const img_source *src; /* then the source, from src_pos on */
+    size_t src_pos;
+    FILE *fp;            /* the sink for writing */
     const char *path;
     size_t total;        /* bytes read after the signature, for messages */
     wc_status status;    /* set by the I/O callbacks before they jump */
@@ -55,11 +58,12 @@ typedef struct png_reader {
     png_io io;
     png_structp png;
     png_infop info;
-    uint64_t max_pixels;
+    const img_limits *lim;
     wc_image *img;
     wc_err *err;
     uint8_t *pixels; /* owned until handed to *img */
-    png_bytep *rows;
+    png_bytep *rows; /* interlaced images only */
+    size_t pixels_cap;
 } png_reader;
 
 typedef struct png_writer {
@@ -136,10 +140,11 @@ static void png_cb_read(png_structp png, png_bytep out, size_t n)
     size_t got = io->size - io->pos < n ? io->size - io->pos : n;
     if (got > 0) memcpy(out, io->data + io->pos, got);
     io->pos += got;
-    if (got < n && io->fp != NULL) {
-        got += fread(out + got, 1, n - got, io->fp);
-        if (got < n && ferror(io->fp))
-            png_io_jump(png, io, WC_ERR_IO, "cannot read %s: %s", io->path, strerror(errno));
+    if (got < n && io->src != NULL) {
+        wc_err e = {{0}};
+        size_t more = img_source_read(io->src, &io->src_pos, out + got, n - got, &e);
+        if (more == SIZE_MAX) png_io_jump(png, io, WC_ERR_IO, "%s", e.msg);
+        got += more;
     }
     if (got < n)
         png_io_jump(png, io, WC_ERR_TRUNCATED, "truncated: %s ends at byte %zu",
@@ -224,8 +229,10 @@ static void png_setup_transforms(png_structp png, png_infop info, int depth, int
     png_read_update_info(png, info);
 }
 
-/* Sizes the output from what libpng will deliver and allocates it. */
-static wc_status png_alloc_image(png_reader *r, wc_image *out)
+/* Checks the row layout libpng will deliver; an interlaced image (whose
+ * passes revisit every row) gets all its memory now, a plain one as its
+ * rows arrive (png_read_rows). */
+static wc_status png_alloc_image(png_reader *r, wc_image *out, int interlace)
 {
     size_t bps = out->bit_depth > 8 ? 2 : 1, row, total;
     WC_RETURN_IF(wc_mul_overflow(out->width, out->components * bps, &row) ||
@@ -235,14 +242,59 @@ static wc_status png_alloc_image(png_reader *r, wc_image *out)
     WC_RETURN_IF(png_get_rowbytes(r->png, r->info) != row, r->err, WC_ERR_UNSUPPORTED,
                  "PNG: unexpected row layout (%zu bytes, expected %zu)",
                  (size_t)png_get_rowbytes(r->png, r->info), row);
+    out->stride = row;
+    if (interlace == PNG_INTERLACE_NONE) return WC_OK;
     r->pixels = wc_malloc(total);
     r->rows = wc_malloc_array(out->height, sizeof *r->rows);
     WC_RETURN_IF(r->pixels == NULL || r->rows == NULL, r->err, WC_ERR_NOMEM,
                  "PNG: cannot allocate %zu bytes for a %" PRIu32 "x%" PRIu32 " image", total,
                  out->width, out->height);
     for (uint32_t y = 0; y < out->height; y++) r->rows[y] = r->pixels + (size_t)y * row;
-    out->stride = row;
     return WC_OK;
+}
+
+/* Reads a non-interlaced image row by row into a buffer that doubles as
+ * rows arrive (from 1 MiB), so data that ends early costs what it brought. */
+static void png_read_grow(png_reader *r, const wc_image *out)
+{
+    const size_t row = out->stride, total = row * out->height;
+    for (uint32_t y = 0; y < out->height; y++) {
+        size_t end = (size_t)(y + 1) * row;
+        if (end > r->pixels_cap) {
+            size_t cap = r->pixels_cap ? r->pixels_cap : (size_t)1 << 20;
+            while (cap < end) cap = cap <= total / 2 ? cap * 2 : total;
+            cap = cap < total ? cap : total;
+            uint8_t *p = wc_realloc(r->pixels, cap);
+            if (p == NULL)
+                png_io_jump(r->png, &r->io, WC_ERR_NOMEM,
+                            "PNG: cannot allocate %zu bytes for a %" PRIu32 "x%" PRIu32 " image",
+                            cap, out->width, out->height);
+            r->pixels = p;
+            r->pixels_cap = cap;
+        }
+        png_read_row(r->png, r->pixels + (size_t)y * row, NULL);
+    }
+}
+
+/* The shape libpng will deliver (palette expanded), the memory the reader
+ * itself holds beside the pixels (libpng's two row buffers, row pointers,
+ * zlib's window), and for a regular file whether its size can hold the
+ * compressed rows: deflate packs at most 1032 bytes into one. */
+static wc_status png_check_header(png_reader *r, int depth, int interlace, const wc_image *shape)
+{
+    const uint64_t w = shape->width, h = shape->height;
+    const uint64_t file_row = (w * (uint64_t)png_get_channels(r->png, r->info) * (uint64_t)depth + 7) / 8;
+    const uint64_t out_row = w * shape->components * (shape->bit_depth > 8 ? 2 : 1);
+    const uint64_t file_size = r->io.src ? r->io.src->file_size : 0;
+    const uint64_t least = h * (file_row + 1) / 1032;
+    WC_RETURN_IF(file_size && file_size < least, r->err, WC_ERR_TRUNCATED,
+                 "PNG: truncated: %llu bytes cannot hold a %" PRIu32 "x%" PRIu32
+                 " image (its rows need at least %llu bytes compressed)",
+                 (unsigned long long)file_size, shape->width, shape->height,
+                 (unsigned long long)least);
+    const uint64_t reader = 2 * (out_row + file_row + 128) + (interlace ? h * sizeof(png_bytep) : 0) +
+                            ((uint64_t)1 << 18);
+    return img_check_shape(r->lim, shape, reader, r->err);
 }
 
 static uint32_t png_max_sample(const wc_image *img)
@@ -293,13 +345,20 @@ static wc_status png_read_body(png_reader *r)
     png_uint_32 w, h;
     int depth, ctype, interlace;
     png_get_IHDR(png, info, &w, &h, &depth, &ctype, &interlace, NULL, NULL);
-    WC_FORWARD_IF_ERROR(png_check_limit(w, h, r->max_pixels, r->err));
+    uint32_t comps = png_get_channels(png, info);
+    if (ctype == PNG_COLOR_TYPE_PALETTE) comps = png_get_valid(png, info, PNG_INFO_tRNS) ? 4 : 3;
+    wc_image out = {w, h, comps, ctype == PNG_COLOR_TYPE_PALETTE ? 8u : (uint32_t)depth, 0, NULL};
+    /* Before png_read_update_info, which allocates libpng's row buffers. */
+    WC_FORWARD_IF_ERROR(png_check_header(r, depth, interlace, &out));
     png_setup_transforms(png, info, depth, ctype);
-
-    wc_image out = {w, h, png_get_channels(png, info), 0, 0, NULL};
-    out.bit_depth = ctype == PNG_COLOR_TYPE_PALETTE ? 8u : (uint32_t)depth;
-    WC_FORWARD_IF_ERROR(png_alloc_image(r, &out));
-    png_read_image(png, r->rows);
+    WC_RETURN_IF(png_get_channels(png, info) != comps, r->err, WC_ERR_UNSUPPORTED,
+                 "PNG: unexpected channel count %u (expected %" PRIu32 ")",
+                 (unsigned)png_get_channels(png, info), comps);
+    WC_FORWARD_IF_ERROR(png_alloc_image(r, &out, interlace));
+    if (interlace == PNG_INTERLACE_NONE)
+        png_read_grow(r, &out);
+    else
+        png_read_image(png, r->rows);
     png_read_end(png, info); /* reads to IEND: a cut-off file is an error */
 
     out.pixels = r->pixels;
@@ -341,20 +400,35 @@ static wc_status png_verify_sig(const uint8_t *sig, size_t n, const char *where,
     return WC_OK;
 }
 
+wc_status png_read_src(const img_source *src, const img_limits *lim, wc_image *img, wc_err *err)
+{
+    WC_RETURN_IF(img == NULL || src == NULL, err, WC_ERR_ARG, "PNG: no input or no output image");
+    memset(img, 0, sizeof *img);
+    uint8_t head[PNG_SIG_BYTES + 16]; /* signature, IHDR length, type, width, height */
+    size_t pos = 0;
+    size_t got = img_source_read(src, &pos, head, sizeof head, err);
+    if (got == SIZE_MAX) return WC_ERR_IO;
+    WC_FORWARD_IF_ERROR(png_verify_sig(head, got, src->fp ? src->name : NULL, err));
+    WC_FORWARD_IF_ERROR(png_precheck_size(head + PNG_SIG_BYTES, got - PNG_SIG_BYTES,
+                                          lim ? lim->max_pixels : 0, err));
+    png_reader r = {.lim = lim, .img = img, .err = err};
+    r.io.data = head + PNG_SIG_BYTES;
+    r.io.size = got - PNG_SIG_BYTES;
+    r.io.alloc_max = png_alloc_cap(r.io.data, r.io.size);
+    r.io.src = src;
+    r.io.src_pos = pos;
+    r.io.path = src->fp ? src->name : NULL;
+    return png_decode(&r);
+}
+
 wc_status png_read_mem(const uint8_t *data, size_t size, uint64_t max_pixels, wc_image *img,
                        wc_err *err)
 {
     WC_RETURN_IF(img == NULL || (data == NULL && size > 0), err, WC_ERR_ARG,
                  "PNG: no input or no output image");
-    memset(img, 0, sizeof *img);
-    WC_FORWARD_IF_ERROR(png_verify_sig(data, size, NULL, err));
-    WC_FORWARD_IF_ERROR(
-        png_precheck_size(data + PNG_SIG_BYTES, size - PNG_SIG_BYTES, max_pixels, err));
-    png_reader r = {.max_pixels = max_pixels, .img = img, .err = err};
-    r.io.data = data + PNG_SIG_BYTES;
-    r.io.size = size - PNG_SIG_BYTES;
-    r.io.alloc_max = png_alloc_cap(r.io.data, r.io.size);
-    return png_decode(&r);
+    img_source src = {data, size, NULL, NULL, size};
+    img_limits lim = {max_pixels, 0, NULL, NULL};
+    return png_read_src(&src, &lim, img, err);
 }
 
 wc_status png_read_file(const char *path, uint64_t max_pixels, wc_image *img, wc_err *err)
@@ -363,22 +437,11 @@ wc_status png_read_file(const char *path, uint64_t max_pixels, wc_image *img, wc
     memset(img, 0, sizeof *img);
     FILE *fp = fopen(path, "rb");
     WC_RETURN_IF(fp == NULL, err, WC_ERR_IO, "PNG: cannot open %s: %s", path, strerror(errno));
-    uint8_t head[PNG_SIG_BYTES + 16]; /* signature, IHDR length, type, width, height */
-    size_t got = fread(head, 1, sizeof head, fp);
-    wc_status s = ferror(fp) ? wc_fail(err, WC_ERR_IO, "PNG: cannot read %s: %s", path,
-                                       strerror(errno))
-                             : png_verify_sig(head, got, path, err);
-    if (s == WC_OK)
-        s = png_precheck_size(head + PNG_SIG_BYTES, got - PNG_SIG_BYTES, max_pixels, err);
-    if (s == WC_OK) {
-        png_reader r = {.max_pixels = max_pixels, .img = img, .err = err};
-        r.io.data = head + PNG_SIG_BYTES;
-        r.io.size = got - PNG_SIG_BYTES;
-        r.io.alloc_max = png_alloc_cap(r.io.data, r.io.size);
-        r.io.fp = fp;
-        r.io.path = path;
-        s = png_decode(&r);
-    }
+    struct stat st;
+    uint64_t size = fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+    img_source src = {NULL, 0, fp, path, size};
+    img_limits lim = {max_pixels, 0, NULL, NULL};
+    wc_status s = png_read_src(&src, &lim, img, err);
     fclose(fp); /* read-only: a close error loses nothing */
     return s;
 }
@@ -463,15 +526,13 @@ static wc_status png_write_guarded(png_writer *w, wc_err *err)
     return png_write_body(w);
 }
 
-wc_status png_write_file(const char *path, const wc_image *img, wc_err *err)
+wc_status png_write_fp(FILE *fp, const char *name, const wc_image *img, wc_err *err)
 {
     png_writer w = {.img = img};
-    WC_RETURN_IF(path == NULL, err, WC_ERR_ARG, "PNG: no output path");
+    WC_RETURN_IF(fp == NULL, err, WC_ERR_ARG, "PNG: no output stream");
     WC_FORWARD_IF_ERROR(png_check_image(img, &w.stride, err));
-    w.io.fp = fopen(path, "wb");
-    WC_RETURN_IF(w.io.fp == NULL, err, WC_ERR_IO, "PNG: cannot create %s: %s", path,
-                 strerror(errno));
-    w.io.path = path;
+    w.io.fp = fp;
+    w.io.path = name;
     w.io.fallback = WC_ERR_ARG; /* the layout was checked; libpng refusing it is ours */
     wc_status s = WC_ERR_NOMEM;
     w.png = png_create_write_struct_2(PNG_LIBPNG_VER_STRING, &w.io, png_cb_error, png_cb_warning,
@@ -480,7 +541,20 @@ wc_status png_write_file(const char *path, const wc_image *img, wc_err *err)
     if (w.info != NULL) s = png_write_guarded(&w, err);
     else wc_fail(err, s, "PNG: cannot create the libpng writer");
     png_destroy_write_struct(&w.png, &w.info);
-    if (fclose(w.io.fp) != 0 && s == WC_OK)
+    if (fflush(fp) != 0 && s == WC_OK)
+        s = wc_fail(err, WC_ERR_IO, "PNG: cannot write %s: %s", name, strerror(errno));
+    return s;
+}
+
+wc_status png_write_file(const char *path, const wc_image *img, wc_err *err)
+{
+    WC_RETURN_IF(path == NULL, err, WC_ERR_ARG, "PNG: no output path");
+    size_t stride;
+    WC_FORWARD_IF_ERROR(png_check_image(img, &stride, err));
+    FILE *fp = fopen(path, "wb");
+    WC_RETURN_IF(fp == NULL, err, WC_ERR_IO, "PNG: cannot create %s: %s", path, strerror(errno));
+    wc_status s = png_write_fp(fp, path, img, err);
+    if (fclose(fp) != 0 && s == WC_OK)
         s = wc_fail(err, WC_ERR_IO, "PNG: cannot write %s: %s", path, strerror(errno));
     if (s != WC_OK) remove(path); /* leave no half-written file behind */
     return s;

@@ -17,8 +17,7 @@
 
 #include "image_io.h"
 
-/* pnm_read_file reads at most the largest raster the pixel limit allows
- * plus this much header (comments included). */
+/* The header may take this much (comments included). */
 #define PNM_HEADER_MAX ((size_t)1 << 20)
 #define PNM_READ_CHUNK ((size_t)1 << 16)
 
@@ -148,91 +147,130 @@ static wc_status pnm_copy_samples(const pnm_header *h, const uint8_t *src, wc_im
     return WC_OK;
 }
 
-wc_status pnm_read_mem(const uint8_t *data, size_t size, uint64_t max_pixels, wc_image *img,
-                       wc_err *err)
+/* Reads the header into *buf, which grows (to PNM_HEADER_MAX) only while
+ * the header is cut short; bytes read past it are the raster's first. */
+static wc_status pnm_read_header(const img_source *src, size_t *pos, uint8_t **buf, size_t *len,
+                                 pnm_header *h, wc_err *err)
 {
-    WC_RETURN_IF(img == NULL || (data == NULL && size > 0), err, WC_ERR_ARG,
-                 "PNM: no input or no output image");
+    size_t cap = 0;
+    int ended = 0;
+    for (;;) {
+        wc_err e = {{0}};
+        wc_status s = *len ? pnm_parse_header(*buf, *len, h, &e) : WC_ERR_TRUNCATED;
+        if (s != WC_ERR_TRUNCATED || ended || cap >= PNM_HEADER_MAX) {
+            if (s == WC_ERR_TRUNCATED && *len == 0) return wc_fail(err, s, "PNM: truncated: no data");
+            return s == WC_OK ? s : wc_fail(err, s, "%s", e.msg);
+        }
+        size_t ncap = cap ? 2 * cap : PNM_READ_CHUNK / 16;
+        uint8_t *nb = wc_realloc(*buf, ncap);
+        WC_RETURN_IF(nb == NULL, err, WC_ERR_NOMEM, "PNM: cannot allocate %zu bytes", ncap);
+        *buf = nb;
+        cap = ncap;
+        size_t got = img_source_read(src, pos, *buf + *len, cap - *len, err);
+        if (got == SIZE_MAX) return WC_ERR_IO;
+        ended = got < cap - *len;
+        *len += got;
+    }
+}
+
+/* Reads the raster into out->pixels, growing the buffer as bytes arrive:
+ * first what the header buffer already holds, then the source. */
+static wc_status pnm_read_raster(const img_source *src, size_t *pos, const uint8_t *first,
+                                 size_t nfirst, size_t total, const char *name, uint8_t **pixels,
+                                 wc_err *err)
+{
+    size_t n = nfirst < total ? nfirst : total;
+    size_t cap = n > PNM_READ_CHUNK * 16 ? n : PNM_READ_CHUNK * 16;
+    cap = cap < total ? cap : total;
+    uint8_t *b = wc_malloc(cap);
+    WC_RETURN_IF(b == NULL, err, WC_ERR_NOMEM, "%s: cannot allocate %zu bytes", name, cap);
+    memcpy(b, first, n);
+    while (n < total) {
+        if (n == cap) {
+            size_t bigger = cap <= total / 2 ? cap * 2 : total;
+            uint8_t *nb = wc_realloc(b, bigger);
+            if (nb == NULL) {
+                wc_free(b);
+                return wc_fail(err, WC_ERR_NOMEM, "%s: cannot allocate %zu bytes", name, bigger);
+            }
+            b = nb;
+            cap = bigger;
+        }
+        size_t got = img_source_read(src, pos, b + n, cap - n, err);
+        if (got == SIZE_MAX || got < cap - n) {
+            wc_free(b);
+            if (got == SIZE_MAX) return WC_ERR_IO;
+            return wc_fail(err, WC_ERR_TRUNCATED, "%s: truncated: %zu of %zu raster bytes", name,
+                           n + got, total);
+        }
+        n += got;
+    }
+    *pixels = b;
+    return WC_OK;
+}
+
+wc_status pnm_read_src(const img_source *src, const img_limits *lim, wc_image *img, wc_err *err)
+{
+    WC_RETURN_IF(img == NULL || src == NULL, err, WC_ERR_ARG, "PNM: no input or no output image");
     memset(img, 0, sizeof *img);
-    WC_RETURN_IF(size == 0, err, WC_ERR_TRUNCATED, "PNM: truncated: no data");
+    uint8_t *head = NULL;
+    size_t len = 0, pos = 0;
     pnm_header h = {0};
-    WC_FORWARD_IF_ERROR(pnm_parse_header(data, size, &h, err));
-
-    uint64_t limit = max_pixels ? max_pixels : WC_DEFAULT_MAX_PIXELS;
-    WC_RETURN_IF((uint64_t)h.width * h.height > limit, err, WC_ERR_LIMIT,
-                 "image %" PRIu32 "x%" PRIu32 " exceeds the pixel limit %" PRIu64, h.width,
-                 h.height, limit);
-    size_t bps = h.maxval > 255 ? 2 : 1, row, total;
-    WC_RETURN_IF(wc_mul_overflow(h.width, h.components * bps, &row) ||
-                     wc_mul_overflow(row, h.height, &total),
-                 err, WC_ERR_LIMIT, "image %" PRIu32 "x%" PRIu32 " does not fit in memory",
-                 h.width, h.height);
-    WC_RETURN_IF(size - h.data_at < total, err, WC_ERR_TRUNCATED,
-                 "%s: truncated: %zu of %zu raster bytes", h.name, size - h.data_at, total);
-
-    wc_image out = {h.width, h.height, h.components, pnm_bits_for(h.maxval), row, NULL};
-    out.pixels = wc_malloc(total);
-    WC_RETURN_IF(out.pixels == NULL, err, WC_ERR_NOMEM, "%s: cannot allocate %zu bytes", h.name,
-                 total);
-    wc_status s = pnm_copy_samples(&h, data + h.data_at, &out, err);
+    wc_status s = pnm_read_header(src, &pos, &head, &len, &h, err);
+    size_t bps = h.maxval > 255 ? 2 : 1, row = 0, total = 0;
+    wc_image out = {h.width, h.height, h.components, 0, 0, NULL};
+    if (s == WC_OK) {
+        out.bit_depth = pnm_bits_for(h.maxval); /* maxval in 1..65535 once parsed */
+        s = img_check_shape(lim, &out, len, err);
+    }
+    if (s == WC_OK && (wc_mul_overflow(h.width, h.components * bps, &row) ||
+                       wc_mul_overflow(row, h.height, &total)))
+        s = wc_fail(err, WC_ERR_LIMIT, "image %" PRIu32 "x%" PRIu32 " does not fit in memory",
+                    h.width, h.height);
+    /* A regular file too short for the raster its header claims fails
+     * before the raster's memory is taken. */
+    if (s == WC_OK && src->file_size && src->file_size - h.data_at < total)
+        s = wc_fail(err, WC_ERR_TRUNCATED, "%s: truncated: %llu of %zu raster bytes", h.name,
+                    (unsigned long long)(src->file_size - h.data_at), total);
+    uint8_t *pixels = NULL;
+    if (s == WC_OK)
+        s = pnm_read_raster(src, &pos, head + h.data_at, len - h.data_at, total, h.name, &pixels,
+                            err);
+    wc_free(head);
+    if (s != WC_OK) return s;
+    out.stride = row;
+    out.pixels = pixels;
+    s = pnm_copy_samples(&h, pixels, &out, err); /* in place: each sample is read first */
     if (s != WC_OK) {
-        wc_free(out.pixels);
+        wc_free(pixels);
         return s;
     }
     *img = out;
     return WC_OK;
 }
 
-/* Reads up to cap bytes of fp into a new buffer; what lies beyond the cap
- * cannot belong to an image the limit allows, so it is left unread. */
-static wc_status pnm_slurp(FILE *fp, const char *path, size_t cap, uint8_t **buf, size_t *len,
-                           wc_err *err)
+wc_status pnm_read_mem(const uint8_t *data, size_t size, uint64_t max_pixels, wc_image *img,
+                       wc_err *err)
 {
-    struct stat st;
-    size_t room = PNM_READ_CHUNK;
-    if (fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-        (uint64_t)st.st_size < SIZE_MAX)
-        room = (size_t)st.st_size + 1; /* +1 so one read meets the end of file */
-    room = room < cap ? room : cap;
-    uint8_t *b = wc_malloc(room);
-    WC_RETURN_IF(b == NULL, err, WC_ERR_NOMEM, "PNM: cannot allocate %zu bytes", room);
-    size_t n = 0;
-    for (;;) {
-        n += fread(b + n, 1, room - n, fp);
-        if (ferror(fp)) {
-            wc_free(b);
-            return wc_fail(err, WC_ERR_IO, "PNM: cannot read %s: %s", path, strerror(errno));
-        }
-        if (n < room || room == cap) break;
-        size_t bigger = room <= cap / 2 ? room * 2 : cap;
-        uint8_t *nb = wc_realloc(b, bigger);
-        if (nb == NULL) {
-            wc_free(b);
-            return wc_fail(err, WC_ERR_NOMEM, "PNM: cannot allocate %zu bytes", bigger);
-        }
-        b = nb;
-        room = bigger;
-    }
-    *buf = b;
-    *len = n;
-    return WC_OK;
+    WC_RETURN_IF(img == NULL || (data == NULL && size > 0), err, WC_ERR_ARG,
+                 "PNM: no input or no output image");
+    img_source src = {data, size, NULL, "data", size};
+    img_limits lim = {max_pixels, 0, NULL, NULL};
+    return pnm_read_src(&src, &lim, img, err);
 }
 
 wc_status pnm_read_file(const char *path, uint64_t max_pixels, wc_image *img, wc_err *err)
 {
     WC_RETURN_IF(img == NULL || path == NULL, err, WC_ERR_ARG, "PNM: no path or no output image");
     memset(img, 0, sizeof *img);
-    uint64_t limit = max_pixels ? max_pixels : WC_DEFAULT_MAX_PIXELS;
-    size_t cap = SIZE_MAX; /* the largest raster is 3 components x 2 bytes */
-    if (limit <= (SIZE_MAX - PNM_HEADER_MAX) / 6) cap = (size_t)limit * 6 + PNM_HEADER_MAX;
     FILE *fp = fopen(path, "rb");
     WC_RETURN_IF(fp == NULL, err, WC_ERR_IO, "PNM: cannot open %s: %s", path, strerror(errno));
-    uint8_t *buf = NULL;
-    size_t len = 0;
-    wc_status s = pnm_slurp(fp, path, cap, &buf, &len, err);
+    struct stat st;
+    uint64_t size = fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+    img_source src = {NULL, 0, fp, path, size};
+    img_limits lim = {max_pixels, 0, NULL, NULL};
+    wc_status s = pnm_read_src(&src, &lim, img, err);
     fclose(fp); /* read-only: a close error loses nothing */
-    if (s == WC_OK) s = pnm_read_mem(buf, len, max_pixels, img, err);
-    wc_free(buf);
     return s;
 }
 
@@ -293,6 +331,16 @@ static wc_status pnm_write_rows(FILE *fp, const char *path, const wc_image *img,
             s = wc_fail(err, WC_ERR_IO, "PNM: cannot write %s: %s", path, strerror(errno));
     }
     wc_free(buf);
+    return s;
+}
+
+wc_status pnm_write_fp(FILE *fp, const char *name, const wc_image *img, wc_err *err)
+{
+    size_t row = 0;
+    WC_FORWARD_IF_ERROR(pnm_check_image(img, &row, err));
+    wc_status s = pnm_write_rows(fp, name, img, row, err);
+    if (fflush(fp) != 0 && s == WC_OK)
+        s = wc_fail(err, WC_ERR_IO, "PNM: cannot write %s: %s", name, strerror(errno));
     return s;
 }
 

@@ -66,8 +66,10 @@ void cli_error(wc_ctx *ctx, wc_status s, const char *what)
 void cli_error_msg(const char *msg, wc_status s, const char *what)
 {
     size_t n = strlen(what);
-    /* File errors already start with the file's name: say it once. */
-    if (!strncmp(msg, what, n) && msg[n] == ':')
+    /* File errors already start with the file's name ("standard input"
+     * or "standard output" for '-'): say it once. */
+    if ((!strncmp(msg, what, n) && msg[n] == ':') ||
+        (!strcmp(what, "-") && !strncmp(msg, "standard ", 9)))
         fprintf(stderr, "wcodec: %s\n", msg);
     else
         fprintf(stderr, "wcodec: %s: %s\n", what, *msg ? msg : wc_strerror(s));
@@ -80,24 +82,38 @@ double cli_now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static int has_wcx_magic(const void *data, size_t size)
+static int stat_path(const char *path, int fd, struct stat *st)
 {
-    return size >= 8 && memcmp(data, "\x89WCX\r\n\x1a\n", 8) == 0;
+    return !strcmp(path, "-") ? fstat(fd, st) : stat(path, st);
+}
+
+int cli_same_file(const char *cmd, const char *in, const char *out)
+{
+    struct stat a, b;
+    if (stat_path(in, STDIN_FILENO, &a) != 0 || stat_path(out, STDOUT_FILENO, &b) != 0) return 0;
+    if (a.st_dev != b.st_dev || a.st_ino != b.st_ino || S_ISCHR(a.st_mode)) return 0;
+    fprintf(stderr, "wcodec: %s: %s is the input file %s: refusing to overwrite it\n", cmd, out,
+            in);
+    return 1;
+}
+
+FILE *cli_report_stream(const char *out) { return !strcmp(out, "-") ? stderr : stdout; }
+
+/* Whether path starts with the .wcx signature (reads 8 bytes of it). */
+static int has_wcx_magic(const char *path)
+{
+    unsigned char head[8];
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return n == 8 && memcmp(head, "\x89WCX\r\n\x1a\n", 8) == 0;
 }
 
 wc_status cli_load_any(wc_ctx *ctx, const char *path, const wc_params *p, wc_image *img,
                        wc_err *err)
 {
-    void *data = NULL;
-    size_t size = 0;
-    wc_status s = file_read(path, 0, &data, &size, err);
-    if (s != WC_OK) return s;
-    if (has_wcx_magic(data, size)) {
-        s = wc_decode(ctx, p, data, size, img);
-        free(data);
-        return s == WC_OK ? s : wc_fail(err, s, "%s", wc_ctx_error(ctx));
-    }
-    free(data);
+    if (has_wcx_magic(path)) return decode_file(ctx, p, path, img, err);
     return image_read(path, p ? p->max_pixels : 0, img, err);
 }
 

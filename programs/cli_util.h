@@ -3,6 +3,7 @@
 #define WC_CLI_UTIL_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "image_io.h"
 #include "metrics.h"
@@ -24,6 +25,13 @@ int cli_exit_code(wc_status s);
 void cli_error_msg(const char *msg, wc_status s, const char *what);
 /* cli_error_msg with the message of ctx's last failed call. */
 void cli_error(wc_ctx *ctx, wc_status s, const char *what);
+
+/* Refuses (prints why, returns nonzero) an output that is the input file
+ * however it is spelled (same device and inode: a link, "./x", "-" for a
+ * redirected file), before anything is read. Devices may be both. */
+int cli_same_file(const char *cmd, const char *in, const char *out);
+/* Where a command's summary line goes: stderr when the output is "-". */
+FILE *cli_report_stream(const char *out);
 
 /* Reads an image: PNG/PGM/PPM, or a .wcx file which is decoded. A failure
  * is described in *err (the decoder's message copied from ctx). */

@@ -2,13 +2,17 @@
  * wcodec_cli.c -- the wcodec command: encode, decode, info, compare (and
  * bench/sweep where built). It uses the public API only.
  *
- * Exit status: 0 success, 1 bad input or usage, 2 I/O error.
+ * Exit status: 0 success, 1 bad input or usage, 2 I/O error, 128+N when
+ * stopped by signal N (SIGINT, SIGTERM, SIGHUP), after removing the
+ * temporary output file.
  */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "cli_util.h"
 
@@ -18,6 +22,7 @@ static const char usage_text[] =
     "commands:\n"
     "  encode IN OUT [options]   compress a PNG/PGM/PPM image into a .wcx file\n"
     "  decode IN OUT [options]   decompress a .wcx file into PNG (or .pgm/.ppm by name)\n"
+    "                            (IN or OUT '-': standard input or output)\n"
     "  info FILE                 show a .wcx file's header and bytes per band\n"
     "  compare A B               PSNR, maximum error and SSIM between two images\n"
     "  bench FILES|DIRS [opts]   encode + decode in memory: size, quality, speed\n"
@@ -48,9 +53,12 @@ static int cmd_encode(int argc, char **argv)
     if (want_help(argc, argv)) {
         printf("usage: wcodec encode IN OUT [options]\n\n"
                "Compresses IN (PNG, PGM or PPM) into OUT (.wcx). Lossless unless a lossy\n"
-               "option is given. Prints one line: sizes, ratio, bits per pixel, time.\n\n"
+               "option is given. Prints one line: sizes, ratio, bits per pixel, time\n"
+               "(on standard error when OUT is '-', standard output).\n\n"
                "options:\n%s"
-               "  --max-pixels N        refuse inputs larger than N pixels\n"
+               "  --max-pixels N        refuse inputs larger than N pixels (default 2^31)\n"
+               "  --max-memory N        refuse inputs whose encode needs more than N bytes,\n"
+               "                        the image included (default 8 GiB: 8589934592)\n"
                "  -v, --verbose         say which backend ran\n"
                "  -q, --quiet           print nothing on success\n",
                cli_encoder_help);
@@ -81,6 +89,7 @@ static int cmd_encode(int argc, char **argv)
         return CLI_BAD;
     }
     if (cli_encoder_finish(&p, lossy, lossless)) return CLI_BAD;
+    if (cli_same_file("encode", in, out)) return CLI_BAD;
     wc_ctx *ctx = wc_ctx_create();
     if (!ctx) return CLI_BAD;
     wc_image img = {0};
@@ -88,7 +97,7 @@ static int cmd_encode(int argc, char **argv)
     size_t size = 0;
     double t0 = cli_now(), t1 = t0;
     wc_err err = {{0}};
-    wc_status s = image_read(in, p.max_pixels, &img, &err);
+    wc_status s = image_read_for_encode(in, &p, &img, &err);
     if (s == WC_OK) {
         t0 = cli_now();
         s = wc_encode_alloc(ctx, &p, &img, &buf, &size);
@@ -105,7 +114,8 @@ static int cmd_encode(int argc, char **argv)
         if (verbose) print_verbose(ctx);
         if (!quiet) {
             double raw = (double)img.width * img.height * img.components * (img.bit_depth > 8 ? 2 : 1);
-            printf("%s -> %s: %ux%u, %u x %u-bit -> %zu bytes, ratio %.2f:1, %.4f bpp, %.1f ms%s\n",
+            fprintf(cli_report_stream(out),
+                   "%s -> %s: %ux%u, %u x %u-bit -> %zu bytes, ratio %.2f:1, %.4f bpp, %.1f ms%s\n",
                    in, out, img.width, img.height, img.components, img.bit_depth, size,
                    raw / (double)size, size * 8.0 / ((double)img.width * img.height),
                    (t1 - t0) * 1e3, p.lossless ? " (lossless)" : "");
@@ -122,26 +132,35 @@ static int cmd_decode(int argc, char **argv)
     if (want_help(argc, argv)) {
         printf("usage: wcodec decode IN OUT [options]\n\n"
                "Decompresses IN (.wcx) into OUT: PNG, or PGM/PPM when OUT ends in\n"
-               ".pgm/.ppm/.pnm. The image keeps the original bit depth and channels.\n\n"
+               ".pgm/.ppm/.pnm. The image keeps the original bit depth and channels.\n"
+               "IN '-' reads standard input; OUT '-' writes standard output (PNG unless\n"
+               "--format says otherwise; the summary line then goes to standard error).\n\n"
                "options:\n"
+               "  --format F            png, pgm, ppm or pnm, whatever OUT's name says\n"
                "  --threads N           worker threads (default: all cores)\n"
                "  --backend B           auto (default), cpu or cuda\n"
                "  --max-pixels N        refuse files larger than N pixels (default 2^31)\n"
-               "  --max-memory N        refuse files needing more than N bytes to decode\n"
-               "                        (default 8 GiB: 8589934592)\n"
+               "  --max-memory N        refuse files needing more than N bytes to decode,\n"
+               "                        the file included (default 8 GiB: 8589934592)\n"
                "  -v, --verbose         say which backend ran\n"
                "  -q, --quiet           print nothing on success\n");
         return CLI_OK;
     }
     wc_params p;
     wc_params_init(&p);
-    const char *in = NULL, *out = NULL;
+    const char *in = NULL, *out = NULL, *format = NULL;
     int verbose = 0, quiet = 0, dummy = 0;
     for (int i = 2; i < argc; i++) {
         const char *o = argv[i];
         if (!strcmp(o, "--threads") || !strcmp(o, "--backend") || !strcmp(o, "--max-pixels") ||
             !strcmp(o, "--max-memory")) {
             if (cli_encoder_option(argc, argv, &i, &p, &dummy, &dummy) < 0) return CLI_BAD;
+        } else if (!strcmp(o, "--format")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "wcodec: --format needs a value\n");
+                return CLI_BAD;
+            }
+            format = argv[++i];
         } else if (!strcmp(o, "-v") || !strcmp(o, "--verbose")) verbose = 1;
         else if (!strcmp(o, "-q") || !strcmp(o, "--quiet")) quiet = 1;
         else if (o[0] == '-' && o[1]) {
@@ -158,40 +177,40 @@ static int cmd_decode(int argc, char **argv)
         fprintf(stderr, "wcodec: decode needs IN and OUT (see --help)\n");
         return CLI_BAD;
     }
-    const char *dot = strrchr(out, '.');
-    if (!dot || (strcasecmp(dot, ".png") && strcasecmp(dot, ".pgm") && strcasecmp(dot, ".ppm") &&
-                 strcasecmp(dot, ".pnm"))) {
-        fprintf(stderr, "wcodec: decode: %s: unknown output format (use .png, .pgm, .ppm or .pnm)\n",
-                out);
+    image_format fmt = IMAGE_PNG;
+    const char *name = format ? format : !strcmp(out, "-") ? ".png" : strrchr(out, '.');
+    if (name && *name == '.') name++;
+    if (name && !strcasecmp(name, "png"))
+        fmt = IMAGE_PNG;
+    else if (name && (!strcasecmp(name, "pgm") || !strcasecmp(name, "ppm") || !strcasecmp(name, "pnm")))
+        fmt = IMAGE_PNM;
+    else if (format) {
+        fprintf(stderr, "wcodec: --format: expected png, pgm, ppm or pnm, got '%s'\n", format);
+        return CLI_BAD;
+    } else {
+        fprintf(stderr, "wcodec: decode: %s: unknown output format (use .png, .pgm, .ppm or .pnm, "
+                        "or --format)\n", out);
         return CLI_BAD;
     }
+    if (cli_same_file("decode", in, out)) return CLI_BAD;
     wc_ctx *ctx = wc_ctx_create();
     if (!ctx) return CLI_BAD;
-    void *data = NULL;
-    size_t size = 0;
     wc_image img = {0};
-    double t0 = 0, t1 = 0;
     wc_err err = {{0}};
-    wc_status s = file_read(in, 0, &data, &size, &err);
+    double t0 = cli_now();
+    wc_status s = decode_file(ctx, &p, in, &img, &err);
+    double t1 = cli_now();
+    if (s != WC_OK) cli_error_msg(err.msg, s, in);
     if (s == WC_OK) {
-        t0 = cli_now();
-        s = wc_decode(ctx, &p, data, size, &img);
-        t1 = cli_now();
-        if (s != WC_OK) cli_error(ctx, s, in);
-    } else {
-        cli_error_msg(err.msg, s, in);
-    }
-    if (s == WC_OK) {
-        s = image_write(out, &img, &err);
+        s = image_write_format(out, &img, fmt, &err);
         if (s != WC_OK) cli_error_msg(err.msg, s, out);
     }
     if (s == WC_OK) {
         if (verbose) print_verbose(ctx);
         if (!quiet)
-            printf("%s -> %s: %ux%u, %u x %u-bit, %.1f ms\n", in, out, img.width, img.height,
-                   img.components, img.bit_depth, (t1 - t0) * 1e3);
+            fprintf(cli_report_stream(out), "%s -> %s: %ux%u, %u x %u-bit, %.1f ms\n", in, out,
+                    img.width, img.height, img.components, img.bit_depth, (t1 - t0) * 1e3);
     }
-    free(data);
     wc_image_free(&img);
     wc_ctx_free(ctx);
     return cli_exit_code(s);
@@ -216,20 +235,16 @@ static int cmd_info(int argc, char **argv)
 {
     if (want_help(argc, argv) || argc != 3) {
         printf("usage: wcodec info FILE\n\nShows the header of a .wcx file and its bytes per\n"
-               "component and per band.\n");
+               "component and per band. FILE '-' reads standard input.\n");
         return argc == 3 ? CLI_OK : CLI_BAD;
     }
     wc_ctx *ctx = wc_ctx_create();
     if (!ctx) return CLI_BAD;
-    void *data = NULL;
-    size_t size = 0;
     wc_info in;
     wc_err err = {{0}};
-    wc_status s = file_read(argv[2], 0, &data, &size, &err);
+    wc_status s = inspect_file(ctx, argv[2], &in, &err);
     if (s != WC_OK) {
         cli_error_msg(err.msg, s, argv[2]);
-    } else if ((s = wc_inspect(ctx, data, size, &in)) != WC_OK) {
-        cli_error(ctx, s, argv[2]);
     } else {
         static const char *const tn[3] = {"DWT", "DCT 8x8", "LOT 8x8"};
         static const char *const cn[3] = {"none", "RCT (reversible)", "ICT (YCbCr)"};
@@ -256,7 +271,6 @@ static int cmd_info(int argc, char **argv)
             }
         }
     }
-    free(data);
     wc_ctx_free(ctx);
     return cli_exit_code(s);
 }
@@ -310,8 +324,32 @@ static int cmd_compare(int argc, char **argv)
     return cli_exit_code(s);
 }
 
+/* SIGINT, SIGTERM, SIGHUP: remove the temporary output file, exit 128+N. */
+static void on_signal(int sig)
+{
+    file_cleanup();
+    _exit(128 + sig);
+}
+
+static void catch_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    static const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+    for (int i = 0; i < 3; i++) sigaddset(&sa.sa_mask, sigs[i]);
+    for (int i = 0; i < 3; i++) {
+        struct sigaction old;
+        /* A signal ignored by whoever started us (nohup, a shell's &) stays ignored. */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
 int main(int argc, char **argv)
 {
+    catch_signals();
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         fputs(usage_text, argc < 2 ? stderr : stdout);
         return argc < 2 ? CLI_BAD : CLI_OK;

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -295,7 +296,7 @@ static void test_limits(void **state)
     p.max_pixels = 21 * 17;
     p.max_memory = 1000;
     assert_int_equal(wc_decode(ctx, &p, buf, size, &out), WC_ERR_LIMIT);
-    assert_non_null(strstr(wc_ctx_error(ctx), "over the limit of 1000"));
+    assert_non_null(strstr(wc_ctx_error(ctx), "over the memory limit of 1000"));
     p.max_memory = 0; /* no limit */
     assert_int_equal(wc_decode(ctx, &p, buf, size, &out), WC_OK);
     wc_image_free(&out);
@@ -321,6 +322,132 @@ static void test_limits(void **state)
     assert_int_equal(wc_inspect(ctx, buf, size, &info), WC_ERR_LIMIT);
     free(buf);
     wc_image_free(&img);
+    wc_ctx_free(ctx);
+}
+
+/* The chunks of a file in memory, to reorder (the CRCs move with them). */
+typedef struct chunk_span {
+    size_t off, len; /* len: framing included */
+    char type[5];
+} chunk_span;
+
+static size_t list_chunks(const uint8_t *buf, size_t size, chunk_span *out, size_t max)
+{
+    size_t n = 0;
+    for (size_t off = 8; off + 12 <= size && n < max; n++) {
+        out[n].off = off;
+        out[n].len = 12 + (size_t)wc_rd32le(buf + off);
+        memcpy(out[n].type, buf + off + 4, 4);
+        out[n].type[4] = '\0';
+        off += out[n].len;
+    }
+    return n;
+}
+
+/* Writes the chunks named by order (indexes into sp; extra, if not NULL,
+ * a whole chunk inserted at position at) after the signature into dst. */
+static size_t rebuild(const uint8_t *src, const chunk_span *sp, const int *order, size_t n,
+                      const uint8_t *extra, size_t extra_len, size_t at, uint8_t *dst)
+{
+    memcpy(dst, src, 8);
+    size_t pos = 8;
+    for (size_t i = 0; i <= n; i++) {
+        if (extra && i == at) {
+            memcpy(dst + pos, extra, extra_len);
+            pos += extra_len;
+        }
+        if (i == n) break;
+        memcpy(dst + pos, src + sp[order[i]].off, sp[order[i]].len);
+        pos += sp[order[i]].len;
+    }
+    return pos;
+}
+
+/* FORMAT.md: WHDR, the WTABs, one WIDX, the WDATs, WEND; a misplaced
+ * payload chunk is WC_ERR_CORRUPT, an unknown chunk anywhere is skipped. */
+static void test_misplaced_chunks(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    wc_image img;
+    size_t size;
+    uint8_t *buf = encode_case(ctx, &cases[0], &size, &img); /* Huffman RGB: 3 WTAB, 3 WDAT */
+    chunk_span sp[16];
+    size_t n = list_chunks(buf, size, sp, 16);
+    assert_int_equal(n, 9);
+    static const char *const want[9] = {"WHDR", "WTAB", "WTAB", "WTAB", "WIDX",
+                                        "WDAT", "WDAT", "WDAT", "WEND"};
+    for (size_t i = 0; i < n; i++) assert_string_equal(sp[i].type, want[i]);
+    uint8_t *re = malloc(size + 64);
+    assert_non_null(re);
+    wc_image out;
+    static const struct {
+        int order[9];
+        const char *msg;
+    } bad[] = {
+        /* The order of the issue: WDAT before WIDX. */
+        {{0, 1, 2, 3, 5, 6, 7, 4, 8}, "chunk 4 (WDAT) at byte"},
+        {{0, 4, 1, 2, 3, 5, 6, 7, 8}, "chunk 1 (WIDX) at byte"},
+        {{0, 1, 2, 4, 3, 5, 6, 7, 8}, "misplaced: after 2 of the 3 table chunks (WTAB)"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        size_t len = rebuild(buf, sp, bad[k].order, n, NULL, 0, 0, re);
+        assert_int_equal(len, size);
+        assert_int_equal(wc_decode(ctx, NULL, re, len, &out), WC_ERR_CORRUPT);
+        assert_non_null(strstr(wc_ctx_error(ctx), "misplaced"));
+        assert_non_null(strstr(wc_ctx_error(ctx), bad[k].msg));
+        wc_info info;
+        assert_int_equal(wc_inspect(ctx, re, len, &info), WC_ERR_CORRUPT);
+    }
+    /* An unknown chunk between any two payload chunks is passed over. */
+    static const int same[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+    uint8_t extra[12 + 3] = {3, 0, 0, 0, 'w', 'X', 'Y', 'Z', 1, 2, 3};
+    wc_wr32le(extra + 11, (uint32_t)crc32(0L, extra + 4, 7));
+    for (size_t at = 1; at < n; at++) {
+        size_t len = rebuild(buf, sp, same, n, extra, sizeof extra, at, re);
+        assert_int_equal(wc_decode(ctx, NULL, re, len, &out), WC_OK);
+        assert_memory_equal(out.pixels, img.pixels, img.stride * img.height);
+        wc_image_free(&out);
+    }
+    free(re);
+    free(buf);
+    wc_image_free(&img);
+    wc_ctx_free(ctx);
+}
+
+/* The encoder's limits: pixels and memory, checked before allocating,
+ * with the need and the limit in the message. */
+static void test_encode_limits(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    wc_image img;
+    for (size_t c = 0; c < NCASES; c++) {
+        size_t size;
+        uint8_t *buf = encode_case(ctx, &cases[c], &size, &img);
+        free(buf);
+        wc_params p;
+        case_params(&cases[c], &p);
+        void *out = NULL;
+        const uint64_t pixels = (uint64_t)img.width * img.height;
+        p.max_pixels = pixels - 1;
+        assert_int_equal(wc_encode_alloc(ctx, &p, &img, &out, &size), WC_ERR_LIMIT);
+        assert_non_null(strstr(wc_ctx_error(ctx), "exceeds the limit of"));
+        p.max_pixels = pixels;
+        const uint64_t need = wc_encode_memory(&img, &p);
+        assert_true(need > img.stride * img.height);
+        p.max_memory = need - 1;
+        assert_int_equal(wc_encode_alloc(ctx, &p, &img, &out, &size), WC_ERR_LIMIT);
+        char msg[160];
+        snprintf(msg, sizeof msg, "needs about %llu bytes to encode, over the memory limit of %llu",
+                 (unsigned long long)need, (unsigned long long)(need - 1));
+        assert_non_null(strstr(wc_ctx_error(ctx), msg));
+        assert_null(out);
+        p.max_memory = need;
+        assert_int_equal(wc_encode_alloc(ctx, &p, &img, &out, &size), WC_OK);
+        free(out);
+        wc_image_free(&img);
+    }
     wc_ctx_free(ctx);
 }
 
@@ -420,7 +547,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_truncations),      cmocka_unit_test(test_bit_flips),
         cmocka_unit_test(test_damage_behind_crc), cmocka_unit_test(test_limits),
-        cmocka_unit_test(test_alloc_failures),
+        cmocka_unit_test(test_alloc_failures),   cmocka_unit_test(test_misplaced_chunks),
+        cmocka_unit_test(test_encode_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,8 +12,12 @@
  *  - a rejection is one of the data errors with a message saying where;
  *  - a file that decodes also inspects, with the same geometry;
  *  - one thread and two threads give the same status and the same pixels.
- * Small pixel and memory limits keep each run fast, and exercise the limit
- * checks themselves.
+ *  - the header check decode_file (imageio) makes before reading a file's
+ *    rest (wc_decode_check_head) refuses only with a data error and a
+ *    message.
+ * The limits are near real ones (4 Mpixels, 256 MiB), and .ci/fuzz.sh runs
+ * libFuzzer with -malloc_limit_mb=256 to match: a small input that makes
+ * the decoder allocate past its own estimate is a finding.
  */
 #include <stdint.h>
 #include <string.h>
@@ -22,8 +26,8 @@
 #include "fuzz_check.h"
 #include "wcodec.h"
 
-#define FUZZ_MAX_PIXELS ((uint64_t)1 << 16)
-#define FUZZ_MAX_MEMORY ((uint64_t)16 << 20)
+#define FUZZ_MAX_PIXELS ((uint64_t)1 << 22)
+#define FUZZ_MAX_MEMORY ((uint64_t)256 << 20)
 
 static int is_data_error(wc_status s)
 {
@@ -51,6 +55,18 @@ static void decode_one(wc_ctx *ctx, const uint8_t *data, size_t size)
     p.max_memory = FUZZ_MAX_MEMORY;
     p.threads = 1;
     p.backend = WC_BACKEND_CPU;
+
+    size_t max_file = 0;
+    const size_t head = size < WC_DECODE_HEAD_BYTES ? size : WC_DECODE_HEAD_BYTES;
+    wc_status sh = wc_decode_check_head(ctx, &p, data, head, size, &max_file);
+    FUZZ_CHECK(sh == WC_OK || (is_data_error(sh) && wc_ctx_error(ctx)[0]),
+               "head check: status %d (%s), message '%s'", (int)sh, wc_strerror(sh),
+               wc_ctx_error(ctx));
+    FUZZ_CHECK(sh != WC_OK || max_file >= head,
+               "head check allows %zu bytes, fewer than it was given", max_file);
+    char head_msg[256];
+    snprintf(head_msg, sizeof head_msg, "%s", wc_ctx_error(ctx));
+
     wc_image img;
     wc_status s = wc_decode(ctx, &p, data, size, &img);
     FUZZ_CHECK(s == WC_OK || (is_data_error(s) && wc_ctx_error(ctx)[0]),
@@ -60,6 +76,7 @@ static void decode_one(wc_ctx *ctx, const uint8_t *data, size_t size)
         return;
     }
     FUZZ_CHECK(si == WC_OK, "decodes but does not inspect: %s", wc_strerror(si));
+    FUZZ_CHECK(sh == WC_OK, "decodes, but the head check refuses: %s", head_msg);
     FUZZ_CHECK(img.width == info.width && img.height == info.height &&
                    img.components == info.components && img.bit_depth == info.bit_depth,
                "decode and inspect disagree on the geometry");
