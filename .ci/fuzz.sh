@@ -83,7 +83,8 @@ for i in "${!targets[@]}"; do
   ft="$(grep -o 'ft: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)"
   echo "$t: $status, ${execs:-?} executions, ${speed:-?} exec/s, cov ${cov:-?}, ft ${ft:-?}"
   if [ "$status" = FAILED ]; then
-    grep -E 'ERROR|SUMMARY|runtime error|check failed|Test unit written' "$log" | head -20
+    # (a run stopped by a signal has none of these lines: no match is no error)
+    grep -E 'ERROR|SUMMARY|runtime error|check failed|Test unit written' "$log" | head -20 || true
     ls "$run_dir/$t"/{crash,leak,timeout,oom,slow-unit}-* 2>/dev/null || true
   fi
 done
