@@ -216,7 +216,8 @@ WC_API wc_status wc_decode(wc_ctx *ctx, const wc_params *p, const void *src, siz
  * fields) and p's pixel and memory limits (p may be NULL for defaults),
  * with file_size (a regular file's size, else 0) counted as memory, as
  * wc_decode counts its input. When n is smaller the file is all there and
- * wc_decode will say the rest. Sets *max_file to the most bytes the whole
+ * wc_decode will say the rest (more than WC_DECODE_HEAD_BYTES is taken as
+ * that many). Sets *max_file to the most bytes the whole
  * file may have under the limits: read no further. Allocates nothing;
  * the message of a failure is wc_ctx_error's.
  */

@@ -2,7 +2,8 @@
  * test_api_edges.c -- the public API's edges, through wcodec.h alone: a
  * wc_params of another layout is a status (no print, no abort) and makes
  * later calls refuse; the info structs are filled only as far as the
- * program's struct goes; wc_free takes what wc_encode_alloc made.
+ * program's struct goes; wc_free takes what wc_encode_alloc made;
+ * wc_decode_check_head judges a file by its first bytes as wc_decode would.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -90,11 +91,64 @@ static void test_info_structs_filled_to_the_callers_size(void **state)
     wc_image_free(&img);
 }
 
+/* A file's first WC_DECODE_HEAD_BYTES: the header's limits are checked
+ * and the whole file's bound given; fewer bytes are a whole file, of which
+ * only the signature is checked here. */
+static void test_decode_check_head(void **state)
+{
+    (void)state;
+    wc_image img = {128, 96, 1, 8, 0, NULL};
+    assert_int_equal(wc_image_alloc(&img), WC_OK);
+    uint8_t *px = img.pixels;
+    uint32_t x = 12345;
+    for (uint32_t i = 0; i < img.width * img.height; i++) { /* noise: > 4 KiB coded */
+        x = x * 1103515245u + 12345u;
+        px[i] = (uint8_t)(x >> 24);
+    }
+    wc_ctx *ctx = wc_ctx_create();
+    assert_non_null(ctx);
+    wc_params p;
+    wc_params_init(&p);
+    void *file = NULL;
+    size_t size = 0;
+    assert_int_equal(wc_encode_alloc(ctx, &p, &img, &file, &size), WC_OK);
+    assert_true(size > WC_DECODE_HEAD_BYTES);
+
+    size_t max_file = 0;
+    assert_int_equal(wc_decode_check_head(NULL, &p, file, size, size, &max_file), WC_ERR_ARG);
+    assert_int_equal(wc_decode_check_head(ctx, &p, file, size, size, NULL), WC_ERR_ARG);
+    /* The defaults leave room for the file, whether its size is known or not. */
+    assert_int_equal(wc_decode_check_head(ctx, NULL, file, WC_DECODE_HEAD_BYTES, size, &max_file),
+                     WC_OK);
+    assert_true(max_file >= size);
+    assert_int_equal(wc_decode_check_head(ctx, &p, file, size, 0, &max_file), WC_OK);
+    assert_true(max_file >= size);
+    /* Limits as wc_decode applies them, before the rest is read. */
+    p.max_pixels = (uint64_t)img.width * img.height - 1;
+    assert_int_equal(wc_decode_check_head(ctx, &p, file, WC_DECODE_HEAD_BYTES, size, &max_file),
+                     WC_ERR_LIMIT);
+    assert_int_equal(wc_decode(ctx, &p, file, size, &(wc_image){0}), WC_ERR_LIMIT);
+    wc_params_init(&p);
+    p.max_memory = 1 << 20;
+    assert_int_equal(wc_decode_check_head(ctx, &p, file, WC_DECODE_HEAD_BYTES, size, &max_file),
+                     WC_ERR_LIMIT);
+    assert_non_null(strstr(wc_ctx_error(ctx), "memory limit"));
+    /* A bad signature, however few bytes. */
+    ((uint8_t *)file)[1] ^= 1;
+    assert_int_equal(wc_decode_check_head(ctx, NULL, file, 3, 3, &max_file), WC_ERR_FORMAT);
+    assert_int_equal(wc_decode_check_head(ctx, NULL, file, 0, 0, &max_file), WC_ERR_FORMAT);
+
+    wc_free(file);
+    wc_ctx_free(ctx);
+    wc_image_free(&img);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_params_abi_mismatch_is_a_status),
         cmocka_unit_test(test_info_structs_filled_to_the_callers_size),
+        cmocka_unit_test(test_decode_check_head),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
