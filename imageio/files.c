@@ -468,8 +468,7 @@ static uint64_t encode_need(const wc_image *shape, const void *p)
     return wc_encode_memory(shape, p);
 }
 
-wc_status image_read_for_encode(const char *path, const wc_params *p, wc_image *img,
-                                wc_err *err)
+wc_status image_read_for_encode(const char *path, const wc_params *p, wc_image *img, wc_err *err)
 {
     wc_params d;
     if (!p) {
@@ -513,8 +512,7 @@ static wc_status read_wcx(wc_ctx *ctx, const wc_params *p, const char *path, uin
     return WC_OK;
 }
 
-wc_status decode_file(wc_ctx *ctx, const wc_params *p, const char *path, wc_image *out,
-                      wc_err *err)
+wc_status decode_file(wc_ctx *ctx, const wc_params *p, const char *path, wc_image *out, wc_err *err)
 {
     WC_RETURN_IF(!ctx || !out, err, WC_ERR_ARG, "missing argument");
     memset(out, 0, sizeof *out);

@@ -137,13 +137,12 @@ wc_status image_read(const char *path, uint64_t max_pixels, wc_image *img, wc_er
 /* As image_read, and refuses (WC_ERR_LIMIT, before allocating) an image
  * whose encode with p would pass p->max_pixels or need more than
  * p->max_memory bytes (wc_encode_memory). p may be NULL for defaults. */
-wc_status image_read_for_encode(const char *path, const wc_params *p, wc_image *img,
-                                wc_err *err);
+wc_status image_read_for_encode(const char *path, const wc_params *p, wc_image *img, wc_err *err);
 
 typedef enum image_format {
     IMAGE_BY_NAME = 0, /* PGM/PPM when the path ends in .pgm/.ppm/.pnm, else PNG */
     IMAGE_PNG = 1,
-    IMAGE_PNM = 2      /* PGM (1 component) or PPM (3) */
+    IMAGE_PNM = 2 /* PGM (1 component) or PPM (3) */
 } image_format;
 
 /* Writes img as PNG, or PGM/PPM when path ends in .pgm/.ppm/.pnm. */
