@@ -231,7 +231,7 @@ static void png_setup_transforms(png_structp png, png_infop info, int depth, int
 
 /* Checks the row layout libpng will deliver; an interlaced image (whose
  * passes revisit every row) gets all its memory now, a plain one as its
- * rows arrive (png_read_rows). */
+ * rows arrive (png_read_grow). */
 static wc_status png_alloc_image(png_reader *r, wc_image *out, int interlace)
 {
     size_t bps = out->bit_depth > 8 ? 2 : 1, row, total;

@@ -53,8 +53,9 @@ static int cmd_encode(int argc, char **argv)
     if (want_help(argc, argv)) {
         printf("usage: wcodec encode IN OUT [options]\n\n"
                "Compresses IN (PNG, PGM or PPM) into OUT (.wcx). Lossless unless a lossy\n"
-               "option is given. Prints one line: sizes, ratio, bits per pixel, time\n"
-               "(on standard error when OUT is '-', standard output).\n\n"
+               "option is given. IN '-' reads standard input, OUT '-' writes standard\n"
+               "output. Prints one line: sizes, ratio, bits per pixel, time (on standard\n"
+               "error when OUT is '-').\n\n"
                "options:\n%s"
                "  --max-pixels N        refuse inputs larger than N pixels (default 2^31)\n"
                "  --max-memory N        refuse inputs whose encode needs more than N bytes,\n"

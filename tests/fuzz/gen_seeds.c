@@ -86,22 +86,26 @@ typedef struct wcx_seed {
     uint32_t w, h, comps, depth;
     int lossless, transform, wavelet, entropy, block, levels;
     float quality;
+    int flat; /* all samples zero: a large image in a small file */
 } wcx_seed;
 
 static const wcx_seed wcx_seeds[] = {
-    {"lossless_rgb.wcx", 24, 20, 3, 8, 1, 0, 53, 0, 16, 3, 0},
-    {"lossless_gray1.wcx", 17, 9, 1, 1, 1, 0, 53, 0, 16, 2, 0},
-    {"lossless_rgba16.wcx", 12, 12, 4, 16, 1, 0, 53, 0, 16, 2, 0},
-    {"lossless_deflate_ga.wcx", 20, 14, 2, 8, 1, 0, 53, 1, 32, 2, 0},
-    {"lossy97_ga.wcx", 24, 24, 2, 8, 0, 0, 97, 0, 16, 3, 60},
-    {"lossy97_deflate_rgb.wcx", 20, 20, 3, 8, 0, 0, 97, 1, 16, 2, 50},
-    {"lossy53_gray12.wcx", 16, 24, 1, 12, 0, 0, 53, 0, 16, 2, 70},
-    {"dct_rgb.wcx", 24, 16, 3, 8, 0, 1, 97, 0, 16, 0, 60},
-    {"dct_deflate_gray.wcx", 16, 16, 1, 8, 0, 1, 97, 1, 16, 0, 40},
-    {"lot_rgba.wcx", 16, 16, 4, 8, 0, 2, 97, 0, 16, 1, 60},
-    {"levels0_gray.wcx", 9, 7, 1, 8, 1, 0, 53, 0, 16, 0, 0},
-    {"one_pixel.wcx", 1, 1, 1, 8, 1, 0, 53, 0, 16, 5, 0},
-    {"block128_gray.wcx", 40, 8, 1, 8, 1, 0, 53, 0, 128, 1, 0},
+    {"lossless_rgb.wcx", 24, 20, 3, 8, 1, 0, 53, 0, 16, 3, 0, 0},
+    {"lossless_gray1.wcx", 17, 9, 1, 1, 1, 0, 53, 0, 16, 2, 0, 0},
+    {"lossless_rgba16.wcx", 12, 12, 4, 16, 1, 0, 53, 0, 16, 2, 0, 0},
+    {"lossless_deflate_ga.wcx", 20, 14, 2, 8, 1, 0, 53, 1, 32, 2, 0, 0},
+    {"lossy97_ga.wcx", 24, 24, 2, 8, 0, 0, 97, 0, 16, 3, 60, 0},
+    {"lossy97_deflate_rgb.wcx", 20, 20, 3, 8, 0, 0, 97, 1, 16, 2, 50, 0},
+    {"lossy53_gray12.wcx", 16, 24, 1, 12, 0, 0, 53, 0, 16, 2, 70, 0},
+    {"dct_rgb.wcx", 24, 16, 3, 8, 0, 1, 97, 0, 16, 0, 60, 0},
+    {"dct_deflate_gray.wcx", 16, 16, 1, 8, 0, 1, 97, 1, 16, 0, 40, 0},
+    {"lot_rgba.wcx", 16, 16, 4, 8, 0, 2, 97, 0, 16, 1, 60, 0},
+    {"levels0_gray.wcx", 9, 7, 1, 8, 1, 0, 53, 0, 16, 0, 0, 0},
+    {"one_pixel.wcx", 1, 1, 1, 8, 1, 0, 53, 0, 16, 5, 0, 0},
+    {"block128_gray.wcx", 40, 8, 1, 8, 1, 0, 53, 0, 128, 1, 0, 0},
+    /* 4 Mpixels in about 1 KB: starts the fuzzer where a small input costs
+     * large memory (the harness's limits are 4 Mpixels and 256 MiB). */
+    {"flat_2048_gray.wcx", 2048, 2048, 1, 8, 1, 0, 53, 0, 128, 5, 0, 1},
 };
 
 static void seeds_decode(void)
@@ -112,6 +116,7 @@ static void seeds_decode(void)
         const wcx_seed *s = &wcx_seeds[i];
         wc_image img;
         make_image(&img, s->w, s->h, s->comps, s->depth, (unsigned)i);
+        if (s->flat) memset(img.pixels, 0, img.stride * img.height);
         wc_params p;
         wc_params_init(&p);
         p.lossless = s->lossless;
