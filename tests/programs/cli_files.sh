@@ -179,4 +179,5 @@ done
 no_temp_files "SIGTERM while writing"
 
 no_temp_files "the end"
+rm -f noise.pgm # 64 MB
 echo "cli_files: all cases passed"
