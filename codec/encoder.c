@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "encoder.h"
+#include "meta.h"
 #include "plan.h"
 #include "quant.h"
 
@@ -97,6 +98,7 @@ static void write_file(const enc_state *st, const es_output *out, uint8_t *dst, 
         wcx_chunk_commit(&w, hs);
     }
     wcx_chunk_end(&w);
+    meta_put_chunks(&w, st->p->meta);
     if (st->h.entropy == WC_ENTROPY_HUFFMAN)
         for (uint32_t c = 0; c < st->h.components; c++)
             wcx_put_chunk(&w, WCX_WTAB, out->tables[c], out->table_size[c]);
@@ -193,7 +195,8 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
     wc_status s = encode_payloads(&st, img, &out);
     if (s == WC_OK) {
         double t0 = ctx_now();
-        size_t size = enc_file_size(&st, &out);
+        /* Rate control counts the image's bytes; metadata comes on top. */
+        size_t size = enc_file_size(&st, &out) + meta_file_bytes(p->meta);
         if (alloc_out) {
             dst = *alloc_out = wc_malloc(size);
             cap = size;
@@ -239,6 +242,7 @@ size_t wc_encode_bound(const wc_image *img, const wc_params *p)
     uint64_t pw = ((uint64_t)img->width + 7) & ~7ull, ph = ((uint64_t)img->height + 7) & ~7ull;
     uint64_t coefs = pw * ph * img->components;
     uint64_t blocks = (pw / 16 + 46) * (ph / 16 + 46) * img->components;
-    uint64_t n = coefs * 8 + blocks * 80 + img->components * 20000ull + 4096;
+    uint64_t n = coefs * 8 + blocks * 80 + img->components * 20000ull + 4096 +
+                 meta_file_bytes(p->meta);
     return n > SIZE_MAX ? 0 : (size_t)n;
 }
