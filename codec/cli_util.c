@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "image_ext.h"
 
 int cli_int(const char *opt, const char *s, long lo, long hi, long *out)
 {
@@ -60,7 +61,7 @@ int cli_exit_code(wc_status s) { return s == WC_OK ? CLI_OK : s == WC_ERR_IO ? C
 
 void cli_error(wc_ctx *ctx, wc_status s, const char *what)
 {
-    const char *msg = ctx ? wc_ctx_error(ctx) : "";
+    const char *msg = *imgio_error() ? imgio_error() : ctx ? wc_ctx_error(ctx) : "";
     size_t n = strlen(what);
     /* File errors already start with the file's name: say it once. */
     if (!strncmp(msg, what, n) && msg[n] == ':')
@@ -93,7 +94,7 @@ wc_status cli_load_any(wc_ctx *ctx, const char *path, const wc_params *p, wc_ima
         return s;
     }
     free(data);
-    return wc_image_read(ctx, path, p ? p->max_pixels : 0, img);
+    return imgio_read(ctx, path, 0, p ? p->max_pixels : 0, img, NULL, NULL);
 }
 
 const char cli_encoder_help[] =
@@ -341,6 +342,7 @@ static int is_image_name(const char *name)
     const char *dot = strrchr(name, '.');
     return dot && name[0] != '.' &&
            (!strcasecmp(dot, ".png") || !strcasecmp(dot, ".pgm") || !strcasecmp(dot, ".ppm") ||
+            imgio_is_tiff_name(name) ||
             !strcasecmp(dot, ".pnm"));
 }
 

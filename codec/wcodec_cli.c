@@ -10,15 +10,17 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cli_image.h"
 #include "cli_util.h"
+#include "image_ext.h"
 
 static const char usage_text[] =
     "usage: wcodec <command> [options]\n"
     "\n"
     "commands:\n"
-    "  encode IN OUT [options]   compress a PNG/PGM/PPM image into a .wcx file\n"
-    "  decode IN OUT [options]   decompress a .wcx file into PNG (or .pgm/.ppm by name)\n"
-    "  info FILE                 show a .wcx file's header and bytes per band\n"
+    "  encode IN OUT [options]   compress a PNG/TIFF/PGM/PPM image into a .wcx file\n"
+    "  decode IN OUT [options]   decompress a .wcx file into PNG (or .tif/.pgm/.ppm by name)\n"
+    "  info FILE                 show a .wcx file's header, bytes per band, metadata\n"
     "  compare A B               PSNR, maximum error and SSIM between two images\n"
     "  bench FILES|DIRS [opts]   encode + decode in memory: size, quality, speed\n"
     "  sweep DIRS --out DIR      a rate-distortion grid: CSV, SVG plots, report.md\n"
@@ -47,10 +49,14 @@ static int cmd_encode(int argc, char **argv)
 {
     if (want_help(argc, argv)) {
         printf("usage: wcodec encode IN OUT [options]\n\n"
-               "Compresses IN (PNG, PGM or PPM) into OUT (.wcx). Lossless unless a lossy\n"
-               "option is given. Prints one line: sizes, ratio, bits per pixel, time.\n\n"
+               "Compresses IN (PNG, TIFF, PGM or PPM) into OUT (.wcx). Lossless unless a lossy\n"
+               "option is given. Prints one line: sizes, ratio, bits per pixel, time.\n"
+               "Metadata (ICC profile, gamma, chromaticities, sRGB, resolution, text, time,\n"
+               "EXIF, XMP) goes into the file too.\n\n"
                "options:\n%s"
                "  --max-pixels N        refuse inputs larger than N pixels\n"
+               "  --page N              the page of a multi-page TIFF to encode (default 1)\n"
+               "  --strip               leave the metadata out\n"
                "  -v, --verbose         say which backend ran\n"
                "  -q, --quiet           print nothing on success\n",
                cli_encoder_help);
@@ -59,12 +65,16 @@ static int cmd_encode(int argc, char **argv)
     wc_params p;
     wc_params_init(&p);
     const char *in = NULL, *out = NULL;
-    int lossy = 0, lossless = 0, verbose = 0, quiet = 0;
+    int lossy = 0, lossless = 0, verbose = 0, quiet = 0, strip = 0;
+    long page = 1;
     for (int i = 2; i < argc; i++) {
         int r = cli_encoder_option(argc, argv, &i, &p, &lossy, &lossless);
         if (r < 0) return CLI_BAD;
         if (r > 0) continue;
-        if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) verbose = 1;
+        if (!strcmp(argv[i], "--strip")) strip = 1;
+        else if (!strcmp(argv[i], "--page")) {
+            if (i + 1 >= argc || cli_int("--page", argv[++i], 1, 65535, &page)) return CLI_BAD;
+        } else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) verbose = 1;
         else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) quiet = 1;
         else if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "wcodec: encode: unknown option '%s' (see --help)\n", argv[i]);
@@ -82,19 +92,19 @@ static int cmd_encode(int argc, char **argv)
     }
     if (cli_encoder_finish(&p, lossy, lossless)) return CLI_BAD;
     wc_ctx *ctx = wc_ctx_create();
-    if (!ctx) return CLI_BAD;
+    wc_meta *meta = strip ? NULL : wc_meta_create();
+    if (!ctx || (!strip && !meta)) return CLI_BAD;
+    p.meta = meta;
     wc_image img = {0};
     void *buf = NULL;
     size_t size = 0;
     double t0 = cli_now(), t1 = t0;
-    wc_status s = wc_image_read(ctx, in, p.max_pixels, &img);
+    wc_status s = cli_image_read(ctx, in, (unsigned)page, p.max_pixels, &img, meta, quiet);
     if (s == WC_OK) {
         t0 = cli_now();
         s = wc_encode_alloc(ctx, &p, &img, &buf, &size);
         t1 = cli_now();
         if (s != WC_OK) cli_error(ctx, s, in);
-    } else {
-        cli_error(ctx, s, in);
     }
     if (s == WC_OK) {
         s = wc_file_write(ctx, out, buf, size);
@@ -112,6 +122,7 @@ static int cmd_encode(int argc, char **argv)
     }
     free(buf);
     wc_image_free(&img);
+    wc_meta_free(meta);
     wc_ctx_free(ctx);
     return cli_exit_code(s);
 }
@@ -120,9 +131,12 @@ static int cmd_decode(int argc, char **argv)
 {
     if (want_help(argc, argv)) {
         printf("usage: wcodec decode IN OUT [options]\n\n"
-               "Decompresses IN (.wcx) into OUT: PNG, or PGM/PPM when OUT ends in\n"
-               ".pgm/.ppm/.pnm. The image keeps the original bit depth and channels.\n\n"
+               "Decompresses IN (.wcx) into OUT: PNG, TIFF when OUT ends in .tif/.tiff,\n"
+               "or PGM/PPM when it ends in .pgm/.ppm/.pnm. The image keeps the original\n"
+               "bit depth and channels, and its metadata goes into the format's own\n"
+               "fields (a note names what the format has no place for).\n\n"
                "options:\n"
+               "  --strip               leave the metadata out\n"
                "  --threads N           worker threads (default: all cores)\n"
                "  --backend B           auto (default), cpu or cuda\n"
                "  --max-pixels N        refuse files larger than N pixels (default 2^31)\n"
@@ -135,10 +149,11 @@ static int cmd_decode(int argc, char **argv)
     wc_params p;
     wc_params_init(&p);
     const char *in = NULL, *out = NULL;
-    int verbose = 0, quiet = 0, dummy = 0;
+    int verbose = 0, quiet = 0, dummy = 0, strip = 0;
     for (int i = 2; i < argc; i++) {
         const char *o = argv[i];
-        if (!strcmp(o, "--threads") || !strcmp(o, "--backend") || !strcmp(o, "--max-pixels") ||
+        if (!strcmp(o, "--strip")) strip = 1;
+        else if (!strcmp(o, "--threads") || !strcmp(o, "--backend") || !strcmp(o, "--max-pixels") ||
             !strcmp(o, "--max-memory")) {
             if (cli_encoder_option(argc, argv, &i, &p, &dummy, &dummy) < 0) return CLI_BAD;
         } else if (!strcmp(o, "-v") || !strcmp(o, "--verbose")) verbose = 1;
@@ -159,29 +174,33 @@ static int cmd_decode(int argc, char **argv)
     }
     const char *dot = strrchr(out, '.');
     if (!dot || (strcasecmp(dot, ".png") && strcasecmp(dot, ".pgm") && strcasecmp(dot, ".ppm") &&
-                 strcasecmp(dot, ".pnm"))) {
-        fprintf(stderr, "wcodec: decode: %s: unknown output format (use .png, .pgm, .ppm or .pnm)\n",
-                out);
+                 strcasecmp(dot, ".pnm") && strcasecmp(dot, ".tif") && strcasecmp(dot, ".tiff"))) {
+        fprintf(stderr, "wcodec: decode: %s: unknown output format (use .png, .tif, .tiff, .pgm, "
+                        ".ppm or .pnm)\n", out);
         return CLI_BAD;
     }
     wc_ctx *ctx = wc_ctx_create();
-    if (!ctx) return CLI_BAD;
+    wc_meta *meta = strip ? NULL : wc_meta_create();
+    if (!ctx || (!strip && !meta)) return CLI_BAD;
     void *data = NULL;
     size_t size = 0;
     wc_image img = {0};
     double t0 = 0, t1 = 0;
+    unsigned dropped = 0;
     wc_status s = wc_file_read(ctx, in, 0, &data, &size);
     if (s == WC_OK) {
         t0 = cli_now();
         s = wc_decode(ctx, &p, data, size, &img);
         t1 = cli_now();
     }
+    if (s == WC_OK && meta) s = wc_meta_read(ctx, data, size, meta);
     if (s != WC_OK) cli_error(ctx, s, in);
     if (s == WC_OK) {
-        s = wc_image_write(ctx, out, &img);
-        if (s != WC_OK) cli_error(ctx, s, out);
+        s = imgio_write(ctx, out, &img, meta, &dropped);
+        if (s != WC_OK) cli_image_error(ctx, s, out);
     }
     if (s == WC_OK) {
+        if (!quiet) cli_image_dropped(out, dropped);
         if (verbose) print_verbose(ctx);
         if (!quiet)
             printf("%s -> %s: %ux%u, %u x %u-bit, %.1f ms\n", in, out, img.width, img.height,
@@ -189,6 +208,7 @@ static int cmd_decode(int argc, char **argv)
     }
     free(data);
     wc_image_free(&img);
+    wc_meta_free(meta);
     wc_ctx_free(ctx);
     return cli_exit_code(s);
 }
@@ -211,8 +231,8 @@ static const char *band_label(const wc_info *in, uint32_t b, char *buf, size_t n
 static int cmd_info(int argc, char **argv)
 {
     if (want_help(argc, argv) || argc != 3) {
-        printf("usage: wcodec info FILE\n\nShows the header of a .wcx file and its bytes per\n"
-               "component and per band.\n");
+        printf("usage: wcodec info FILE\n\nShows the header of a .wcx file, its bytes per\n"
+               "component and per band, and its metadata.\n");
         return argc == 3 ? CLI_OK : CLI_BAD;
     }
     wc_ctx *ctx = wc_ctx_create();
@@ -220,8 +240,10 @@ static int cmd_info(int argc, char **argv)
     void *data = NULL;
     size_t size = 0;
     wc_info in;
-    wc_status s = wc_file_read(ctx, argv[2], 0, &data, &size);
+    wc_meta *meta = wc_meta_create();
+    wc_status s = meta ? wc_file_read(ctx, argv[2], 0, &data, &size) : WC_ERR_NOMEM;
     if (s == WC_OK) s = wc_inspect(ctx, data, size, &in);
+    if (s == WC_OK) s = wc_meta_read(ctx, data, size, meta);
     if (s != WC_OK) {
         cli_error(ctx, s, argv[2]);
     } else {
@@ -249,7 +271,9 @@ static int cmd_info(int argc, char **argv)
                        (unsigned long long)in.band_bytes[c][b]);
             }
         }
+        cli_image_print_meta(meta);
     }
+    wc_meta_free(meta);
     free(data);
     wc_ctx_free(ctx);
     return cli_exit_code(s);

@@ -1,0 +1,85 @@
+/*
+ * image_ext.h -- the image I/O that the command links and the library does
+ * not: TIFF through libtiff (image_tiff.c), PNG metadata (image_meta_png.c),
+ * and reading and writing any supported file with its metadata
+ * (image_file.c).
+ *
+ * As in image_io.h: err may be NULL, messages name the problem ("TIFF:
+ * compression 7 (JPEG) is not supported"), readers clear *img first and fill
+ * it only on WC_OK (free with wc_image_free), max_pixels caps width*height
+ * (0 = WC_DEFAULT_MAX_PIXELS). A NULL meta means "not wanted": metadata is
+ * neither read nor written.
+ */
+#ifndef WC_IMAGE_EXT_H
+#define WC_IMAGE_EXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wc_common.h"
+
+/* ---- TIFF (image_tiff.c) ---------------------------------------------------- */
+
+/* 1..16-bit unsigned samples, gray (min-is-black or min-is-white, the
+ * latter inverted), gray+alpha, RGB, RGBA; contiguous or planar; strips or
+ * tiles; no compression, LZW, deflate or PackBits; either byte order. page
+ * is 1-based (0 means 1); *pages (may be NULL) gets the file's page count.
+ * The claimed size is checked against max_pixels and against what the
+ * file's bytes can hold under its compression before anything is
+ * allocated, and the pixel buffer grows as strips and tiles decode. meta
+ * gets the ICC profile, XMP, resolution, chromaticities, DateTime and the
+ * text tags (ImageDescription -> "Description", DocumentName -> "Title",
+ * Artist -> "Author", Copyright, Software, Make, Model, HostComputer,
+ * PageName). Damage is WC_ERR_CORRUPT, an unsupported layout
+ * WC_ERR_UNSUPPORTED. */
+wc_status tiff_read_mem(const uint8_t *data, size_t size, unsigned page, uint64_t max_pixels,
+                        wc_image *img, wc_meta *meta, unsigned *pages, wc_err *err);
+
+/* Writes img as a one-page little-endian TIFF at its own bit depth (LZW,
+ * with the horizontal predictor at 8 and 16 bits) into a new buffer
+ * (*out, free with wc_free). meta's items that TIFF has a tag for are
+ * written (see tiff_read_mem); *dropped (may be NULL) gets a bit (1 << kind)
+ * for each kind that had to be left out. */
+wc_status tiff_write_mem(const wc_image *img, const wc_meta *meta, uint8_t **out, size_t *size,
+                         unsigned *dropped, wc_err *err);
+
+/* ---- PNG metadata (image_meta_png.c) ------------------------------------------ */
+
+/* Appends the metadata chunks of a PNG file in memory to meta: iCCP, gAMA,
+ * cHRM, sRGB, pHYs, tIME, tEXt, zTXt, iTXt (the one keyed
+ * "XML:com.adobe.xmp" as XMP) and eXIf. Chunks with a bad CRC or damaged
+ * contents are WC_ERR_CORRUPT; compressed values are inflated up to
+ * WC_META_MAX_VALUE bytes. */
+wc_status png_meta_read(const uint8_t *png, size_t size, wc_meta *meta, wc_err *err);
+
+/* Returns a copy of a PNG file with meta's items inserted as chunks after
+ * IHDR (*out, free with wc_free). Every kind has a PNG chunk; resolution in
+ * inches or centimetres is converted to pixels per metre. */
+wc_status png_meta_insert(const uint8_t *png, size_t size, const wc_meta *meta, uint8_t **out,
+                          size_t *out_size, wc_err *err);
+
+/* ---- any file (image_file.c) ---------------------------------------------------- */
+
+/* Reads PNG, PGM/PPM or TIFF (by content) with its metadata into meta
+ * (when not NULL). page applies to TIFF; *pages (may be NULL) gets the
+ * page count (1 for other formats). Errors go to ctx and start with the
+ * path. */
+wc_status imgio_read(wc_ctx *ctx, const char *path, unsigned page, uint64_t max_pixels,
+                     wc_image *img, wc_meta *meta, unsigned *pages);
+
+/* Writes img by the path's extension: .tif/.tiff TIFF, .pgm/.ppm/.pnm PNM,
+ * otherwise PNG, with meta (may be NULL) in the format's own fields,
+ * atomically (a failure leaves no file). *dropped (may be NULL) gets a bit
+ * (1 << kind) per metadata kind the format has no place for. */
+wc_status imgio_write(wc_ctx *ctx, const char *path, const wc_image *img, const wc_meta *meta,
+                      unsigned *dropped);
+
+/* The message of the last failed imgio_read/imgio_write on this thread
+ * when the failure was in this layer (TIFF, PNG metadata, pages); "" when
+ * it was the library's, whose message is then wc_ctx_error(ctx). */
+const char *imgio_error(void);
+
+/* 1 if the path ends in .tif or .tiff (any case). */
+int imgio_is_tiff_name(const char *path);
+
+#endif /* WC_IMAGE_EXT_H */
