@@ -75,7 +75,8 @@ static size_t varint_size(uint32_t v) { return v < 0x80 ? 1 : v < 0x4000 ? 2 : v
 
 size_t enc_file_size(const enc_state *st, const es_output *out)
 {
-    size_t n = WCX_MAGIC_SIZE + WCX_CHUNK_OVERHEAD + wcx_header_size(&st->h);
+    size_t n = WCX_MAGIC_SIZE + WCX_CHUNK_OVERHEAD + wcx_header_size(&st->h) +
+               meta_file_bytes(st->p->meta);
     for (uint32_t c = 0; c < st->h.components; c++) {
         if (st->h.entropy == WC_ENTROPY_HUFFMAN) n += WCX_CHUNK_OVERHEAD + out->table_size[c];
         n += WCX_CHUNK_OVERHEAD + out->data_size[c];
@@ -195,8 +196,7 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
     wc_status s = encode_payloads(&st, img, &out);
     if (s == WC_OK) {
         double t0 = ctx_now();
-        /* Rate control counts the image's bytes; metadata comes on top. */
-        size_t size = enc_file_size(&st, &out) + meta_file_bytes(p->meta);
+        size_t size = enc_file_size(&st, &out);
         if (alloc_out) {
             dst = *alloc_out = wc_malloc(size);
             cap = size;

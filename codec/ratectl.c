@@ -46,7 +46,8 @@ wc_status ratectl_search(enc_state *st, es_output *out)
         if (hi - lo < 1e-5) break;
     }
     WC_RETURN_IF(!have_best, &st->ctx->err, WC_ERR_ARG,
-                 "target of %g bpp is below what this image can reach", st->p->bpp);
+                 "target of %g bpp is below what this image can reach%s", st->p->bpp,
+                 st->p->meta && wc_meta_count(st->p->meta) ? " with its metadata" : "");
     /* The header must carry the steps `best` was coded with. */
     plan_set_step(&st->h, (float)exp2(best_log));
     *out = best;

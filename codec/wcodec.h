@@ -133,7 +133,8 @@ typedef struct wc_params {
                               WC_DEFAULT_MAX_MEMORY; 0 = no limit) */
     const struct wc_meta *meta; /* encode: metadata to store in the file
                               (see "metadata"); NULL (default) for none.
-                              Not owned; read during the call only. */
+                              Not owned; read during the call only. A bpp
+                              target counts its bytes too. */
 } wc_params;
 
 #define WC_ABI_VERSION 2u
