@@ -1,48 +1,9 @@
-/*
- * cli_image.c -- the command's side of image files: reading any supported
- * format with its metadata, notes on pages and on metadata a format cannot
- * hold, and the metadata listing of 'wcodec info'.
- */
+/* cli_image.c -- the metadata listing of 'wcodec info'. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli_image.h"
 #include "image_ext.h" /* wc_rd32le and friends come with it */
-
-void cli_image_error(wc_ctx *ctx, wc_status s, const char *path)
-{
-    const char *msg = imgio_error();
-    if (*msg) fprintf(stderr, "wcodec: %s\n", msg);
-    else cli_error(ctx, s, path);
-}
-
-wc_status cli_image_read(wc_ctx *ctx, const char *path, unsigned page, uint64_t max_pixels,
-                         wc_image *img, wc_meta *meta, int quiet)
-{
-    unsigned pages = 1;
-    wc_status s = imgio_read(ctx, path, page, max_pixels, img, meta, &pages);
-    if (s != WC_OK) {
-        cli_image_error(ctx, s, path);
-        return s;
-    }
-    if (pages > 1 && !quiet)
-        fprintf(stderr, "wcodec: note: %s has %u pages; this is page %u (--page N for another)\n",
-                path, pages, page ? page : 1);
-    return WC_OK;
-}
-
-void cli_image_dropped(const char *path, unsigned dropped)
-{
-    if (!dropped) return;
-    fprintf(stderr, "wcodec: note: %s: the format has no place for:", path);
-    const char *sep = " ";
-    for (unsigned k = 1; k < 32; k++)
-        if (dropped & (1u << k)) {
-            fprintf(stderr, "%s%s", sep, wc_meta_kind_name((wc_meta_kind)k));
-            sep = ", ";
-        }
-    fprintf(stderr, " (left out)\n");
-}
 
 /* Text values: printable ASCII as it is, the rest escaped, cut at 60. */
 static void print_text(const uint8_t *d, size_t n)
@@ -58,7 +19,8 @@ static void print_text(const uint8_t *d, size_t n)
 void cli_image_print_meta(const wc_meta *m)
 {
     size_t n = wc_meta_count(m);
-    printf("metadata:    %s\n", n ? "" : "none");
+    if (n) printf("metadata:    %zu item(s)\n", n);
+    else printf("metadata:    none\n");
     for (size_t i = 0; i < n; i++) {
         const wc_meta_item *it = wc_meta_get(m, i);
         const uint8_t *v = it->data;

@@ -79,6 +79,9 @@ wc_status imgio_write(wc_ctx *ctx, const char *path, const wc_image *img, const 
  * it was the library's, whose message is then wc_ctx_error(ctx). */
 const char *imgio_error(void);
 
+/* "libpng 1.6.39, libtiff 4.5.0, zlib 1.2.13": the versions linked. */
+void imgio_versions(char *buf, size_t cap);
+
 /* 1 if the path ends in .tif or .tiff (any case). */
 int imgio_is_tiff_name(const char *path);
 

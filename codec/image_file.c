@@ -9,6 +9,10 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include <png.h>
+#include <tiffio.h>
+#include <zlib.h>
+
 #include "image_ext.h"
 #include "image_io.h"
 
@@ -135,4 +139,13 @@ wc_status imgio_write(wc_ctx *ctx, const char *path, const wc_image *img, const 
     }
     if (wc_meta_count(meta) == 0) return wc_image_write(ctx, path, img);
     return write_png_meta(ctx, path, img, meta);
+}
+
+void imgio_versions(char *buf, size_t cap)
+{
+    /* TIFFGetVersion() is "LIBTIFF, Version 4.5.0\nCopyright ...". */
+    const char *t = strstr(TIFFGetVersion(), "Version ");
+    int tn = t ? (int)strcspn(t + 8, "\n") : 1;
+    snprintf(buf, cap, "libpng %s, libtiff %.*s, zlib %s", png_get_libpng_ver(NULL), tn,
+             t ? t + 8 : "?", zlibVersion());
 }

@@ -2,14 +2,17 @@
  * wcodec_cli.c -- the wcodec command: encode, decode, info, compare (and
  * bench/sweep where built). It uses the public API only.
  *
- * Exit status: 0 success, 1 bad input or usage, 2 I/O error.
+ * Exit status: 0 success, 1 bad input or usage, 2 I/O error, 3 compare
+ * below its --min-psnr or --exact bar.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
+#include "cli_batch.h"
 #include "cli_image.h"
 #include "cli_util.h"
 #include "image_ext.h"
@@ -36,106 +39,130 @@ static int want_help(int argc, char **argv)
     return 0;
 }
 
-static void print_verbose(wc_ctx *ctx)
+/* The options both encode and decode take besides the encoder's; 1 if
+ * argv[*i] was one, -1 on a bad value, 0 if not. */
+static int common_option(int argc, char **argv, int *i, cli_batch_opts *o)
 {
-    const char *note = wc_ctx_note(ctx);
-    if (*note)
-        fprintf(stderr, "wcodec: %s\n", note);
-    else
-        fprintf(stderr, "wcodec: backend: %s\n", wc_ctx_backend(ctx));
+    const char *a = argv[*i];
+    long n;
+    if (!strcmp(a, "--strip")) o->strip = 1;
+    else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) o->verbose = 1;
+    else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+        o->quiet = 1;
+        char *end;
+        if (*i + 1 < argc && strtod(argv[*i + 1], &end) > 0 && !*end) {
+            fprintf(stderr, "wcodec: -q is --quiet here; for quality give --quality %s\n",
+                    argv[*i + 1]);
+            return -1;
+        }
+    } else if (!strcmp(a, "--out-dir") || !strcmp(a, "--format") || !strcmp(a, "--page")) {
+        if (*i + 1 >= argc) {
+            fprintf(stderr, "wcodec: %s needs a value\n", a);
+            return -1;
+        }
+        const char *v = argv[++*i];
+        if (!strcmp(a, "--out-dir")) o->out_dir = v;
+        else if (!strcmp(a, "--format")) o->format = v;
+        else if (cli_int(a, v, 1, 65535, &n)) return -1;
+        else o->page = (unsigned)n;
+    } else return 0;
+    return 1;
+}
+
+/* encode and decode: one IN and OUT, or inputs and folders with --out-dir. */
+static int run_files(int argc, char **argv, int decode)
+{
+    const char *cmd = decode ? "decode" : "encode";
+    cli_batch_opts o = {.page = 1};
+    wc_params_init(&o.p);
+    char **pos = calloc((size_t)argc, sizeof *pos);
+    if (!pos) return CLI_BAD;
+    int npos = 0, lossy = 0, lossless = 0, rc = CLI_OK;
+    for (int i = 2; i < argc && rc == CLI_OK; i++) {
+        const char *a = argv[i];
+        int r = common_option(argc, argv, &i, &o);
+        if (r == 0 && (!decode || !strcmp(a, "--threads") || !strcmp(a, "--backend") ||
+                       !strcmp(a, "--max-pixels") || !strcmp(a, "--max-memory")))
+            r = cli_encoder_option(argc, argv, &i, &o.p, &lossy, &lossless);
+        if (r < 0) rc = CLI_BAD;
+        else if (r > 0) continue;
+        else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "wcodec: %s: unknown option '%s' (see --help)\n", cmd, a);
+            rc = CLI_BAD;
+        } else pos[npos++] = argv[i];
+    }
+    const char *out = NULL;
+    if (rc == CLI_OK && !o.out_dir) {
+        if (npos == 2) out = pos[--npos];
+        else {
+            fprintf(stderr, "wcodec: %s needs IN and OUT, or inputs and --out-dir DIR (see --help)\n", cmd);
+            rc = CLI_BAD;
+        }
+    }
+    if (rc == CLI_OK && o.out_dir && npos == 0) {
+        fprintf(stderr, "wcodec: %s: no inputs (see --help)\n", cmd);
+        rc = CLI_BAD;
+    }
+    if (rc == CLI_OK && !decode && cli_encoder_finish(&o.p, lossy, lossless)) rc = CLI_BAD;
+    if (rc == CLI_OK && decode) {
+        const char *name = out ? out : o.format ? o.format : "png";
+        const char *dot = out ? strrchr(out, '.') : NULL;
+        const char *ext = out ? (dot ? dot + 1 : "") : name;
+        static const char *const ok[] = {"png", "tif", "tiff", "pgm", "ppm", "pnm"};
+        int known = 0;
+        for (size_t k = 0; k < sizeof ok / sizeof ok[0]; k++) known |= !strcasecmp(ext, ok[k]);
+        if (!known) {
+            fprintf(stderr, "wcodec: decode: %s: unknown output format (use .png, .tif, .tiff, "
+                            ".pgm, .ppm or .pnm)\n", name);
+            rc = CLI_BAD;
+        }
+    }
+    if (rc == CLI_OK) rc = cli_batch_run(&o, decode, pos, npos, out);
+    free(pos);
+    return rc;
 }
 
 static int cmd_encode(int argc, char **argv)
 {
     if (want_help(argc, argv)) {
-        printf("usage: wcodec encode IN OUT [options]\n\n"
+        printf("usage: wcodec encode IN OUT [options]\n"
+               "       wcodec encode FILES|DIRS... --out-dir DIR [options]\n\n"
                "Compresses IN (PNG, TIFF, PGM or PPM) into OUT (.wcx). Lossless unless a lossy\n"
                "option is given. Prints one line: sizes, ratio, bits per pixel, time.\n"
                "Metadata (ICC profile, gamma, chromaticities, sRGB, resolution, text, time,\n"
-               "EXIF, XMP) goes into the file too.\n\n"
+               "EXIF, XMP) goes into the file too. With --out-dir, every file and every\n"
+               "image in the folders given becomes DIR/NAME.wcx, several at once (one per\n"
+               "core, each file the same as from a call of its own); a file that fails is\n"
+               "reported and the rest go on; a summary ends it.\n\n"
                "options:\n%s"
+               "                        (with --out-dir: files coded at once)\n"
                "  --max-pixels N        refuse inputs larger than N pixels\n"
                "  --page N              the page of a multi-page TIFF to encode (default 1)\n"
                "  --strip               leave the metadata out\n"
+               "  --out-dir DIR         encode every input into DIR (created if missing)\n"
                "  -v, --verbose         say which backend ran\n"
-               "  -q, --quiet           print nothing on success\n",
+               "  -q, --quiet           print nothing on success\n"
+               "--quality 100 is lossless; a --bpp at or above the lossless rate gives the\n"
+               "lossless file, and says so. Options take --opt value or --opt=value.\n",
                cli_encoder_help);
         return CLI_OK;
     }
-    wc_params p;
-    wc_params_init(&p);
-    const char *in = NULL, *out = NULL;
-    int lossy = 0, lossless = 0, verbose = 0, quiet = 0, strip = 0;
-    long page = 1;
-    for (int i = 2; i < argc; i++) {
-        int r = cli_encoder_option(argc, argv, &i, &p, &lossy, &lossless);
-        if (r < 0) return CLI_BAD;
-        if (r > 0) continue;
-        if (!strcmp(argv[i], "--strip")) strip = 1;
-        else if (!strcmp(argv[i], "--page")) {
-            if (i + 1 >= argc || cli_int("--page", argv[++i], 1, 65535, &page)) return CLI_BAD;
-        } else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) verbose = 1;
-        else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) quiet = 1;
-        else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "wcodec: encode: unknown option '%s' (see --help)\n", argv[i]);
-            return CLI_BAD;
-        } else if (!in) in = argv[i];
-        else if (!out) out = argv[i];
-        else {
-            fprintf(stderr, "wcodec: encode: unexpected argument '%s'\n", argv[i]);
-            return CLI_BAD;
-        }
-    }
-    if (!in || !out) {
-        fprintf(stderr, "wcodec: encode needs IN and OUT (see --help)\n");
-        return CLI_BAD;
-    }
-    if (cli_encoder_finish(&p, lossy, lossless)) return CLI_BAD;
-    wc_ctx *ctx = wc_ctx_create();
-    wc_meta *meta = strip ? NULL : wc_meta_create();
-    if (!ctx || (!strip && !meta)) return CLI_BAD;
-    p.meta = meta;
-    wc_image img = {0};
-    void *buf = NULL;
-    size_t size = 0;
-    double t0 = cli_now(), t1 = t0;
-    wc_status s = cli_image_read(ctx, in, (unsigned)page, p.max_pixels, &img, meta, quiet);
-    if (s == WC_OK) {
-        t0 = cli_now();
-        s = wc_encode_alloc(ctx, &p, &img, &buf, &size);
-        t1 = cli_now();
-        if (s != WC_OK) cli_error(ctx, s, in);
-    }
-    if (s == WC_OK) {
-        s = wc_file_write(ctx, out, buf, size);
-        if (s != WC_OK) cli_error(ctx, s, out);
-    }
-    if (s == WC_OK) {
-        if (verbose) print_verbose(ctx);
-        if (!quiet) {
-            double raw = (double)img.width * img.height * img.components * (img.bit_depth > 8 ? 2 : 1);
-            printf("%s -> %s: %ux%u, %u x %u-bit -> %zu bytes, ratio %.2f:1, %.4f bpp, %.1f ms%s\n",
-                   in, out, img.width, img.height, img.components, img.bit_depth, size,
-                   raw / (double)size, size * 8.0 / ((double)img.width * img.height),
-                   (t1 - t0) * 1e3, p.lossless ? " (lossless)" : "");
-        }
-    }
-    free(buf);
-    wc_image_free(&img);
-    wc_meta_free(meta);
-    wc_ctx_free(ctx);
-    return cli_exit_code(s);
+    return run_files(argc, argv, 0);
 }
 
 static int cmd_decode(int argc, char **argv)
 {
     if (want_help(argc, argv)) {
-        printf("usage: wcodec decode IN OUT [options]\n\n"
+        printf("usage: wcodec decode IN OUT [options]\n"
+               "       wcodec decode FILES|DIRS... --out-dir DIR [--format F] [options]\n\n"
                "Decompresses IN (.wcx) into OUT: PNG, TIFF when OUT ends in .tif/.tiff,\n"
                "or PGM/PPM when it ends in .pgm/.ppm/.pnm. The image keeps the original\n"
                "bit depth and channels, and its metadata goes into the format's own\n"
-               "fields (a note names what the format has no place for).\n\n"
+               "fields (a note names what the format has no place for). With --out-dir,\n"
+               "every .wcx file given or in the folders given becomes DIR/NAME.F.\n\n"
                "options:\n"
+               "  --out-dir DIR         decode every input into DIR (created if missing)\n"
+               "  --format F            with --out-dir: png (default), tif, tiff, pgm, ppm, pnm\n"
                "  --strip               leave the metadata out\n"
                "  --threads N           worker threads (default: all cores)\n"
                "  --backend B           auto (default), cpu or cuda\n"
@@ -146,71 +173,7 @@ static int cmd_decode(int argc, char **argv)
                "  -q, --quiet           print nothing on success\n");
         return CLI_OK;
     }
-    wc_params p;
-    wc_params_init(&p);
-    const char *in = NULL, *out = NULL;
-    int verbose = 0, quiet = 0, dummy = 0, strip = 0;
-    for (int i = 2; i < argc; i++) {
-        const char *o = argv[i];
-        if (!strcmp(o, "--strip")) strip = 1;
-        else if (!strcmp(o, "--threads") || !strcmp(o, "--backend") || !strcmp(o, "--max-pixels") ||
-            !strcmp(o, "--max-memory")) {
-            if (cli_encoder_option(argc, argv, &i, &p, &dummy, &dummy) < 0) return CLI_BAD;
-        } else if (!strcmp(o, "-v") || !strcmp(o, "--verbose")) verbose = 1;
-        else if (!strcmp(o, "-q") || !strcmp(o, "--quiet")) quiet = 1;
-        else if (o[0] == '-' && o[1]) {
-            fprintf(stderr, "wcodec: decode: unknown option '%s' (see --help)\n", o);
-            return CLI_BAD;
-        } else if (!in) in = o;
-        else if (!out) out = o;
-        else {
-            fprintf(stderr, "wcodec: decode: unexpected argument '%s'\n", o);
-            return CLI_BAD;
-        }
-    }
-    if (!in || !out) {
-        fprintf(stderr, "wcodec: decode needs IN and OUT (see --help)\n");
-        return CLI_BAD;
-    }
-    const char *dot = strrchr(out, '.');
-    if (!dot || (strcasecmp(dot, ".png") && strcasecmp(dot, ".pgm") && strcasecmp(dot, ".ppm") &&
-                 strcasecmp(dot, ".pnm") && strcasecmp(dot, ".tif") && strcasecmp(dot, ".tiff"))) {
-        fprintf(stderr, "wcodec: decode: %s: unknown output format (use .png, .tif, .tiff, .pgm, "
-                        ".ppm or .pnm)\n", out);
-        return CLI_BAD;
-    }
-    wc_ctx *ctx = wc_ctx_create();
-    wc_meta *meta = strip ? NULL : wc_meta_create();
-    if (!ctx || (!strip && !meta)) return CLI_BAD;
-    void *data = NULL;
-    size_t size = 0;
-    wc_image img = {0};
-    double t0 = 0, t1 = 0;
-    unsigned dropped = 0;
-    wc_status s = wc_file_read(ctx, in, 0, &data, &size);
-    if (s == WC_OK) {
-        t0 = cli_now();
-        s = wc_decode(ctx, &p, data, size, &img);
-        t1 = cli_now();
-    }
-    if (s == WC_OK && meta) s = wc_meta_read(ctx, data, size, meta);
-    if (s != WC_OK) cli_error(ctx, s, in);
-    if (s == WC_OK) {
-        s = imgio_write(ctx, out, &img, meta, &dropped);
-        if (s != WC_OK) cli_image_error(ctx, s, out);
-    }
-    if (s == WC_OK) {
-        if (!quiet) cli_image_dropped(out, dropped);
-        if (verbose) print_verbose(ctx);
-        if (!quiet)
-            printf("%s -> %s: %ux%u, %u x %u-bit, %.1f ms\n", in, out, img.width, img.height,
-                   img.components, img.bit_depth, (t1 - t0) * 1e3);
-    }
-    free(data);
-    wc_image_free(&img);
-    wc_meta_free(meta);
-    wc_ctx_free(ctx);
-    return cli_exit_code(s);
+    return run_files(argc, argv, 1);
 }
 
 static const char *band_label(const wc_info *in, uint32_t b, char *buf, size_t n)
@@ -231,9 +194,10 @@ static const char *band_label(const wc_info *in, uint32_t b, char *buf, size_t n
 static int cmd_info(int argc, char **argv)
 {
     if (want_help(argc, argv) || argc != 3) {
-        printf("usage: wcodec info FILE\n\nShows the header of a .wcx file, its bytes per\n"
-               "component and per band, and its metadata.\n");
-        return argc == 3 ? CLI_OK : CLI_BAD;
+        fprintf(want_help(argc, argv) ? stdout : stderr,
+                "usage: wcodec info FILE\n\nShows the header of a .wcx file, its bytes per\n"
+                "component and per band, and its metadata.\n");
+        return want_help(argc, argv) ? CLI_OK : CLI_BAD;
     }
     wc_ctx *ctx = wc_ctx_create();
     if (!ctx) return CLI_BAD;
@@ -289,18 +253,43 @@ static void print_db(const char *name, double v)
 
 static int cmd_compare(int argc, char **argv)
 {
-    if (want_help(argc, argv) || argc != 4) {
-        printf("usage: wcodec compare A B\n\nPSNR per channel and over the colour channels,\n"
-               "luma PSNR, maximum absolute error and SSIM between two images of the same\n"
-               "size and layout (PNG, PGM, PPM or .wcx, which is decoded first).\n");
-        return argc == 4 ? CLI_OK : CLI_BAD;
+    const char *file[2] = {NULL, NULL};
+    float min_psnr = -1;
+    int exact = 0, nfile = 0, bad = 0;
+    for (int i = 2; i < argc && !bad; i++) {
+        if (!strcmp(argv[i], "--exact")) exact = 1;
+        else if (!strcmp(argv[i], "--min-psnr"))
+            bad = i + 1 >= argc || cli_float("--min-psnr", argv[++i], 0, 1000, &min_psnr);
+        else if (argv[i][0] == '-' && argv[i][1] && strcmp(argv[i], "--help") && strcmp(argv[i], "-h")) {
+            fprintf(stderr, "wcodec: compare: unknown option '%s' (see --help)\n", argv[i]);
+            bad = 1;
+        } else if (nfile < 2) file[nfile++] = argv[i];
+        else bad = 1;
+    }
+    if (want_help(argc, argv) || bad || nfile != 2) {
+        fprintf(want_help(argc, argv) ? stdout : stderr,
+                "usage: wcodec compare A B [--min-psnr X] [--exact]\n\n"
+                "PSNR per channel and over the colour channels, luma PSNR, maximum absolute\n"
+                "error and SSIM between two images of the same size and layout (PNG, TIFF,\n"
+                "PGM, PPM or .wcx, which is decoded first). Exit status 0 when it ran,\n"
+                "whatever the difference; for scripts:\n"
+                "  --min-psnr X          exit 3 when the colour PSNR is below X dB\n"
+                "  --exact               exit 3 unless the images are identical\n");
+        return want_help(argc, argv) ? CLI_OK : CLI_BAD;
     }
     wc_ctx *ctx = wc_ctx_create();
     if (!ctx) return CLI_BAD;
     wc_image a = {0}, b = {0};
-    wc_status s = cli_load_any(ctx, argv[2], NULL, &a);
-    if (s != WC_OK) cli_error(ctx, s, argv[2]);
-    if (s == WC_OK && (s = cli_load_any(ctx, argv[3], NULL, &b)) != WC_OK) cli_error(ctx, s, argv[3]);
+    wc_status s = WC_OK;
+    for (int k = 0; k < 2 && s == WC_OK; k++) {
+        struct stat st;
+        if (stat(file[k], &st) == 0 && S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "wcodec: %s is a folder, not an image\n", file[k]);
+            s = WC_ERR_ARG;
+        } else if ((s = cli_load_any(ctx, file[k], NULL, k ? &b : &a)) != WC_OK) {
+            cli_error(ctx, s, file[k]);
+        }
+    }
     wc_metrics m;
     if (s == WC_OK && (s = wc_compare_images(&a, &b, &m)) != WC_OK)
         fprintf(stderr, "wcodec: compare: the images differ in size, channels or bit depth "
@@ -320,22 +309,94 @@ static int cmd_compare(int argc, char **argv)
         printf("max error   %u\n", m.max_abs_error);
         printf("SSIM        %.6f\n", m.ssim);
     }
+    int rc = cli_exit_code(s);
+    if (s == WC_OK && exact && m.max_abs_error != 0) {
+        fprintf(stderr, "wcodec: compare: the images differ (--exact)\n");
+        rc = CLI_BELOW;
+    } else if (s == WC_OK && min_psnr >= 0 && !(m.psnr_rgb >= min_psnr)) {
+        fprintf(stderr, "wcodec: compare: PSNR %.4f dB is below --min-psnr %g\n", m.psnr_rgb,
+                min_psnr);
+        rc = CLI_BELOW;
+    }
     wc_image_free(&a);
     wc_image_free(&b);
+    wc_ctx_free(ctx);
+    return rc;
+}
+
+/* The version, the backends built in and the one a call would use (a
+ * one-pixel encode asks the library, as any program would), the image
+ * libraries linked. */
+static wc_status probe(wc_ctx *ctx, wc_backend_kind kind)
+{
+    uint8_t px = 0;
+    wc_image img = {1, 1, 1, 8, 1, &px};
+    wc_params p;
+    wc_params_init(&p);
+    p.backend = kind;
+    void *buf = NULL;
+    size_t n = 0;
+    wc_status s = wc_encode_alloc(ctx, &p, &img, &buf, &n);
+    free(buf);
+    return s;
+}
+
+static int cli_version(void)
+{
+    printf("wcodec %s (format 1.0)\n", wc_version_string());
+    wc_ctx *ctx = wc_ctx_create();
+    if (!ctx) return CLI_BAD;
+    wc_status s = probe(ctx, WC_BACKEND_AUTO);
+    if (s != WC_OK) {
+        cli_error(ctx, s, "backend");
+    } else {
+        const char *note = wc_ctx_note(ctx), *env = getenv("WC_BACKEND");
+        printf("default:   %s\n", note[0] ? note + strlen("backend: ") : wc_ctx_backend(ctx));
+        if (env && !strcmp(env, "cpu")) {
+            printf("cuda:      not probed (WC_BACKEND=cpu)\n");
+        } else if (probe(ctx, WC_BACKEND_CUDA) == WC_OK) {
+            printf("cuda:      built in; a CUDA device is in use\n");
+        } else {
+            const char *e = wc_ctx_error(ctx);
+            printf("cuda:      %s\n", strstr(e, "not part of this build") ? "not built in" : e);
+        }
+    }
+    char v[160];
+    imgio_versions(v, sizeof v);
+    printf("libraries: %s\n", v);
     wc_ctx_free(ctx);
     return cli_exit_code(s);
 }
 
+/* --opt=value becomes --opt value, so every option takes either form. The
+ * new list lives as long as the program. */
+static char **split_equals(int *argc, char **argv)
+{
+    char **v = calloc(2 * (size_t)*argc + 1, sizeof *v);
+    if (!v) return argv;
+    int n = 0;
+    for (int i = 0; i < *argc; i++) {
+        char *eq = strchr(argv[i], '=');
+        if (i >= 2 && !strncmp(argv[i], "--", 2) && eq && eq > argv[i] + 2) {
+            *eq = '\0';
+            v[n++] = argv[i];
+            v[n++] = eq + 1;
+        } else {
+            v[n++] = argv[i];
+        }
+    }
+    *argc = n;
+    return v;
+}
+
 int main(int argc, char **argv)
 {
+    argv = split_equals(&argc, argv);
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         fputs(usage_text, argc < 2 ? stderr : stdout);
         return argc < 2 ? CLI_BAD : CLI_OK;
     }
-    if (!strcmp(argv[1], "--version")) {
-        printf("wcodec %s\n", wc_version_string());
-        return CLI_OK;
-    }
+    if (!strcmp(argv[1], "--version")) return cli_version();
     if (!strcmp(argv[1], "encode")) return cmd_encode(argc, argv);
     if (!strcmp(argv[1], "decode")) return cmd_decode(argc, argv);
     if (!strcmp(argv[1], "info")) return cmd_info(argc, argv);
