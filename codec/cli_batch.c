@@ -89,22 +89,18 @@ static const char *backend_note(wc_ctx *ctx)
     return wc_ctx_note(ctx)[0] ? wc_ctx_note(ctx) : wc_ctx_backend(ctx);
 }
 
-static void encode_job(batch *b, size_t j, wc_ctx *ctx)
+/* One file each: p is the options with this file's threads; meta is NULL
+ * with --strip. */
+static void encode_job(const cli_batch_opts *o, file_result *r, const char *in, wc_params p,
+                       wc_meta *meta, wc_ctx *ctx)
 {
-    const cli_batch_opts *o = b->o;
-    file_result *r = &b->r[j];
-    const char *in = b->in[j];
-    wc_params p = o->p;
-    p.threads = b->threads_each;
-    wc_meta *meta = o->strip ? NULL : wc_meta_create();
     p.meta = meta;
     wc_image img = {0};
     void *buf = NULL;
     size_t size = 0;
     unsigned pages = 1;
     int lossless = 0;
-    wc_status s = (o->strip || meta) ? WC_OK : WC_ERR_NOMEM;
-    if (s == WC_OK) s = imgio_read(ctx, in, o->page, p.max_pixels, &img, meta, &pages);
+    wc_status s = imgio_read(ctx, in, o->page, p.max_pixels, &img, meta, &pages);
     if (s != WC_OK) {
         set_error(r, ctx, s, in);
     } else {
@@ -136,24 +132,17 @@ static void encode_job(batch *b, size_t j, wc_ctx *ctx)
     r->status = s;
     free(buf);
     wc_image_free(&img);
-    wc_meta_free(meta);
 }
 
-static void decode_job(batch *b, size_t j, wc_ctx *ctx)
+static void decode_job(const cli_batch_opts *o, file_result *r, const char *in, wc_params p,
+                       wc_meta *meta, wc_ctx *ctx)
 {
-    const cli_batch_opts *o = b->o;
-    file_result *r = &b->r[j];
-    const char *in = b->in[j];
-    wc_params p = o->p;
-    p.threads = b->threads_each;
-    wc_meta *meta = o->strip ? NULL : wc_meta_create();
     void *data = NULL;
     size_t size = 0;
     wc_image img = {0};
     unsigned dropped = 0;
     double t0 = 0, t1 = 0;
-    wc_status s = (o->strip || meta) ? WC_OK : WC_ERR_NOMEM;
-    if (s == WC_OK) s = wc_file_read(ctx, in, 0, &data, &size);
+    wc_status s = wc_file_read(ctx, in, 0, &data, &size);
     if (s == WC_OK) {
         t0 = cli_now();
         s = wc_decode(ctx, &p, data, size, &img);
@@ -185,14 +174,23 @@ static void decode_job(batch *b, size_t j, wc_ctx *ctx)
     r->status = s;
     free(data);
     wc_image_free(&img);
-    wc_meta_free(meta);
 }
 
 static void job(void *arg, size_t j, wc_ctx *ctx, cli_progress *prog)
 {
     batch *b = arg;
-    if (b->decode) decode_job(b, j, ctx);
-    else encode_job(b, j, ctx);
+    wc_params p = b->o->p;
+    p.threads = b->threads_each;
+    wc_meta *meta = b->o->strip ? NULL : wc_meta_create();
+    if (!b->o->strip && !meta) {
+        b->r[j].status = WC_ERR_NOMEM;
+        snprintf(b->r[j].error, sizeof b->r[j].error, "%s: out of memory", b->in[j]);
+    } else if (b->decode) {
+        decode_job(b->o, &b->r[j], b->in[j], p, meta, ctx);
+    } else {
+        encode_job(b->o, &b->r[j], b->in[j], p, meta, ctx);
+    }
+    wc_meta_free(meta);
     cli_progress_step(prog, 1);
 }
 

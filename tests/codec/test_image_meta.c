@@ -21,6 +21,7 @@
 #include <tiffio.h>
 
 #include "image_ext.h"
+#include "meta_check.h"
 
 static char dir[64];
 
@@ -105,19 +106,6 @@ static void make_tiff16(const char *path)
     TIFFClose(t);
 }
 
-static void same_meta(const wc_meta *a, const wc_meta *b)
-{
-    assert_int_equal(wc_meta_count(a), wc_meta_count(b));
-    for (size_t i = 0; i < wc_meta_count(a); i++) {
-        const wc_meta_item *x = wc_meta_get(a, i), *y = wc_meta_get(b, i);
-        assert_int_equal(x->kind, y->kind);
-        assert_int_equal(x->flags, y->flags);
-        assert_string_equal(x->key, y->key);
-        assert_int_equal(x->size, y->size);
-        assert_memory_equal(x->data, y->data, x->size);
-    }
-}
-
 /* in -> .wcx (lossless, with metadata) -> out; pixels and metadata of out
  * equal in's. */
 static void roundtrip(const char *in, const char *wcx, const char *out, size_t want_items)
@@ -142,7 +130,7 @@ static void roundtrip(const char *in, const char *wcx, const char *out, size_t w
     assert_int_equal(wc_file_write(ctx, wcx, buf, n), WC_OK);
     assert_int_equal(wc_decode(ctx, NULL, buf, n, &dec), WC_OK);
     assert_int_equal(wc_meta_read(ctx, buf, n, fm), WC_OK);
-    same_meta(m, fm);
+    assert_same_meta(m, fm);
     unsigned dropped = 99;
     s = imgio_write(ctx, out, &dec, fm, &dropped);
     if (s != WC_OK) fail_msg("%s %s", imgio_error(), wc_ctx_error(ctx));
@@ -151,7 +139,7 @@ static void roundtrip(const char *in, const char *wcx, const char *out, size_t w
     assert_int_equal(again.bit_depth, img.bit_depth);
     assert_int_equal(again.components, img.components);
     assert_memory_equal(again.pixels, img.pixels, img.stride * img.height);
-    same_meta(m, back);
+    assert_same_meta(m, back);
     free(buf);
     wc_image_free(&img);
     wc_image_free(&dec);
