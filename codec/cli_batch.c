@@ -148,8 +148,13 @@ static void decode_job(const cli_batch_opts *o, file_result *r, const char *in, 
         s = wc_decode(ctx, &p, data, size, &img);
         t1 = cli_now();
     }
-    if (s == WC_OK && meta) s = wc_meta_read(ctx, data, size, meta);
+    int meta_failed = 0;
+    if (s == WC_OK && meta) meta_failed = (s = wc_meta_read(ctx, data, size, meta)) != WC_OK;
     if (s != WC_OK) set_error(r, ctx, s, in);
+    if (meta_failed) {
+        size_t used = strlen(r->error);
+        snprintf(r->error + used, sizeof r->error - used, " (--strip decodes the image without it)");
+    }
     if (s == WC_OK && (s = imgio_write(ctx, r->out, &img, meta, &dropped)) != WC_OK)
         set_error(r, ctx, s, r->out);
     if (s == WC_OK) {
