@@ -23,13 +23,15 @@ static const char usage_text[] =
     "commands:\n"
     "  encode IN OUT [options]   compress a PNG/TIFF/PGM/PPM image into a .wcx file\n"
     "  decode IN OUT [options]   decompress a .wcx file into PNG (or .tif/.pgm/.ppm by name)\n"
+    "  encode|decode FILES|DIRS --out-dir DIR   many files at once, on all cores\n"
     "  info FILE                 show a .wcx file's header, bytes per band, metadata\n"
     "  compare A B               PSNR, maximum error and SSIM between two images\n"
     "  bench FILES|DIRS [opts]   encode + decode in memory: size, quality, speed\n"
     "  sweep DIRS --out DIR      a rate-distortion grid: CSV, SVG plots, report.md\n"
     "  plot CSV OUT.svg [opts]   draw a CSV's columns as an SVG line plot\n"
     "\n"
-    "Run 'wcodec <command> --help' for the options of a command.\n"
+    "Run 'wcodec <command> --help' for the options of a command, 'wcodec --version'\n"
+    "for the backends and libraries. Options take --opt value or --opt=value.\n"
     "With no options 'encode' is lossless, so nothing is lost by accident.\n";
 
 static int want_help(int argc, char **argv)
