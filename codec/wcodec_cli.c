@@ -370,8 +370,8 @@ static int cli_version(void)
     return cli_exit_code(s);
 }
 
-/* --opt=value becomes --opt value, so every option takes either form. The
- * new list lives as long as the program. */
+/* --opt=value becomes --opt value, so every option takes either form.
+ * Returns a new list (argv itself when out of memory). */
 static char **split_equals(int *argc, char **argv)
 {
     char **v = calloc(2 * (size_t)*argc + 1, sizeof *v);
@@ -391,9 +391,8 @@ static char **split_equals(int *argc, char **argv)
     return v;
 }
 
-int main(int argc, char **argv)
+static int run_command(int argc, char **argv)
 {
-    argv = split_equals(&argc, argv);
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         fputs(usage_text, argc < 2 ? stderr : stdout);
         return argc < 2 ? CLI_BAD : CLI_OK;
@@ -408,4 +407,12 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "plot")) return cmd_plot(argc, argv);
     fprintf(stderr, "wcodec: unknown command '%s'\n\n%s", argv[1], usage_text);
     return CLI_BAD;
+}
+
+int main(int argc, char **argv)
+{
+    char **args = split_equals(&argc, argv);
+    int rc = run_command(argc, args);
+    if (args != argv) free(args);
+    return rc;
 }
