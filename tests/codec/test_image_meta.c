@@ -36,7 +36,9 @@ static const char *path_of(const char *name)
 
 static uint8_t icc[2000];
 static const char xmp[] = "<?xpacket begin=''?><x:xmpmeta xmlns:x='adobe:ns:meta/'/><?xpacket end='w'?>";
-static const uint8_t exif[] = {'I', 'I', 42, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+/* One entry: ExifVersion, UNDEFINED, 4 bytes "0231". */
+static const uint8_t exif[] = {'I', 'I', 42, 0, 8, 0, 0, 0, 1, 0, 0x00, 0x90, 7, 0, 4, 0, 0, 0,
+                               '0', '2', '3', '1', 0, 0, 0, 0};
 
 static void make_png(const char *path)
 {
@@ -219,7 +221,8 @@ static void test_tiff16_roundtrip(void **state)
 }
 
 /* PNG metadata into a TIFF: what TIFF has no tag for is named, not lost
- * in silence; the rest lands in TIFF's tags. Into PGM/PPM: all of it. */
+ * in silence; the rest lands in TIFF's tags and EXIF directory. Into
+ * PGM/PPM: all of it. */
 static void test_cross_format(void **state)
 {
     (void)state;
@@ -231,12 +234,16 @@ static void test_cross_format(void **state)
     assert_int_equal(imgio_read(ctx, in, 0, 0, &img, m, NULL), WC_OK);
     unsigned dropped = 0;
     assert_int_equal(imgio_write(ctx, tif, &img, m, &dropped), WC_OK);
-    assert_int_equal(dropped, 1u << WC_META_GAMMA | 1u << WC_META_EXIF | 1u << WC_META_TEXT);
+    assert_int_equal(dropped, 1u << WC_META_GAMMA | 1u << WC_META_TEXT);
     assert_int_equal(imgio_read(ctx, tif, 0, 0, &again, back, NULL), WC_OK);
     assert_memory_equal(again.pixels, img.pixels, img.stride * img.height);
     assert_memory_equal(wc_meta_find(back, WC_META_ICC, NULL)->data, icc, sizeof icc);
     assert_memory_equal(wc_meta_find(back, WC_META_TEXT, "Title")->data, "a test image", 12);
     assert_non_null(wc_meta_find(back, WC_META_XMP, NULL));
+    const wc_meta_item *ex = wc_meta_find(back, WC_META_EXIF, NULL); /* eXIf -> EXIF IFD */
+    assert_non_null(ex);
+    assert_int_equal(ex->size, sizeof exif);
+    assert_memory_equal(ex->data, exif, sizeof exif);
     const wc_meta_item *r = wc_meta_find(back, WC_META_RESOLUTION, NULL);
     double x;
     memcpy(&x, r->data, 8);
