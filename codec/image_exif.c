@@ -11,37 +11,14 @@
  */
 #include <string.h>
 
+#include "image_buf.h"
 #include "image_ext.h"
 
 #define EXIF_MAX_ENTRIES 1000u
 
-typedef struct exif_buf {
-    uint8_t *p;
-    size_t n, cap;
-    int failed;
-} exif_buf;
+typedef imgio_buf exif_buf;
 
-static uint8_t *room(exif_buf *b, size_t n)
-{
-    if (b->failed || n > WC_META_MAX_VALUE || b->n + n > (size_t)WC_META_MAX_VALUE * 2) {
-        b->failed = 1;
-        return NULL;
-    }
-    if (b->n + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->n + n) cap *= 2;
-        uint8_t *np = wc_realloc(b->p, cap);
-        if (!np) {
-            b->failed = 1;
-            return NULL;
-        }
-        b->p = np;
-        b->cap = cap;
-    }
-    uint8_t *at = b->p + b->n;
-    b->n += n;
-    return at;
-}
+static uint8_t *room(exif_buf *b, size_t n) { return imgio_buf_room(b, n); }
 
 /* Values and IFDs start on even offsets, as TIFF asks. */
 static void pad(exif_buf *b)
@@ -148,7 +125,7 @@ wc_status exif_from_tiff(const uint8_t *file, size_t size, uint64_t ifd_off, uin
     *out_size = 0;
     if (size < 8) return WC_ERR_CORRUPT;
     const int be = file[0] == 'M';
-    exif_buf b = {0};
+    exif_buf b = {.limit = WC_META_MAX_VALUE};
     uint8_t *h = room(&b, 8);
     if (!h) return WC_ERR_NOMEM;
     memcpy(h, be ? "MM\0*" : "II*\0", 4);
@@ -179,7 +156,8 @@ wc_status exif_into_tiff(uint8_t **file, size_t *size, size_t *cap, const uint8_
     for (uint32_t i = 0; i < count && !entry; i++)
         if (rd(f + ifd0 + 2 + 12 * i, 2, be) == 0x8769) entry = ifd0 + 2 + 12 * (size_t)i;
     if (!entry) return WC_ERR_CORRUPT;
-    exif_buf b = {f, *size, *cap, 0};
+    /* The file, and a directory no larger than a block may be. */
+    exif_buf b = {f, *size, *cap, 0, *size + (size_t)WC_META_MAX_VALUE * 2};
     size_t ifd = copy_ifd(exif, exif_size, xbe, rd(exif + 4, 4, xbe), be, &b);
     *file = b.p;
     *size = b.n;
@@ -194,7 +172,7 @@ int exif_usable(const uint8_t *exif, size_t size)
 {
     if (size < 8 || memcmp(exif, exif[0] == 'M' ? "MM\0*" : "II*\0", 4)) return 0;
     const int be = exif[0] == 'M';
-    exif_buf b = {0};
+    exif_buf b = {.limit = (size_t)WC_META_MAX_VALUE * 2};
     uint8_t *h = room(&b, 8); /* as in a file: the IFD cannot start at 0 */
     size_t ifd = h ? copy_ifd(exif, size, be, rd(exif + 4, 4, be), 0, &b) : 0;
     wc_free(b.p);

@@ -461,7 +461,7 @@ static void check_exif_fields(const uint8_t *file, size_t size)
 {
     char path[] = "/tmp/wc_exif_XXXXXX";
     int fd = mkstemp(path);
-    assert_int_equal(write(fd, file, size), (ssize_t)size);
+    assert_true(fd >= 0 && write(fd, file, size) == (ssize_t)size);
     close(fd);
     TIFF *t = TIFFOpen(path, "r");
     assert_non_null(t);
@@ -525,6 +525,33 @@ static void test_exif(void **state)
         wc_image_free(&again);
         wc_image_free(&img);
         wc_meta_free(back);
+        wc_meta_free(m);
+        free(data);
+    }
+    /* A file larger than twice an item's limit still takes its EXIF (the
+     * directory's bound is counted from the file's end). */
+    {
+        size_t size;
+        uint8_t *data = make_exif_tiff("wl", &size);
+        wc_meta *m = wc_meta_create();
+        wc_image small;
+        wc_err err = {{0}};
+        assert_int_equal(tiff_read_mem(data, size, 1, 0, &small, m, NULL, &err), WC_OK);
+        wc_image big = {3500, 3500, 3, 8, 0, NULL};
+        assert_int_equal(wc_image_alloc(&big), WC_OK);
+        test_rng r;
+        test_rng_seed(&r, 5);
+        for (size_t i = 0; i < big.stride * big.height; i++) ((uint8_t *)big.pixels)[i] = (uint8_t)test_rng_u32(&r);
+        uint8_t *out;
+        size_t n;
+        unsigned dropped = 99;
+        assert_int_equal(tiff_write_mem(&big, m, &out, &n, &dropped, &err), WC_OK);
+        assert_true(n > (size_t)2 * WC_META_MAX_VALUE);
+        assert_int_equal(dropped, 0);
+        check_exif_fields(out, n);
+        wc_free(out);
+        wc_image_free(&big);
+        wc_image_free(&small);
         wc_meta_free(m);
         free(data);
     }

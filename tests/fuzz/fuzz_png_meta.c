@@ -17,6 +17,7 @@
 #include <zlib.h>
 
 #include "fuzz_check.h"
+#include "fuzz_png_crc.h"
 #include "image_ext.h"
 
 static void put_be32(uint8_t *p, uint32_t v)
@@ -87,34 +88,8 @@ static void read_one(const uint8_t *data, size_t size)
     wc_meta_free(m);
 }
 
-/* Recomputes the CRC of every chunk whose framing fits; 1 if any changed. */
-static int fix_crcs(uint8_t *buf, size_t size)
-{
-    int changed = 0;
-    size_t off = 8;
-    while (off + 12 <= size) {
-        uint32_t len = (uint32_t)buf[off] << 24 | (uint32_t)buf[off + 1] << 16 |
-                       (uint32_t)buf[off + 2] << 8 | buf[off + 3];
-        if (len > size - off - 12) break;
-        uint8_t want[4];
-        put_be32(want, (uint32_t)crc32(0L, buf + off + 4, (uInt)len + 4u));
-        if (memcmp(buf + off + 8 + len, want, 4) != 0) {
-            memcpy(buf + off + 8 + len, want, 4);
-            changed = 1;
-        }
-        off += 12 + (size_t)len;
-    }
-    return changed;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    read_one(data, size);
-    if (size < 8 || memcmp(data, "\x89PNG\r\n\x1a\n", 8) != 0) return 0;
-    uint8_t *copy = malloc(size);
-    FUZZ_CHECK(copy != NULL, "out of memory");
-    memcpy(copy, data, size);
-    if (fix_crcs(copy, size)) read_one(copy, size);
-    free(copy);
+    fuzz_png_both(data, size, read_one);
     return 0;
 }
