@@ -3,7 +3,7 @@
 # crash, leak, timeout, sanitizer report or out-of-memory.
 #   usage: [FUZZ_SECONDS=60] [FUZZ_JOBS=N] [FUZZ_RUN_DIR=DIR] [FUZZ_BUILD_DIR=DIR]
 #          [FUZZ_SYSTEM_PNG=1] .ci/fuzz.sh [target ...]
-#          (default: all five targets, as many at once as there are cores,
+#          (default: all seven targets, as many at once as there are cores,
 #          logs and findings under build-fuzzer/fuzz-run)
 # Builds build-fuzzer with clang and -DWCODEC_FUZZ=ON (ASan + UBSan + the
 # fuzzer's coverage), and fuzz_png in build-fuzzer-png with zlib and libpng
@@ -30,7 +30,7 @@ llvm="$(clang -dumpversion | cut -d. -f1)"
 
 seconds="${FUZZ_SECONDS:-60}"
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_decode fuzz_png fuzz_pnm fuzz_huffman fuzz_roundtrip)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_decode fuzz_png fuzz_pnm fuzz_tiff fuzz_png_meta fuzz_huffman fuzz_roundtrip)
 
 build="${FUZZ_BUILD_DIR:-build-fuzzer}"
 CC=clang cmake -S . -B "$build" -DWCODEC_FUZZ=ON -DWCODEC_CUDA=OFF \

@@ -126,6 +126,12 @@ wc_status ctx_backend(wc_ctx *ctx, wc_backend_kind kind)
         if (kind == WC_BACKEND_AUTO)
             snprintf(ctx->note, sizeof ctx->note, "backend: cpu (WC_BACKEND=cpu)");
         kind = WC_BACKEND_CPU;
+    } else if (env && strcmp(env, "cuda") == 0) {
+        kind = WC_BACKEND_CUDA;
+    } else if (env && *env && strcmp(env, "auto") != 0) {
+        /* A typo must not quietly run somewhere else. */
+        return wc_fail(&ctx->err, WC_ERR_ARG,
+                       "WC_BACKEND=%.40s: expected cpu, cuda or auto", env);
     }
     if (kind == WC_BACKEND_CPU) return use_backend(ctx, wc_backend_cpu(), &ctx->err);
     const wc_backend_ops *cuda = wc_backend_cuda();

@@ -3,6 +3,7 @@
  * quantize), code blocks, container. Nothing here depends on the backend
  * or thread count, so the bytes written never do either.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "context.h"
@@ -10,6 +11,7 @@
 #include "entropy_stage.h"
 #include "layout.h"
 #include "lot8.h"
+#include "meta.h"
 #include "plan.h"
 #include "quant.h"
 #include "ratectl.h"
@@ -87,7 +89,8 @@ static size_t varint_size(uint32_t v) { return v < 0x80 ? 1 : v < 0x4000 ? 2 : v
 /* Exact size of the file the header, layout and payloads make. */
 static size_t enc_file_size(const enc_state *st, const es_output *out)
 {
-    size_t n = WCX_MAGIC_SIZE + WCX_CHUNK_OVERHEAD + wcx_header_size(&st->h);
+    size_t n = WCX_MAGIC_SIZE + WCX_CHUNK_OVERHEAD + wcx_header_size(&st->h) +
+               meta_file_bytes(st->p->meta);
     for (uint32_t c = 0; c < st->h.components; c++) {
         if (st->h.entropy == WC_ENTROPY_HUFFMAN) n += WCX_CHUNK_OVERHEAD + out->table_size[c];
         n += WCX_CHUNK_OVERHEAD + out->data_size[c];
@@ -120,6 +123,7 @@ static void write_file(const enc_state *st, const es_output *out, uint8_t *dst, 
         wcx_chunk_commit(&w, hs);
     }
     wcx_chunk_end(&w);
+    meta_put_chunks(&w, st->p->meta);
     if (st->h.entropy == WC_ENTROPY_HUFFMAN)
         for (uint32_t c = 0; c < st->h.components; c++)
             wcx_put_chunk(&w, WCX_WTAB, out->tables[c], out->table_size[c]);
@@ -193,6 +197,10 @@ static wc_status encode_payloads(enc_state *st, const wc_image *img, es_output *
         float step_found = 0.0f;
         s = ratectl_search(p->bpp, (uint64_t)st->h.width * st->h.height, code_at_step, st, out,
                            &step_found, err);
+        if (s == WC_ERR_ARG && err && wc_meta_count(p->meta)) { /* ratectl cannot say why */
+            size_t n = strlen(err->msg);
+            snprintf(err->msg + n, sizeof err->msg - n, " with its metadata");
+        }
         /* The header must carry the steps the payloads were coded with. */
         if (s == WC_OK) plan_set_step(&st->h, step_found);
         st->ctx->times.rate = ctx_now() - t0 - st->ctx->times.entropy;
@@ -320,6 +328,7 @@ size_t wc_encode_bound(const wc_image *img, const wc_params *p)
     uint64_t pw = ((uint64_t)img->width + 7) & ~7ull, ph = ((uint64_t)img->height + 7) & ~7ull;
     uint64_t coefs = pw * ph * img->components;
     uint64_t blocks = (pw / 16 + 46) * (ph / 16 + 46) * img->components;
-    uint64_t n = coefs * 8 + blocks * 80 + img->components * 20000ull + 4096;
+    uint64_t n = coefs * 8 + blocks * 80 + img->components * 20000ull + 4096 +
+                 meta_file_bytes(p->meta);
     return n > SIZE_MAX ? 0 : (size_t)n;
 }

@@ -94,9 +94,13 @@ typedef struct wc_params {
                               counting all the call holds: the input (image
                               or file) too (default WC_DEFAULT_MAX_MEMORY;
                               0 = no limit). Checked before allocating. */
+    const struct wc_meta *meta; /* encode: metadata to store in the file
+                              (see "metadata"); NULL (default) for none.
+                              Not owned; read during the call only. A bpp
+                              target counts its bytes too. (ABI 2) */
 } wc_params;
 
-#define WC_ABI_VERSION 1u
+#define WC_ABI_VERSION 2u
 WC_API wc_status wc_params_init_abi(wc_params *p, unsigned abi, size_t size);
 /* Sets every field of *p to its default (lossless, Huffman, 5 levels) and
  * returns WC_OK. A program built against a wc_params of another layout
@@ -223,6 +227,86 @@ WC_API wc_status wc_decode(wc_ctx *ctx, const wc_params *p, const void *src, siz
  */
 WC_API wc_status wc_decode_check_head(wc_ctx *ctx, const wc_params *p, const void *head, size_t n,
                                       uint64_t file_size, size_t *max_file);
+
+/* ---- metadata ---------------------------------------------------------------- */
+
+/*
+ * Metadata travels beside the pixels: ICC profile, colour hints, resolution,
+ * text, EXIF, XMP. A wc_meta is a growable list of items; attach one to an
+ * encode through wc_params.meta (each item becomes a WMET chunk of the file,
+ * container/FORMAT.md) and get it back from a file with wc_meta_read. The
+ * codec never interprets it: pixels decode the same with or without it.
+ *
+ * Item values (multi-byte numbers little-endian):
+ *   WC_META_ICC          ICC profile bytes; key: the profile's name ("" if none)
+ *   WC_META_EXIF         EXIF as TIFF-structured bytes ("II*\0" or "MM\0*"
+ *                        first), as in PNG's eXIf chunk; key ""
+ *   WC_META_XMP          an XMP packet (UTF-8 XML); key ""
+ *   WC_META_TEXT         key: keyword, 1..79 bytes; value: the text (UTF-8
+ *                        with WC_META_TEXT_UTF8, else Latin-1)
+ *   WC_META_GAMMA        4 bytes: u32, image gamma x 100000 (PNG gAMA)
+ *   WC_META_CHROMATICITY 32 bytes: 8 x u32, x 100000: white x, y; red x, y;
+ *                        green x, y; blue x, y (PNG cHRM)
+ *   WC_META_SRGB         1 byte: rendering intent 0..3 (PNG sRGB)
+ *   WC_META_RESOLUTION   17 bytes: f64 x, f64 y pixels per unit, u8 unit:
+ *                        0 none (aspect ratio only), 1 metre, 2 inch,
+ *                        3 centimetre
+ *   WC_META_TIME         7 bytes: u16 year, u8 month, day, hour, minute,
+ *                        second (PNG tIME; TIFF DateTime)
+ * Limits: WC_META_MAX_KEY bytes of key (no NUL), WC_META_MAX_VALUE bytes of
+ * value, WC_META_MAX_ITEMS items and WC_META_MAX_TOTAL bytes in all.
+ */
+typedef enum wc_meta_kind {
+    WC_META_ICC = 1,
+    WC_META_EXIF = 2,
+    WC_META_XMP = 3,
+    WC_META_TEXT = 4,
+    WC_META_GAMMA = 5,
+    WC_META_CHROMATICITY = 6,
+    WC_META_SRGB = 7,
+    WC_META_RESOLUTION = 8,
+    WC_META_TIME = 9
+} wc_meta_kind;
+
+#define WC_META_TEXT_COMPRESSED 1u /* came compressed (zTXt, compressed iTXt): write it so */
+#define WC_META_TEXT_UTF8 2u       /* UTF-8 text (PNG iTXt); without it, Latin-1 */
+/* WC_META_MAX_KEY, _VALUE, _ITEMS, _TOTAL: wcodec_types.h (container/ checks them too). */
+
+/* One item; the pointers belong to the wc_meta and stay valid until the
+ * next wc_meta_add, wc_meta_clear or wc_meta_free on it. */
+typedef struct wc_meta_item {
+    wc_meta_kind kind;
+    uint32_t flags;     /* WC_META_TEXT_* for text, else 0 */
+    const char *key;    /* NUL-terminated; "" when the kind has none */
+    const uint8_t *data;
+    size_t size;
+} wc_meta_item;
+
+typedef struct wc_meta wc_meta;
+
+/* Returns a new, empty list, or NULL when out of memory. */
+WC_API wc_meta *wc_meta_create(void);
+/* Frees the list and its items; NULL is accepted. */
+WC_API void wc_meta_free(wc_meta *m);
+/* Removes every item. */
+WC_API void wc_meta_clear(wc_meta *m);
+/* Appends a copy of an item (key may be NULL for ""). WC_ERR_ARG names a
+ * bad kind, key, flag or fixed-size value of the wrong size; WC_ERR_LIMIT
+ * a value, count or total over the limits above. */
+WC_API wc_status wc_meta_add(wc_meta *m, wc_meta_kind kind, uint32_t flags, const char *key,
+                             const void *data, size_t size);
+/* Number of items; 0 for NULL. */
+WC_API size_t wc_meta_count(const wc_meta *m);
+/* The i-th item in the order added, or NULL past the end. */
+WC_API const wc_meta_item *wc_meta_get(const wc_meta *m, size_t i);
+/* The first item of that kind (and key, unless key is NULL), or NULL. */
+WC_API const wc_meta_item *wc_meta_find(const wc_meta *m, wc_meta_kind kind, const char *key);
+/* A short English name of a kind ("ICC profile", "text" ...); never NULL. */
+WC_API const char *wc_meta_kind_name(wc_meta_kind kind);
+/* Appends the metadata of a .wcx file in memory to m, checking each WMET
+ * chunk (and every CRC of the file). Items of kinds this library does not
+ * know are skipped. A file without metadata gives none and WC_OK. */
+WC_API wc_status wc_meta_read(wc_ctx *ctx, const void *src, size_t size, wc_meta *m);
 
 #ifdef __cplusplus
 }

@@ -70,6 +70,14 @@ typedef enum wc_transform {
     WC_TRANSFORM_LOT = 2
 } wc_transform;
 
+/* The limits of metadata (wcodec.h, "metadata"), here because the
+ * container's WMET reader checks them too: key bytes (no NUL), value bytes,
+ * items, and bytes in all. */
+#define WC_META_MAX_KEY 79
+#define WC_META_MAX_VALUE (16u << 20)
+#define WC_META_MAX_ITEMS 1024
+#define WC_META_MAX_TOTAL (64u << 20)
+
 #ifdef __cplusplus
 }
 #endif

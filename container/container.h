@@ -7,7 +7,8 @@
  *   u32 length (LE) | 4-byte type | length bytes of data | u32 CRC-32 (LE)
  * The CRC (zlib's crc32) covers the type and the data. Known types:
  *   WHDR header (first), WTAB entropy tables, WIDX code-block index,
- *   WDAT code-block data, WEND (last, empty). Unknown types are skipped.
+ *   WDAT code-block data, WMET metadata (optional), WEND (last, empty).
+ *   Unknown types are skipped.
  */
 #ifndef WC_CONTAINER_H
 #define WC_CONTAINER_H
@@ -33,6 +34,7 @@
 #define WCX_WIDX WCX_FOURCC('W', 'I', 'D', 'X')
 #define WCX_WDAT WCX_FOURCC('W', 'D', 'A', 'T')
 #define WCX_WEND WCX_FOURCC('W', 'E', 'N', 'D')
+#define WCX_WMET WCX_FOURCC('W', 'M', 'E', 'T')
 
 /* ---- writer ------------------------------------------------------------------ */
 
@@ -111,5 +113,29 @@ void wcx_header_write(const wcx_header *h, uint8_t *out);
 /* Parses and validates a WHDR payload: version (refuses other majors),
  * every field's range, steps finite and > 0, size consistent. */
 wc_status wcx_header_parse(const uint8_t *p, size_t size, wcx_header *h, wc_err *err);
+
+/* ---- metadata items (payload of WMET; meta_chunk.c) ------------------------ */
+
+/* kind u8 | flags u8 | key_len u8 | key | value (the rest of the chunk) */
+#define WCX_META_FIXED 3u
+#define WCX_META_MAX_KEY WC_META_MAX_KEY
+#define WCX_META_MAX_VALUE WC_META_MAX_VALUE
+#define WCX_META_MAX_ITEMS WC_META_MAX_ITEMS
+#define WCX_META_MAX_TOTAL WC_META_MAX_TOTAL
+
+typedef struct wcx_meta_item {
+    uint8_t kind, flags, key_len;
+    const uint8_t *key;   /* key_len bytes, no NUL */
+    const uint8_t *value; /* size bytes */
+    uint32_t size;
+} wcx_meta_item;
+
+/* Bytes a WMET chunk of that key and value takes in the file. */
+size_t wcx_meta_chunk_size(size_t key_len, size_t value_size);
+/* Writes one WMET chunk. */
+void wcx_meta_put(wcx_writer *w, const wcx_meta_item *it);
+/* Checks a WMET chunk's framing (key length and bytes, value size) and
+ * points *it into it; errors name the chunk and its byte offset. */
+wc_status wcx_meta_parse(const wcx_chunk *k, wcx_meta_item *it, wc_err *err);
 
 #endif /* WC_CONTAINER_H */

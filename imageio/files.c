@@ -32,6 +32,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <png.h>
+#include <tiffio.h>
+#include <zlib.h>
+
 #include "image_io.h"
 
 #define TMP_TAG ".wcodec-tmp."
@@ -331,15 +335,75 @@ static wc_status write_pnm(FILE *fp, const char *name, const void *arg, wc_err *
     return pnm_write_fp(fp, name, arg, err);
 }
 
+image_format image_format_of(const char *path)
+{
+    if (!path) return IMAGE_PNG;
+    if (ends_with(path, ".pgm") || ends_with(path, ".ppm") || ends_with(path, ".pnm"))
+        return IMAGE_PNM;
+    if (ends_with(path, ".tif") || ends_with(path, ".tiff")) return IMAGE_TIFF;
+    return IMAGE_PNG;
+}
+
 wc_status image_write_format(const char *path, const wc_image *img, image_format format,
                              wc_err *err)
 {
+    return image_write_meta(path, img, NULL, format, NULL, err);
+}
+
+/* A PNG in memory (open_memstream), for the metadata chunks to go in. */
+static wc_status png_to_memory(const wc_image *img, const char *name, uint8_t **out, size_t *size,
+                               wc_err *err)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *fp = open_memstream(&buf, &n);
+    WC_RETURN_IF(!fp, err, WC_ERR_NOMEM, "%s: out of memory", name);
+    wc_status s = png_write_fp(fp, name, img, err);
+    if (fclose(fp) != 0 && s == WC_OK) s = wc_fail(err, WC_ERR_NOMEM, "%s: out of memory", name);
+    if (s != WC_OK) {
+        free(buf);
+        return s;
+    }
+    *out = (uint8_t *)buf;
+    *size = n;
+    return WC_OK;
+}
+
+wc_status image_write_meta(const char *path, const wc_image *img, const wc_meta *meta,
+                           image_format format, unsigned *dropped, wc_err *err)
+{
+    if (dropped) *dropped = 0;
     WC_RETURN_IF(!path || !img || !img->pixels, err, WC_ERR_ARG, "missing argument");
-    if (format == IMAGE_BY_NAME)
-        format = ends_with(path, ".pgm") || ends_with(path, ".ppm") || ends_with(path, ".pnm")
-                     ? IMAGE_PNM
-                     : IMAGE_PNG;
-    return write_output(path, format == IMAGE_PNM ? write_pnm : write_png, img, err);
+    if (format == IMAGE_BY_NAME) format = image_format_of(path);
+    const char *name = !strcmp(path, "-") ? "standard output" : path;
+    wc_err e = {{0}};
+    uint8_t *buf = NULL;
+    size_t size = 0;
+    wc_status s;
+    switch (format) {
+    case IMAGE_PNM:
+        if (dropped)
+            for (size_t i = 0; i < wc_meta_count(meta); i++)
+                *dropped |= 1u << wc_meta_get(meta, i)->kind;
+        return write_output(path, write_pnm, img, err);
+    case IMAGE_TIFF:
+        s = tiff_write_mem(img, meta, &buf, &size, dropped, &e);
+        if (s != WC_OK) return wc_fail(err, s, "%s: %s", name, e.msg);
+        s = file_write(path, buf, size, err);
+        wc_free(buf);
+        return s;
+    default:
+        if (wc_meta_count(meta) == 0) return write_output(path, write_png, img, err);
+        WC_FORWARD_IF_ERROR(png_to_memory(img, name, &buf, &size, err));
+        uint8_t *png = NULL;
+        size_t png_size = 0;
+        s = png_meta_insert(buf, size, meta, &png, &png_size, &e);
+        free(buf);
+        if (s != WC_OK) return wc_fail(err, s, "%s: %s", name, e.msg);
+        s = file_write(path, png, png_size, err);
+        wc_free(png);
+        return s;
+    }
 }
 
 wc_status image_write(const char *path, const wc_image *img, wc_err *err)
@@ -427,12 +491,53 @@ wc_status file_read(const char *path, size_t max_bytes, void **data, size_t *siz
     return WC_OK;
 }
 
+static int is_tiff(const uint8_t *d, size_t n)
+{
+    return n >= 4 && ((d[0] == 'I' && d[1] == 'I' && (d[2] == 42 || d[2] == 43) && d[3] == 0) ||
+                      (d[0] == 'M' && d[1] == 'M' && d[2] == 0 && (d[3] == 42 || d[3] == 43)));
+}
+
+/* The rest of src->fp after head, whole, in one buffer: at most the memory
+ * limit (or WC_DEFAULT_MAX_MEMORY), and a regular file's size is compared
+ * with that first. */
+static wc_status read_whole(const img_source *src, const img_limits *lim, uint8_t **data,
+                            size_t *size, wc_err *err)
+{
+    uint64_t max = lim && lim->max_memory ? lim->max_memory : WC_DEFAULT_MAX_MEMORY;
+    if (max > SIZE_MAX / 2) max = SIZE_MAX / 2;
+    WC_RETURN_IF(src->file_size > max, err, WC_ERR_LIMIT,
+                 "%llu bytes, over the memory limit of %llu", (unsigned long long)src->file_size,
+                 (unsigned long long)max);
+    size_t cap = src->file_size ? (size_t)src->file_size + 1 : src->head_size;
+    if (cap > max) cap = (size_t)max;
+    if (cap < src->head_size) cap = src->head_size;
+    uint8_t *buf = wc_malloc(cap ? cap : 1);
+    WC_RETURN_IF(!buf, err, WC_ERR_NOMEM, "out of memory");
+    memcpy(buf, src->head, src->head_size);
+    size_t n = src->head_size;
+    wc_err e = {{0}};
+    wc_status s = read_rest(src->fp, "input", (size_t)max, &buf, &n, &cap, &e);
+    if (s != WC_OK) {
+        wc_free(buf);
+        /* read_rest names "input"; the caller puts the path first. */
+        const char *msg = strncmp(e.msg, "input: ", 7) ? e.msg : e.msg + 7;
+        return wc_fail(err, s, "%s", msg);
+    }
+    *data = buf;
+    *size = n;
+    return WC_OK;
+}
+
 /* Reads an image with the readers of image_io.h, recognised by its first
- * bytes, which are read (not the rest) before the header is checked. */
-static wc_status read_image(const char *path, const img_limits *lim, wc_image *img, wc_err *err)
+ * bytes, which are read (not the rest) before the header is checked. A
+ * TIFF (random access) is read whole, as is a PNG whose metadata is
+ * wanted, within the memory limit. */
+static wc_status read_image(const char *path, const img_limits *lim, unsigned page, wc_image *img,
+                            wc_meta *meta, unsigned *pages, wc_err *err)
 {
     WC_RETURN_IF(!path || !img, err, WC_ERR_ARG, "missing argument");
     memset(img, 0, sizeof *img);
+    if (pages) *pages = 1;
     FILE *fp = NULL;
     uint64_t fsize = 0;
     WC_FORWARD_IF_ERROR(in_open(path, &fp, &fsize, err));
@@ -442,14 +547,31 @@ static wc_status read_image(const char *path, const img_limits *lim, wc_image *i
     wc_err e = {{0}};
     wc_status s;
     img_source src = {head, got, fp, name, fsize};
+    const int png = got >= 8 && memcmp(head, "\x89PNG\r\n\x1a\n", 8) == 0;
+    const int tiff = is_tiff(head, got);
+    uint8_t *whole = NULL;
+    size_t whole_size = 0;
     if (got < sizeof head && ferror(fp))
         s = wc_fail(&e, WC_ERR_IO, "read error: %s", strerror(errno));
-    else if (got >= 8 && memcmp(head, "\x89PNG\r\n\x1a\n", 8) == 0)
+    else if (page > 1 && !tiff)
+        s = wc_fail(&e, WC_ERR_ARG, "--page %u: only TIFF files have pages", page);
+    else if (tiff) {
+        s = read_whole(&src, lim, &whole, &whole_size, &e);
+        if (s == WC_OK) s = tiff_read_lim(whole, whole_size, page, lim, img, meta, pages, &e);
+    } else if (png && meta) {
+        s = read_whole(&src, lim, &whole, &whole_size, &e);
+        /* A pipe stays a pipe (file_size 0): the limits are checked as for one. */
+        img_source mem = {whole, whole_size, NULL, name, fsize ? whole_size : 0};
+        if (s == WC_OK) s = png_read_src(&mem, lim, img, &e);
+        if (s == WC_OK && (s = png_meta_read(whole, whole_size, meta, &e)) != WC_OK)
+            wc_image_free(img);
+    } else if (png)
         s = png_read_src(&src, lim, img, &e);
     else if (got >= 2 && head[0] == 'P' && head[1] >= '1' && head[1] <= '7')
         s = pnm_read_src(&src, lim, img, &e);
     else
-        s = wc_fail(&e, WC_ERR_FORMAT, "not a PNG, PGM or PPM image");
+        s = wc_fail(&e, WC_ERR_FORMAT, "not a PNG, TIFF, PGM or PPM image");
+    wc_free(whole);
     in_close(fp);
     if (s != WC_OK) wc_fail(err, s, "%s: %s", name, e.msg);
     return s;
@@ -460,7 +582,7 @@ wc_status image_read(const char *path, uint64_t max_pixels, wc_image *img, wc_er
     /* The default memory limit too: a PNG row is read whole by libpng, so
      * one claimed row of 2^31 pixels would cost gigabytes even from a pipe. */
     img_limits lim = {max_pixels, WC_DEFAULT_MAX_MEMORY, NULL, NULL};
-    return read_image(path, &lim, img, err);
+    return read_image(path, &lim, 0, img, NULL, NULL, err);
 }
 
 static uint64_t encode_need(const wc_image *shape, const void *p)
@@ -476,7 +598,19 @@ wc_status image_read_for_encode(const char *path, const wc_params *p, wc_image *
         p = &d;
     }
     img_limits lim = {p->max_pixels, p->max_memory, encode_need, p};
-    return read_image(path, &lim, img, err);
+    return read_image(path, &lim, 0, img, NULL, NULL, err);
+}
+
+wc_status image_read_meta(const char *path, const wc_params *p, unsigned page, wc_image *img,
+                          wc_meta *meta, unsigned *pages, wc_err *err)
+{
+    wc_params d;
+    if (!p) {
+        wc_params_init(&d);
+        p = &d;
+    }
+    img_limits lim = {p->max_pixels, p->max_memory, encode_need, p};
+    return read_image(path, &lim, page, img, meta, pages, err);
 }
 
 /* Reads a .wcx file whole, but the signature and header chunk first: what
@@ -512,7 +646,8 @@ static wc_status read_wcx(wc_ctx *ctx, const wc_params *p, const char *path, uin
     return WC_OK;
 }
 
-wc_status decode_file(wc_ctx *ctx, const wc_params *p, const char *path, wc_image *out, wc_err *err)
+wc_status decode_file_meta(wc_ctx *ctx, const wc_params *p, const char *path, wc_image *out,
+                           wc_meta *meta, wc_err *err)
 {
     WC_RETURN_IF(!ctx || !out, err, WC_ERR_ARG, "missing argument");
     memset(out, 0, sizeof *out);
@@ -520,6 +655,26 @@ wc_status decode_file(wc_ctx *ctx, const wc_params *p, const char *path, wc_imag
     size_t n = 0;
     WC_FORWARD_IF_ERROR(read_wcx(ctx, p, path, &buf, &n, err));
     wc_status s = wc_decode(ctx, p, buf, n, out);
+    if (s == WC_OK && meta && (s = wc_meta_read(ctx, buf, n, meta)) != WC_OK) wc_image_free(out);
+    wc_free(buf);
+    if (s != WC_OK) wc_fail(err, s, "%s", wc_ctx_error(ctx));
+    return s;
+}
+
+wc_status decode_file(wc_ctx *ctx, const wc_params *p, const char *path, wc_image *out, wc_err *err)
+{
+    return decode_file_meta(ctx, p, path, out, NULL, err);
+}
+
+wc_status inspect_file_meta(wc_ctx *ctx, const char *path, wc_info *info, wc_meta *meta,
+                            wc_err *err)
+{
+    WC_RETURN_IF(!ctx || !info, err, WC_ERR_ARG, "missing argument");
+    uint8_t *buf = NULL;
+    size_t n = 0;
+    WC_FORWARD_IF_ERROR(read_wcx(ctx, NULL, path, &buf, &n, err));
+    wc_status s = wc_inspect(ctx, buf, n, info);
+    if (s == WC_OK && meta) s = wc_meta_read(ctx, buf, n, meta);
     wc_free(buf);
     if (s != WC_OK) wc_fail(err, s, "%s", wc_ctx_error(ctx));
     return s;
@@ -527,12 +682,14 @@ wc_status decode_file(wc_ctx *ctx, const wc_params *p, const char *path, wc_imag
 
 wc_status inspect_file(wc_ctx *ctx, const char *path, wc_info *info, wc_err *err)
 {
-    WC_RETURN_IF(!ctx || !info, err, WC_ERR_ARG, "missing argument");
-    uint8_t *buf = NULL;
-    size_t n = 0;
-    WC_FORWARD_IF_ERROR(read_wcx(ctx, NULL, path, &buf, &n, err));
-    wc_status s = wc_inspect(ctx, buf, n, info);
-    wc_free(buf);
-    if (s != WC_OK) wc_fail(err, s, "%s", wc_ctx_error(ctx));
-    return s;
+    return inspect_file_meta(ctx, path, info, NULL, err);
+}
+
+void image_io_versions(char *buf, size_t cap)
+{
+    /* TIFFGetVersion() is "LIBTIFF, Version 4.5.0\nCopyright ...". */
+    const char *t = strstr(TIFFGetVersion(), "Version ");
+    int tn = t ? (int)strcspn(t + 8, "\n") : 1;
+    snprintf(buf, cap, "libpng %s, libtiff %.*s, zlib %s", png_get_libpng_ver(NULL), tn,
+             t ? t + 8 : "?", zlibVersion());
 }

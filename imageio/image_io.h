@@ -1,7 +1,8 @@
 /*
  * image_io.h -- the image I/O library (wcodec_imageio) that the command,
  * the samples, the benchmarks and the tests link; libwcodec does not. It
- * reads and writes PNG (libpng) and PGM/PPM images into wc_image, and
+ * reads and writes PNG (libpng), TIFF (libtiff) and PGM/PPM images into
+ * wc_image, with their metadata (wc_meta) where the format has it, and
  * whole files: file_write, image_write and the others below never leave a
  * partial output nor replace a device or a link (files.c); png_write_file
  * and pnm_write_file write to the path they are given. Readers check a
@@ -106,6 +107,70 @@ wc_status pnm_write_file(const char *path, const wc_image *img, wc_err *err);
 /* Writes to an open stream (not closed; flushed); name is for messages. */
 wc_status pnm_write_fp(FILE *fp, const char *name, const wc_image *img, wc_err *err);
 
+/* ---- TIFF (image_tiff.c) ---------------------------------------------------- */
+
+/* 1..16-bit unsigned samples, gray (min-is-black or min-is-white, the
+ * latter inverted), gray+alpha, RGB, RGBA; contiguous or planar; strips or
+ * tiles; no compression, LZW, deflate or PackBits; either byte order. page
+ * is 1-based (0 means 1); *pages (may be NULL) gets the file's page count.
+ * The claimed size is checked against max_pixels and against what the
+ * file's bytes can hold under its compression before anything is
+ * allocated, and the pixel buffer grows as strips and tiles decode. meta
+ * gets the ICC profile, XMP, resolution, chromaticities, DateTime, the
+ * EXIF directory (as a block, image_exif.c) and the text tags
+ * (ImageDescription -> "Description", DocumentName -> "Title",
+ * Artist -> "Author", Copyright, Software, Make, Model, HostComputer,
+ * PageName). Damage is WC_ERR_CORRUPT, an unsupported layout
+ * WC_ERR_UNSUPPORTED. */
+wc_status tiff_read_mem(const uint8_t *data, size_t size, unsigned page, uint64_t max_pixels,
+                        wc_image *img, wc_meta *meta, unsigned *pages, wc_err *err);
+/* As tiff_read_mem, with the shape checked against lim (img_check_shape,
+ * the file's bytes counting as the reader's) before anything is allocated;
+ * tiff_read_mem is this with max_pixels and WC_DEFAULT_MAX_MEMORY. */
+wc_status tiff_read_lim(const uint8_t *data, size_t size, unsigned page, const img_limits *lim,
+                        wc_image *img, wc_meta *meta, unsigned *pages, wc_err *err);
+
+/* Writes img as a one-page little-endian TIFF at its own bit depth (LZW,
+ * with the horizontal predictor at 8 and 16 bits) into a new buffer
+ * (*out, free with wc_free). meta's items that TIFF has a tag for are
+ * written (see tiff_read_mem; the first EXIF item as the EXIF directory);
+ * *dropped (may be NULL) gets a bit (1 << kind) for each kind that had to
+ * be left out (gamma, sRGB, text without a tag, a second item of a kind
+ * TIFF holds once). */
+wc_status tiff_write_mem(const wc_image *img, const wc_meta *meta, uint8_t **out, size_t *size,
+                         unsigned *dropped, wc_err *err);
+
+/* ---- EXIF between TIFF and a standalone block (image_exif.c) ------------------ */
+
+/* The EXIF directory at ifd_off of a classic TIFF file in memory, as the
+ * TIFF-structured block PNG's eXIf holds (same byte order; new buffer,
+ * wc_free). Entries pointing at further directories are left out. */
+wc_status exif_from_tiff(const uint8_t *file, size_t size, uint64_t ifd_off, uint8_t **out,
+                         size_t *out_size);
+/* 1 when an EXIF block has a directory with at least one entry that can
+ * be copied into a TIFF. */
+int exif_usable(const uint8_t *exif, size_t size);
+/* Appends an EXIF block's directory to a TIFF file in a growable buffer
+ * (*file of *size bytes, *cap allocated, wc_realloc'd) and points the
+ * main directory's EXIFIFD entry (written as 0 beforehand) at it. */
+wc_status exif_into_tiff(uint8_t **file, size_t *size, size_t *cap, const uint8_t *exif,
+                         size_t exif_size);
+
+/* ---- PNG metadata (image_meta_png.c) ------------------------------------------ */
+
+/* Appends the metadata chunks of a PNG file in memory to meta: iCCP, gAMA,
+ * cHRM, sRGB, pHYs, tIME, tEXt, zTXt, iTXt (the one keyed
+ * "XML:com.adobe.xmp" as XMP) and eXIf. Chunks with a bad CRC or damaged
+ * contents are WC_ERR_CORRUPT; compressed values are inflated up to
+ * WC_META_MAX_VALUE bytes. */
+wc_status png_meta_read(const uint8_t *png, size_t size, wc_meta *meta, wc_err *err);
+
+/* Returns a copy of a PNG file with meta's items inserted as chunks after
+ * IHDR (*out, free with wc_free). Every kind has a PNG chunk; resolution in
+ * inches or centimetres is converted to pixels per metre. */
+wc_status png_meta_insert(const uint8_t *png, size_t size, const wc_meta *meta, uint8_t **out,
+                          size_t *out_size, wc_err *err);
+
 /* ---- whole files (files.c) ----------------------------------------------- */
 
 /* The file helpers take a path; "-" means standard input (reading) or
@@ -142,14 +207,38 @@ wc_status image_read_for_encode(const char *path, const wc_params *p, wc_image *
 typedef enum image_format {
     IMAGE_BY_NAME = 0, /* PGM/PPM when the path ends in .pgm/.ppm/.pnm, else PNG */
     IMAGE_PNG = 1,
-    IMAGE_PNM = 2 /* PGM (1 component) or PPM (3) */
+    IMAGE_PNM = 2, /* PGM (1 component) or PPM (3) */
+    IMAGE_TIFF = 3 /* by name: .tif, .tiff */
 } image_format;
 
-/* Writes img as PNG, or PGM/PPM when path ends in .pgm/.ppm/.pnm. */
+/* Writes img as PNG, or PGM/PPM when path ends in .pgm/.ppm/.pnm, or TIFF
+ * when it ends in .tif/.tiff (any case). */
 wc_status image_write(const char *path, const wc_image *img, wc_err *err);
 /* Writes img in the given format (e.g. to "-", which has no extension). */
 wc_status image_write_format(const char *path, const wc_image *img, image_format format,
                              wc_err *err);
+
+/* The format image_write picks for path (never IMAGE_BY_NAME). */
+image_format image_format_of(const char *path);
+
+/* Writes img in format (IMAGE_BY_NAME: by path) with meta (may be NULL)
+ * in the format's own fields: PNG chunks (png_meta_insert), TIFF tags
+ * (tiff_write_mem), none in PGM/PPM. *dropped (may be NULL) gets a bit
+ * (1 << kind) per metadata kind the format has no place for. The file is
+ * written as image_write writes it: never partial, never over a device,
+ * a link's target rather than the link, "-" for standard output. */
+wc_status image_write_meta(const char *path, const wc_image *img, const wc_meta *meta,
+                           image_format format, unsigned *dropped, wc_err *err);
+
+/* As image_read_for_encode (p may be NULL for defaults), also reading TIFF
+ * page `page` (1-based; 0 = 1; another page of a PNG or PNM is WC_ERR_ARG;
+ * *pages, may be NULL, gets the file's page count) and, when meta is not
+ * NULL, appending the file's metadata to it. A TIFF, or a PNG whose
+ * metadata is wanted, is read whole first, at most p->max_memory bytes
+ * (or WC_DEFAULT_MAX_MEMORY when that is 0), and the shape is checked
+ * against the limits before the pixels are allocated. */
+wc_status image_read_meta(const char *path, const wc_params *p, unsigned page, wc_image *img,
+                          wc_meta *meta, unsigned *pages, wc_err *err);
 
 /* Decodes the .wcx file at path with wc_decode, reading its header chunk
  * first: the signature, the header and p's limits are checked
@@ -159,9 +248,20 @@ wc_status image_write_format(const char *path, const wc_image *img, image_format
  * library's message copied from ctx). */
 wc_status decode_file(wc_ctx *ctx, const wc_params *p, const char *path, wc_image *out,
                       wc_err *err);
+/* decode_file, and when meta is not NULL the file's metadata appended to
+ * it (wc_meta_read). */
+wc_status decode_file_meta(wc_ctx *ctx, const wc_params *p, const char *path, wc_image *out,
+                           wc_meta *meta, wc_err *err);
 /* wc_inspect of the .wcx file at path, read as decode_file reads it (under
  * the default limits). */
 wc_status inspect_file(wc_ctx *ctx, const char *path, wc_info *info, wc_err *err);
+
+/* inspect_file, and when meta is not NULL the file's metadata appended. */
+wc_status inspect_file_meta(wc_ctx *ctx, const char *path, wc_info *info, wc_meta *meta,
+                            wc_err *err);
+
+/* "libpng 1.6.39, libtiff 4.5.0, zlib 1.2.13": the versions linked. */
+void image_io_versions(char *buf, size_t cap);
 
 /* Removes the temporary files of the writes above that are in progress in
  * this process. Async-signal-safe: call it from a SIGINT/SIGTERM handler

@@ -122,7 +122,7 @@ const char cli_encoder_help[] =
     "  --transform T         dwt (default), dct or lot (lossy only)\n"
     "  --wavelet W           53 or 97 (lossy default 97)\n"
     "  --levels N            wavelet levels 0..15 (default 5)\n"
-    "  --quality Q           1..100, lossy (default 75)\n"
+    "  --quality Q           1..100, lossy (default 75); 100 is lossless\n"
     "  --step S              base quantizer step, lossy\n"
     "  --bpp R               target bits per pixel, lossy (searches the step)\n"
     "  --threshold T         zero coefficients smaller than T\n"
@@ -267,6 +267,15 @@ int cli_encoder_finish(wc_params *p, int lossy, int lossless)
         fprintf(stderr, "wcodec: give only one of --quality, --step and --bpp\n");
         return 1;
     }
+    if (p->quality >= 100) { /* the top of the scale is exact, as cjxl's is */
+        if (p->transform != WC_TRANSFORM_DWT || p->wavelet == 97 || p->threshold > 0) {
+            fprintf(stderr, "wcodec: --quality 100 is lossless (DWT 5/3): it cannot be combined "
+                            "with --transform dct|lot, --wavelet 97 or --threshold\n");
+            return 1;
+        }
+        p->lossless = 1;
+        p->quality = 0;
+    }
     return 0;
 }
 
@@ -360,6 +369,7 @@ static int is_image_name(const char *name)
     const char *dot = strrchr(name, '.');
     return dot && name[0] != '.' &&
            (!strcasecmp(dot, ".png") || !strcasecmp(dot, ".pgm") || !strcasecmp(dot, ".ppm") ||
+            image_format_of(name) == IMAGE_TIFF ||
             !strcasecmp(dot, ".pnm"));
 }
 
@@ -390,9 +400,10 @@ static int list_push(str_list *l, const char *dir, const char *name)
     return 0;
 }
 
-/* Adds a directory's image files, sorted by name (readdir's order is the
- * file system's, which would make runs differ between machines). */
-static int list_dir(str_list *l, const char *dir)
+/* Adds a directory's files that keep() takes, sorted by name (readdir's
+ * order is the file system's, which would make runs differ between
+ * machines). */
+static int list_dir(str_list *l, const char *dir, int (*keep)(const char *))
 {
     DIR *d = opendir(dir);
     if (!d) {
@@ -403,7 +414,7 @@ static int list_dir(str_list *l, const char *dir)
     struct dirent *e;
     int bad = 0;
     while (!bad && (e = readdir(d)) != NULL) {
-        if (!is_image_name(e->d_name)) continue;
+        if (!keep(e->d_name) || e->d_name[0] == '.') continue;
         bad = list_push(l, dir, e->d_name);
         struct stat st;
         if (!bad && (stat(l->v[l->n - 1], &st) != 0 || !S_ISREG(st.st_mode))) free(l->v[--l->n]);
@@ -419,6 +430,12 @@ static int list_dir(str_list *l, const char *dir)
 
 int cli_list_images(char *const *args, int nargs, char ***list, size_t *count)
 {
+    return cli_list_files(args, nargs, NULL, list, count);
+}
+
+int cli_list_files(char *const *args, int nargs, int (*keep)(const char *name), char ***list,
+                   size_t *count)
+{
     str_list l = {0};
     int rc = CLI_OK;
     for (int i = 0; i < nargs && rc == CLI_OK; i++) {
@@ -427,14 +444,14 @@ int cli_list_images(char *const *args, int nargs, char ***list, size_t *count)
             fprintf(stderr, "wcodec: %s: %s\n", args[i], strerror(errno));
             rc = CLI_IO;
         } else if (S_ISDIR(st.st_mode)) {
-            rc = list_dir(&l, args[i]);
+            rc = list_dir(&l, args[i], keep ? keep : is_image_name);
         } else if (list_push(&l, NULL, args[i])) {
             fprintf(stderr, "wcodec: out of memory\n");
             rc = CLI_BAD;
         }
     }
     if (rc == CLI_OK && l.n == 0) {
-        fprintf(stderr, "wcodec: no images found (PNG, PGM or PPM files, or folders of them)\n");
+        fprintf(stderr, "wcodec: no %s found\n", keep ? "files" : "images (PNG, TIFF, PGM or PPM files, or folders of them)");
         rc = CLI_BAD;
     }
     if (rc != CLI_OK) {

@@ -10,7 +10,7 @@
 #include "wcodec.h"
 
 /* Exit codes of the command. */
-enum { CLI_OK = 0, CLI_BAD = 1, CLI_IO = 2 };
+enum { CLI_OK = 0, CLI_BAD = 1, CLI_IO = 2, CLI_BELOW = 3 /* compare: under the bar */ };
 
 /* Strict number parsing: the whole string must be a number in [lo, hi];
  * on failure prints "wcodec: --opt: ..." and returns nonzero. */
@@ -86,10 +86,13 @@ void cli_buf_free(cli_buf *b);
 /* ---- image sets ------------------------------------------------------------ */
 
 /* Expands FILES and DIRS into a list of image paths: a file is taken as
- * given, a directory contributes its .png/.pgm/.ppm/.pnm entries (not
+ * given, a directory contributes its .png/.tif/.tiff/.pgm/.ppm/.pnm entries (not
  * recursive) sorted by name. Returns a CLI exit code after printing why;
  * an empty result is an error. Free the list with cli_list_free. */
 int cli_list_images(char *const *args, int nargs, char ***list, size_t *count);
+/* The same with a filter of a folder's entries (NULL: images). */
+int cli_list_files(char *const *args, int nargs, int (*keep)(const char *name), char ***list,
+                   size_t *count);
 void cli_list_free(char **list, size_t count);
 
 /* ---- a pool of workers, one wc_ctx each, with a progress bar --------------- */

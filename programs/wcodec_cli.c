@@ -2,9 +2,9 @@
  * wcodec_cli.c -- the wcodec command: encode, decode, info, compare (and
  * bench/sweep where built). It uses the public API only.
  *
- * Exit status: 0 success, 1 bad input or usage, 2 I/O error, 128+N when
- * stopped by signal N (SIGINT, SIGTERM, SIGHUP), after removing the
- * temporary output file.
+ * Exit status: 0 success, 1 bad input or usage, 2 I/O error, 3 compare
+ * below its --min-psnr or --exact bar, 128+N when stopped by signal N
+ * (SIGINT, SIGTERM, SIGHUP), after removing the temporary output files.
  */
 #include <math.h>
 #include <signal.h>
@@ -13,23 +13,28 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
+#include "cli_batch.h"
+#include "cli_image.h"
 #include "cli_util.h"
 
 static const char usage_text[] =
     "usage: wcodec <command> [options]\n"
     "\n"
     "commands:\n"
-    "  encode IN OUT [options]   compress a PNG/PGM/PPM image into a .wcx file\n"
-    "  decode IN OUT [options]   decompress a .wcx file into PNG (or .pgm/.ppm by name)\n"
+    "  encode IN OUT [options]   compress a PNG/TIFF/PGM/PPM image into a .wcx file\n"
+    "  decode IN OUT [options]   decompress a .wcx file into PNG (or .tif/.pgm/.ppm by name)\n"
     "                            (IN or OUT '-': standard input or output)\n"
-    "  info FILE                 show a .wcx file's header and bytes per band\n"
+    "  encode|decode FILES|DIRS --out-dir DIR   many files at once, on all cores\n"
+    "  info FILE                 show a .wcx file's header, bytes per band, metadata\n"
     "  compare A B               PSNR, maximum error and SSIM between two images\n"
     "  bench FILES|DIRS [opts]   encode + decode in memory: size, quality, speed\n"
     "  sweep DIRS --out DIR      a rate-distortion grid: CSV, SVG plots, report.md\n"
     "  plot CSV OUT.svg [opts]   draw a CSV's columns as an SVG line plot\n"
     "\n"
-    "Run 'wcodec <command> --help' for the options of a command.\n"
+    "Run 'wcodec <command> --help' for the options of a command, 'wcodec --version'\n"
+    "for the backends and libraries. Options take --opt value or --opt=value.\n"
     "With no options 'encode' is lossless, so nothing is lost by accident.\n";
 
 static int want_help(int argc, char **argv)
@@ -39,105 +44,149 @@ static int want_help(int argc, char **argv)
     return 0;
 }
 
-static void print_verbose(wc_ctx *ctx)
+/* The options both encode and decode take besides the encoder's; 1 if
+ * argv[*i] was one, -1 on a bad value, 0 if not. */
+static int common_option(int argc, char **argv, int *i, cli_batch_opts *o)
 {
-    const char *note = wc_ctx_note(ctx);
-    if (*note)
-        fprintf(stderr, "wcodec: %s\n", note);
-    else
-        fprintf(stderr, "wcodec: backend: %s\n", wc_ctx_backend(ctx));
+    const char *a = argv[*i];
+    long n;
+    if (!strcmp(a, "--strip")) o->strip = 1;
+    else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) o->verbose = 1;
+    else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+        o->quiet = 1;
+        char *end;
+        if (*i + 1 < argc && strtod(argv[*i + 1], &end) > 0 && !*end) {
+            fprintf(stderr, "wcodec: -q is --quiet here; for quality give --quality %s\n",
+                    argv[*i + 1]);
+            return -1;
+        }
+    } else if (!strcmp(a, "--out-dir") || !strcmp(a, "--format") || !strcmp(a, "--page")) {
+        if (*i + 1 >= argc) {
+            fprintf(stderr, "wcodec: %s needs a value\n", a);
+            return -1;
+        }
+        const char *v = argv[++*i];
+        if (!strcmp(a, "--out-dir")) o->out_dir = v;
+        else if (!strcmp(a, "--format")) o->format = v;
+        else if (cli_int(a, v, 1, 65535, &n)) return -1;
+        else o->page = (unsigned)n;
+    } else return 0;
+    return 1;
+}
+
+/* encode and decode: one IN and OUT, or inputs and folders with --out-dir. */
+static int run_files(int argc, char **argv, int decode)
+{
+    const char *cmd = decode ? "decode" : "encode";
+    cli_batch_opts o = {.page = 1};
+    wc_params_init(&o.p);
+    char **pos = calloc((size_t)argc, sizeof *pos);
+    if (!pos) return CLI_BAD;
+    int npos = 0, lossy = 0, lossless = 0, rc = CLI_OK;
+    for (int i = 2; i < argc && rc == CLI_OK; i++) {
+        const char *a = argv[i];
+        int r = common_option(argc, argv, &i, &o);
+        if (r == 0 && (!decode || !strcmp(a, "--threads") || !strcmp(a, "--backend") ||
+                       !strcmp(a, "--max-pixels") || !strcmp(a, "--max-memory")))
+            r = cli_encoder_option(argc, argv, &i, &o.p, &lossy, &lossless);
+        if (r < 0) rc = CLI_BAD;
+        else if (r > 0) continue;
+        else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "wcodec: %s: unknown option '%s' (see --help)\n", cmd, a);
+            rc = CLI_BAD;
+        } else pos[npos++] = argv[i];
+    }
+    const char *out = NULL;
+    if (rc == CLI_OK && !o.out_dir) {
+        if (npos == 2) out = pos[--npos];
+        else {
+            fprintf(stderr, "wcodec: %s needs IN and OUT, or inputs and --out-dir DIR (see --help)\n", cmd);
+            rc = CLI_BAD;
+        }
+    }
+    if (rc == CLI_OK && o.out_dir && npos == 0) {
+        fprintf(stderr, "wcodec: %s: no inputs (see --help)\n", cmd);
+        rc = CLI_BAD;
+    }
+    if (rc == CLI_OK && !decode && cli_encoder_finish(&o.p, lossy, lossless)) rc = CLI_BAD;
+    if (rc == CLI_OK && decode) {
+        /* --format, else OUT's name; OUT '-' (no name) is PNG unless --format. */
+        const char *ext = o.format ? o.format : !out || !strcmp(out, "-") ? "png" : strrchr(out, '.');
+        if (ext && *ext == '.') ext++;
+        static const char *const ok[] = {"png", "tif", "tiff", "pgm", "ppm", "pnm"};
+        static const image_format fmt[] = {IMAGE_PNG, IMAGE_TIFF, IMAGE_TIFF,
+                                           IMAGE_PNM, IMAGE_PNM,  IMAGE_PNM};
+        int known = -1;
+        for (int k = 0; ext && k < 6; k++)
+            if (!strcasecmp(ext, ok[k])) known = k;
+        if (known >= 0) {
+            o.out_format = fmt[known];
+        } else if (o.format) {
+            fprintf(stderr, "wcodec: --format %s: unknown output format (expected png, tif, tiff, "
+                            "pgm, ppm or pnm)\n", o.format);
+            rc = CLI_BAD;
+        } else {
+            fprintf(stderr, "wcodec: decode: %s: unknown output format (use .png, .tif, .tiff, "
+                            ".pgm, .ppm or .pnm, or --format)\n", out);
+            rc = CLI_BAD;
+        }
+    }
+    /* One IN and OUT: never write over the input (i11). */
+    if (rc == CLI_OK && out && cli_same_file(cmd, pos[0], out)) rc = CLI_BAD;
+    if (rc == CLI_OK) rc = cli_batch_run(&o, decode, pos, npos, out);
+    free(pos);
+    return rc;
 }
 
 static int cmd_encode(int argc, char **argv)
 {
     if (want_help(argc, argv)) {
-        printf("usage: wcodec encode IN OUT [options]\n\n"
-               "Compresses IN (PNG, PGM or PPM) into OUT (.wcx). Lossless unless a lossy\n"
+        printf("usage: wcodec encode IN OUT [options]\n"
+               "       wcodec encode FILES|DIRS... --out-dir DIR [options]\n\n"
+               "Compresses IN (PNG, TIFF, PGM or PPM) into OUT (.wcx). Lossless unless a lossy\n"
                "option is given. IN '-' reads standard input, OUT '-' writes standard\n"
                "output. Prints one line: sizes, ratio, bits per pixel, time (on standard\n"
-               "error when OUT is '-').\n\n"
+               "error when OUT is '-').\n"
+               "Metadata (ICC profile, gamma, chromaticities, sRGB, resolution, text, time,\n"
+               "EXIF, XMP) goes into the file too. With --out-dir, every file and every\n"
+               "image in the folders given becomes DIR/NAME.wcx, several at once (one per\n"
+               "core, each file the same as from a call of its own); a file that fails is\n"
+               "reported and the rest go on; a summary ends it.\n\n"
                "options:\n%s"
+               "                        (with --out-dir: files coded at once)\n"
                "  --max-pixels N        refuse inputs larger than N pixels (default 2^31)\n"
                "  --max-memory N        refuse inputs whose encode needs more than N bytes,\n"
                "                        the image included (default 8 GiB: 8589934592)\n"
+               "  --page N              the page of a multi-page TIFF to encode (default 1)\n"
+               "  --strip               leave the metadata out\n"
+               "  --out-dir DIR         encode every input into DIR (created if missing)\n"
                "  -v, --verbose         say which backend ran\n"
-               "  -q, --quiet           print nothing on success\n",
+               "  -q, --quiet           print nothing on success\n"
+               "--quality 100 is lossless; a --bpp at or above the lossless rate gives the\n"
+               "lossless file, and says so. Options take --opt value or --opt=value.\n",
                cli_encoder_help);
         return CLI_OK;
     }
-    wc_params p;
-    wc_params_init(&p);
-    const char *in = NULL, *out = NULL;
-    int lossy = 0, lossless = 0, verbose = 0, quiet = 0;
-    for (int i = 2; i < argc; i++) {
-        int r = cli_encoder_option(argc, argv, &i, &p, &lossy, &lossless);
-        if (r < 0) return CLI_BAD;
-        if (r > 0) continue;
-        if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) verbose = 1;
-        else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) quiet = 1;
-        else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "wcodec: encode: unknown option '%s' (see --help)\n", argv[i]);
-            return CLI_BAD;
-        } else if (!in) in = argv[i];
-        else if (!out) out = argv[i];
-        else {
-            fprintf(stderr, "wcodec: encode: unexpected argument '%s'\n", argv[i]);
-            return CLI_BAD;
-        }
-    }
-    if (!in || !out) {
-        fprintf(stderr, "wcodec: encode needs IN and OUT (see --help)\n");
-        return CLI_BAD;
-    }
-    if (cli_encoder_finish(&p, lossy, lossless)) return CLI_BAD;
-    if (cli_same_file("encode", in, out)) return CLI_BAD;
-    wc_ctx *ctx = wc_ctx_create();
-    if (!ctx) return CLI_BAD;
-    wc_image img = {0};
-    void *buf = NULL;
-    size_t size = 0;
-    double t0 = cli_now(), t1 = t0;
-    wc_err err = {{0}};
-    wc_status s = image_read_for_encode(in, &p, &img, &err);
-    if (s == WC_OK) {
-        t0 = cli_now();
-        s = wc_encode_alloc(ctx, &p, &img, &buf, &size);
-        t1 = cli_now();
-        if (s != WC_OK) cli_error(ctx, s, in);
-    } else {
-        cli_error_msg(err.msg, s, in);
-    }
-    if (s == WC_OK) {
-        s = file_write(out, buf, size, &err);
-        if (s != WC_OK) cli_error_msg(err.msg, s, out);
-    }
-    if (s == WC_OK) {
-        if (verbose) print_verbose(ctx);
-        if (!quiet) {
-            double raw = (double)img.width * img.height * img.components * (img.bit_depth > 8 ? 2 : 1);
-            fprintf(cli_report_stream(out),
-                   "%s -> %s: %ux%u, %u x %u-bit -> %zu bytes, ratio %.2f:1, %.4f bpp, %.1f ms%s\n",
-                   in, out, img.width, img.height, img.components, img.bit_depth, size,
-                   raw / (double)size, size * 8.0 / ((double)img.width * img.height),
-                   (t1 - t0) * 1e3, p.lossless ? " (lossless)" : "");
-        }
-    }
-    wc_free(buf);
-    wc_image_free(&img);
-    wc_ctx_free(ctx);
-    return cli_exit_code(s);
+    return run_files(argc, argv, 0);
 }
 
 static int cmd_decode(int argc, char **argv)
 {
     if (want_help(argc, argv)) {
-        printf("usage: wcodec decode IN OUT [options]\n\n"
-               "Decompresses IN (.wcx) into OUT: PNG, or PGM/PPM when OUT ends in\n"
-               ".pgm/.ppm/.pnm. The image keeps the original bit depth and channels.\n"
+        printf("usage: wcodec decode IN OUT [options]\n"
+               "       wcodec decode FILES|DIRS... --out-dir DIR [--format F] [options]\n\n"
+               "Decompresses IN (.wcx) into OUT: PNG, TIFF when OUT ends in .tif/.tiff,\n"
+               "or PGM/PPM when it ends in .pgm/.ppm/.pnm. The image keeps the original\n"
+               "bit depth and channels, and its metadata goes into the format's own\n"
+               "fields (a note names what the format has no place for). With --out-dir,\n"
+               "every .wcx file given or in the folders given becomes DIR/NAME.F.\n"
                "IN '-' reads standard input; OUT '-' writes standard output (PNG unless\n"
                "--format says otherwise; the summary line then goes to standard error).\n\n"
                "options:\n"
-               "  --format F            png, pgm, ppm or pnm, whatever OUT's name says\n"
+               "  --out-dir DIR         decode every input into DIR (created if missing)\n"
+               "  --format F            png, tif, tiff, pgm, ppm or pnm, whatever OUT's name says\n"
+               "                        (with --out-dir: the outputs' format, png by default)\n"
+               "  --strip               leave the metadata out\n"
                "  --threads N           worker threads (default: all cores)\n"
                "  --backend B           auto (default), cpu or cuda\n"
                "  --max-pixels N        refuse files larger than N pixels (default 2^31)\n"
@@ -147,74 +196,7 @@ static int cmd_decode(int argc, char **argv)
                "  -q, --quiet           print nothing on success\n");
         return CLI_OK;
     }
-    wc_params p;
-    wc_params_init(&p);
-    const char *in = NULL, *out = NULL, *format = NULL;
-    int verbose = 0, quiet = 0, dummy = 0;
-    for (int i = 2; i < argc; i++) {
-        const char *o = argv[i];
-        if (!strcmp(o, "--threads") || !strcmp(o, "--backend") || !strcmp(o, "--max-pixels") ||
-            !strcmp(o, "--max-memory")) {
-            if (cli_encoder_option(argc, argv, &i, &p, &dummy, &dummy) < 0) return CLI_BAD;
-        } else if (!strcmp(o, "--format")) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "wcodec: --format needs a value\n");
-                return CLI_BAD;
-            }
-            format = argv[++i];
-        } else if (!strcmp(o, "-v") || !strcmp(o, "--verbose")) verbose = 1;
-        else if (!strcmp(o, "-q") || !strcmp(o, "--quiet")) quiet = 1;
-        else if (o[0] == '-' && o[1]) {
-            fprintf(stderr, "wcodec: decode: unknown option '%s' (see --help)\n", o);
-            return CLI_BAD;
-        } else if (!in) in = o;
-        else if (!out) out = o;
-        else {
-            fprintf(stderr, "wcodec: decode: unexpected argument '%s'\n", o);
-            return CLI_BAD;
-        }
-    }
-    if (!in || !out) {
-        fprintf(stderr, "wcodec: decode needs IN and OUT (see --help)\n");
-        return CLI_BAD;
-    }
-    image_format fmt = IMAGE_PNG;
-    const char *name = format ? format : !strcmp(out, "-") ? ".png" : strrchr(out, '.');
-    if (name && *name == '.') name++;
-    if (name && !strcasecmp(name, "png"))
-        fmt = IMAGE_PNG;
-    else if (name && (!strcasecmp(name, "pgm") || !strcasecmp(name, "ppm") || !strcasecmp(name, "pnm")))
-        fmt = IMAGE_PNM;
-    else if (format) {
-        fprintf(stderr, "wcodec: --format: expected png, pgm, ppm or pnm, got '%s'\n", format);
-        return CLI_BAD;
-    } else {
-        fprintf(stderr, "wcodec: decode: %s: unknown output format (use .png, .pgm, .ppm or .pnm, "
-                        "or --format)\n", out);
-        return CLI_BAD;
-    }
-    if (cli_same_file("decode", in, out)) return CLI_BAD;
-    wc_ctx *ctx = wc_ctx_create();
-    if (!ctx) return CLI_BAD;
-    wc_image img = {0};
-    wc_err err = {{0}};
-    double t0 = cli_now();
-    wc_status s = decode_file(ctx, &p, in, &img, &err);
-    double t1 = cli_now();
-    if (s != WC_OK) cli_error_msg(err.msg, s, in);
-    if (s == WC_OK) {
-        s = image_write_format(out, &img, fmt, &err);
-        if (s != WC_OK) cli_error_msg(err.msg, s, out);
-    }
-    if (s == WC_OK) {
-        if (verbose) print_verbose(ctx);
-        if (!quiet)
-            fprintf(cli_report_stream(out), "%s -> %s: %ux%u, %u x %u-bit, %.1f ms\n", in, out,
-                    img.width, img.height, img.components, img.bit_depth, (t1 - t0) * 1e3);
-    }
-    wc_image_free(&img);
-    wc_ctx_free(ctx);
-    return cli_exit_code(s);
+    return run_files(argc, argv, 1);
 }
 
 static const char *band_label(const wc_info *in, uint32_t b, char *buf, size_t n)
@@ -235,15 +217,17 @@ static const char *band_label(const wc_info *in, uint32_t b, char *buf, size_t n
 static int cmd_info(int argc, char **argv)
 {
     if (want_help(argc, argv) || argc != 3) {
-        printf("usage: wcodec info FILE\n\nShows the header of a .wcx file and its bytes per\n"
-               "component and per band. FILE '-' reads standard input.\n");
-        return argc == 3 ? CLI_OK : CLI_BAD;
+        fprintf(want_help(argc, argv) ? stdout : stderr,
+                "usage: wcodec info FILE\n\nShows the header of a .wcx file, its bytes per\n"
+                "component and per band, and its metadata. FILE '-' reads standard input.\n");
+        return want_help(argc, argv) ? CLI_OK : CLI_BAD;
     }
     wc_ctx *ctx = wc_ctx_create();
     if (!ctx) return CLI_BAD;
     wc_info in;
     wc_err err = {{0}};
-    wc_status s = inspect_file(ctx, argv[2], &in, &err);
+    wc_meta *meta = wc_meta_create();
+    wc_status s = meta ? inspect_file_meta(ctx, argv[2], &in, meta, &err) : WC_ERR_NOMEM;
     if (s != WC_OK) {
         cli_error_msg(err.msg, s, argv[2]);
     } else {
@@ -271,7 +255,9 @@ static int cmd_info(int argc, char **argv)
                        (unsigned long long)in.band_bytes[c][b]);
             }
         }
+        cli_image_print_meta(meta);
     }
+    wc_meta_free(meta);
     wc_ctx_free(ctx);
     return cli_exit_code(s);
 }
@@ -286,20 +272,44 @@ static void print_db(const char *name, double v)
 
 static int cmd_compare(int argc, char **argv)
 {
-    if (want_help(argc, argv) || argc != 4) {
-        printf("usage: wcodec compare A B\n\nPSNR per channel and over the colour channels,\n"
-               "luma PSNR, maximum absolute error and SSIM between two images of the same\n"
-               "size and layout (PNG, PGM, PPM or .wcx, which is decoded first).\n");
-        return argc == 4 ? CLI_OK : CLI_BAD;
+    const char *file[2] = {NULL, NULL};
+    float min_psnr = -1;
+    int exact = 0, nfile = 0, bad = 0;
+    for (int i = 2; i < argc && !bad; i++) {
+        if (!strcmp(argv[i], "--exact")) exact = 1;
+        else if (!strcmp(argv[i], "--min-psnr"))
+            bad = i + 1 >= argc || cli_float("--min-psnr", argv[++i], 0, 1000, &min_psnr);
+        else if (argv[i][0] == '-' && argv[i][1] && strcmp(argv[i], "--help") && strcmp(argv[i], "-h")) {
+            fprintf(stderr, "wcodec: compare: unknown option '%s' (see --help)\n", argv[i]);
+            bad = 1;
+        } else if (nfile < 2) file[nfile++] = argv[i];
+        else bad = 1;
+    }
+    if (want_help(argc, argv) || bad || nfile != 2) {
+        fprintf(want_help(argc, argv) ? stdout : stderr,
+                "usage: wcodec compare A B [--min-psnr X] [--exact]\n\n"
+                "PSNR per channel and over the colour channels, luma PSNR, maximum absolute\n"
+                "error and SSIM between two images of the same size and layout (PNG, TIFF,\n"
+                "PGM, PPM or .wcx, which is decoded first). Exit status 0 when it ran,\n"
+                "whatever the difference; for scripts:\n"
+                "  --min-psnr X          exit 3 when the colour PSNR is below X dB\n"
+                "  --exact               exit 3 unless the images are identical\n");
+        return want_help(argc, argv) ? CLI_OK : CLI_BAD;
     }
     wc_ctx *ctx = wc_ctx_create();
     if (!ctx) return CLI_BAD;
     wc_image a = {0}, b = {0};
     wc_err err = {{0}};
-    wc_status s = cli_load_any(ctx, argv[2], NULL, &a, &err);
-    if (s != WC_OK) cli_error_msg(err.msg, s, argv[2]);
-    if (s == WC_OK && (s = cli_load_any(ctx, argv[3], NULL, &b, &err)) != WC_OK)
-        cli_error_msg(err.msg, s, argv[3]);
+    wc_status s = WC_OK;
+    for (int k = 0; k < 2 && s == WC_OK; k++) {
+        struct stat st;
+        if (stat(file[k], &st) == 0 && S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "wcodec: %s is a folder, not an image\n", file[k]);
+            s = WC_ERR_ARG;
+        } else if ((s = cli_load_any(ctx, file[k], NULL, k ? &b : &a, &err)) != WC_OK) {
+            cli_error_msg(err.msg, s, file[k]);
+        }
+    }
     image_metrics m;
     if (s == WC_OK && (s = image_compare(&a, &b, &m)) != WC_OK)
         fprintf(stderr, "wcodec: compare: the images differ in size, channels or bit depth "
@@ -319,8 +329,61 @@ static int cmd_compare(int argc, char **argv)
         printf("max error   %u\n", m.max_abs_error);
         printf("SSIM        %.6f\n", m.ssim);
     }
+    int rc = cli_exit_code(s);
+    if (s == WC_OK && exact && m.max_abs_error != 0) {
+        fprintf(stderr, "wcodec: compare: the images differ (--exact)\n");
+        rc = CLI_BELOW;
+    } else if (s == WC_OK && min_psnr >= 0 && !(m.psnr_rgb >= min_psnr)) {
+        fprintf(stderr, "wcodec: compare: PSNR %.4f dB is below --min-psnr %g\n", m.psnr_rgb,
+                min_psnr);
+        rc = CLI_BELOW;
+    }
     wc_image_free(&a);
     wc_image_free(&b);
+    wc_ctx_free(ctx);
+    return rc;
+}
+
+/* The version, the backends built in and the one a call would use (a
+ * one-pixel encode asks the library, as any program would), the image
+ * libraries linked. */
+static wc_status probe(wc_ctx *ctx, wc_backend_kind kind)
+{
+    uint8_t px = 0;
+    wc_image img = {1, 1, 1, 8, 1, &px};
+    wc_params p;
+    wc_params_init(&p);
+    p.backend = kind;
+    void *buf = NULL;
+    size_t n = 0;
+    wc_status s = wc_encode_alloc(ctx, &p, &img, &buf, &n);
+    free(buf);
+    return s;
+}
+
+static int cli_version(void)
+{
+    printf("wcodec %s (format 1.0)\n", wc_version_string());
+    wc_ctx *ctx = wc_ctx_create();
+    if (!ctx) return CLI_BAD;
+    wc_status s = probe(ctx, WC_BACKEND_AUTO);
+    if (s != WC_OK) {
+        cli_error(ctx, s, "backend");
+    } else {
+        const char *note = wc_ctx_note(ctx), *env = getenv("WC_BACKEND");
+        printf("default:   %s\n", note[0] ? note + strlen("backend: ") : wc_ctx_backend(ctx));
+        if (env && !strcmp(env, "cpu")) {
+            printf("cuda:      not probed (WC_BACKEND=cpu)\n");
+        } else if (probe(ctx, WC_BACKEND_CUDA) == WC_OK) {
+            printf("cuda:      built in; a CUDA device is in use\n");
+        } else {
+            const char *e = wc_ctx_error(ctx);
+            printf("cuda:      %s\n", strstr(e, "not part of this build") ? "not built in" : e);
+        }
+    }
+    char v[160];
+    image_io_versions(v, sizeof v);
+    printf("libraries: %s\n", v);
     wc_ctx_free(ctx);
     return cli_exit_code(s);
 }
@@ -348,17 +411,35 @@ static void catch_signals(void)
     }
 }
 
-int main(int argc, char **argv)
+/* --opt=value becomes --opt value, so every option takes either form.
+ * Returns a new list (argv itself when out of memory). */
+static char **split_equals(int *argc, char **argv)
+{
+    char **v = calloc(2 * (size_t)*argc + 1, sizeof *v);
+    if (!v) return argv;
+    int n = 0;
+    for (int i = 0; i < *argc; i++) {
+        char *eq = strchr(argv[i], '=');
+        if (i >= 2 && !strncmp(argv[i], "--", 2) && eq && eq > argv[i] + 2) {
+            *eq = '\0';
+            v[n++] = argv[i];
+            v[n++] = eq + 1;
+        } else {
+            v[n++] = argv[i];
+        }
+    }
+    *argc = n;
+    return v;
+}
+
+static int run_command(int argc, char **argv)
 {
     catch_signals();
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         fputs(usage_text, argc < 2 ? stderr : stdout);
         return argc < 2 ? CLI_BAD : CLI_OK;
     }
-    if (!strcmp(argv[1], "--version")) {
-        printf("wcodec %s\n", wc_version_string());
-        return CLI_OK;
-    }
+    if (!strcmp(argv[1], "--version")) return cli_version();
     if (!strcmp(argv[1], "encode")) return cmd_encode(argc, argv);
     if (!strcmp(argv[1], "decode")) return cmd_decode(argc, argv);
     if (!strcmp(argv[1], "info")) return cmd_info(argc, argv);
@@ -368,4 +449,12 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "plot")) return cmd_plot(argc, argv);
     fprintf(stderr, "wcodec: unknown command '%s'\n\n%s", argv[1], usage_text);
     return CLI_BAD;
+}
+
+int main(int argc, char **argv)
+{
+    char **args = split_equals(&argc, argv);
+    int rc = run_command(argc, args);
+    if (args != argv) free(args);
+    return rc;
 }

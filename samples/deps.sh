@@ -6,7 +6,7 @@ need=()
 command -v cmake >/dev/null || need+=(cmake)
 command -v cc >/dev/null || need+=(gcc)
 command -v make >/dev/null || need+=(make)
-for pkg in libpng-dev zlib1g-dev libcmocka-dev pkg-config; do
+for pkg in libpng-dev libtiff-dev zlib1g-dev libcmocka-dev pkg-config; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then

@@ -5,6 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 samples/deps.sh
+if [ -d ../shared/corpus/kodak ]; then
+  echo "tests/run.sh: corpus: the Kodak images in ../shared/corpus/kodak"
+else
+  echo "tests/run.sh: corpus: ../shared/corpus/kodak not found; the tests use the crops in tests/data/kodak"
+fi
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
 cmake --build build -j"$(nproc)"
 cd build && ctest --output-on-failure -j"$(nproc)"

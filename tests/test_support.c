@@ -1,4 +1,6 @@
 /* test_support.c -- helpers shared by the tests. */
+#include <unistd.h>
+
 #include "test_support.h"
 
 #include <stdio.h>
@@ -23,9 +25,28 @@ int32_t test_rng_range(test_rng *r, int32_t lo, int32_t hi)
 
 double test_rng_unit(test_rng *r) { return test_rng_u32(r) / 4294967296.0; }
 
+int test_kodak_full(void)
+{
+    static int found = -1;
+    if (found < 0) {
+        char probe[1024];
+        snprintf(probe, sizeof probe, "%s/kodim01.png", WC_CORPUS_DIR);
+        found = access(probe, R_OK) == 0;
+        if (found)
+            fprintf(stderr, "corpus: the Kodak images in %s\n", WC_CORPUS_DIR);
+        else
+            fprintf(stderr, "corpus: %s not found; using the 256x192 crops in %s/data/kodak\n",
+                    WC_CORPUS_DIR, WC_TESTS_DIR);
+    }
+    return found;
+}
+
 const char *test_kodak_path(int n)
 {
     static _Thread_local char buf[1024];
-    snprintf(buf, sizeof buf, "%s/kodim%02d.png", WC_CORPUS_DIR, n);
+    if (test_kodak_full())
+        snprintf(buf, sizeof buf, "%s/kodim%02d.png", WC_CORPUS_DIR, n);
+    else
+        snprintf(buf, sizeof buf, "%s/data/kodak/kodim%02d.png", WC_TESTS_DIR, n);
     return buf;
 }

@@ -17,7 +17,13 @@ int32_t test_rng_range(test_rng *r, int32_t lo, int32_t hi);
 /* Uniform in [0, 1). */
 double test_rng_unit(test_rng *r);
 
-/* Path of a Kodak image (1..24) in a static buffer. */
+/* Path of a Kodak image in a static buffer: from the corpus
+ * (WC_CORPUS_DIR, ../shared/corpus/kodak by default) when it is there,
+ * else one of the 256x192 crops kept in tests/data/kodak (images 1, 3, 7,
+ * 15 and 23), so the suite runs from a clone alone. The first call says on
+ * stderr which it found. */
 const char *test_kodak_path(int n);
+/* 1 when the full corpus was found, 0 when the crops stand in. */
+int test_kodak_full(void);
 
 #endif

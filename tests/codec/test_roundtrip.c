@@ -134,12 +134,17 @@ static void test_kodak_lossless_and_lossy(void **state)
         wc_image out = roundtrip(ctx, &p, &img, &size);
         assert_memory_equal(out.pixels, img.pixels, image_bytes(&img));
         double bpp = size * 8.0 / ((double)img.width * img.height);
-        assert_true(bpp < 10.0); /* these three are among Kodak's easier images */
+        /* These three are among Kodak's easier images; the crops that stand
+         * in for them without the corpus (tests/data/kodak) are their busy
+         * middles. */
+        assert_true(bpp < (test_kodak_full() ? 10.0 : 11.0));
         wc_image_free(&out);
 
         /* Lossy floors: a bit under what the codec reaches on these images. */
         static const float rates[] = {0.25f, 1.0f};
-        static const double floors[][2] = {{30.0, 37.0}, {29.5, 36.0}, {30.0, 37.5}};
+        static const double full[][2] = {{30.0, 37.0}, {29.5, 36.0}, {30.0, 37.5}};
+        static const double crop[][2] = {{26.5, 34.0}, {25.3, 32.2}, {26.5, 37.0}};
+        const double(*floors)[2] = test_kodak_full() ? full : crop;
         for (int k = 0; k < 2; k++) {
             wc_params_init(&p);
             p.lossless = 0;
@@ -174,7 +179,7 @@ static void test_block_transforms(void **state)
         db[t] = psnr_of(&img, &out);
         wc_image_free(&out);
     }
-    assert_true(db[WC_TRANSFORM_DCT] > 30.0);
+    assert_true(db[WC_TRANSFORM_DCT] > (test_kodak_full() ? 30.0 : 28.0));
     assert_true(db[WC_TRANSFORM_LOT] > db[WC_TRANSFORM_DCT]);
     assert_true(db[WC_TRANSFORM_DWT] > db[WC_TRANSFORM_DCT]);
 

@@ -11,7 +11,9 @@
  *  - no crash, overrun, leak or undefined behaviour (the sanitizers);
  *  - a rejection is one of the data errors with a message saying where;
  *  - a file that decodes also inspects, with the same geometry;
- *  - one thread and two threads give the same status and the same pixels.
+ *  - one thread and two threads give the same status and the same pixels;
+ *  - the metadata reader (WMET chunks) accepts or names the damage, and
+ *    whatever it accepts is within the limits of wcodec.h;
  *  - the header check decode_file (imageio) makes before reading a file's
  *    rest (wc_decode_check_head) refuses only with a data error and a
  *    message.
@@ -41,8 +43,28 @@ static size_t image_bytes(const wc_image *img)
     return (size_t)img->height * img->stride;
 }
 
+static void meta_one(wc_ctx *ctx, const uint8_t *data, size_t size)
+{
+    wc_meta *m = wc_meta_create();
+    FUZZ_CHECK(m != NULL, "out of memory");
+    wc_status s = wc_meta_read(ctx, data, size, m);
+    FUZZ_CHECK(s == WC_OK || (is_data_error(s) && wc_ctx_error(ctx)[0]),
+               "meta: status %d (%s), message '%s'", (int)s, wc_strerror(s), wc_ctx_error(ctx));
+    size_t total = 0;
+    for (size_t i = 0; i < wc_meta_count(m); i++) {
+        const wc_meta_item *it = wc_meta_get(m, i);
+        FUZZ_CHECK(strlen(it->key) <= WC_META_MAX_KEY && it->size <= WC_META_MAX_VALUE,
+                   "item %zu over the limits", i);
+        total += it->size;
+    }
+    FUZZ_CHECK(wc_meta_count(m) <= WC_META_MAX_ITEMS && total <= WC_META_MAX_TOTAL,
+               "%zu items, %zu bytes", wc_meta_count(m), total);
+    wc_meta_free(m);
+}
+
 static void decode_one(wc_ctx *ctx, const uint8_t *data, size_t size)
 {
+    meta_one(ctx, data, size);
     wc_info info;
     wc_status si = wc_inspect(ctx, data, size, &info);
     FUZZ_CHECK(si == WC_OK || (is_data_error(si) && wc_ctx_error(ctx)[0]),

@@ -1,5 +1,5 @@
 /*
- * fuzz_image.h -- how fuzz_png and fuzz_pnm call their reader: limits near
+ * fuzz_image.h -- how fuzz_png, fuzz_pnm and fuzz_tiff call their reader: limits near
  * real ones (4 Mpixels, 256 MiB), with -malloc_limit_mb=256 in .ci/fuzz.sh,
  * so an allocation the header check should have refused is a finding.
  * Odd-sized inputs are read as a regular file (their size is checked

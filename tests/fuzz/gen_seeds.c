@@ -17,9 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <tiffio.h>
+#include <unistd.h>
 
 #include "block_coder.h"
 #include "huffman.h"
+#include "image_io.h"
 #include "image_io.h"
 #include "rle.h"
 #include "wcodec.h"
@@ -133,6 +136,22 @@ static void seeds_decode(void)
         if (wc_encode_alloc(ctx, &p, &img, &buf, &size) != WC_OK) die(wc_ctx_error(ctx));
         put_file("fuzz_decode", s->name, buf, size);
         free(buf);
+        if (i < 2) { /* the same with one item of every kind (WMET chunks) */
+            wc_meta *m = wc_meta_create();
+            uint8_t v[32] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+            static const size_t sizes[] = {0, 40, 14, 30, 12, 4, 32, 1, 17, 7};
+            for (int k = WC_META_ICC; k <= WC_META_TIME; k++)
+                if (wc_meta_add(m, (wc_meta_kind)k, k == WC_META_TEXT ? WC_META_TEXT_UTF8 : 0,
+                                k == WC_META_TEXT ? "Comment" : "", v, sizes[k] > 32 ? 32 : sizes[k]) != WC_OK)
+                    die("metadata");
+            p.meta = m;
+            if (wc_encode_alloc(ctx, &p, &img, &buf, &size) != WC_OK) die(wc_ctx_error(ctx));
+            char name[64];
+            snprintf(name, sizeof name, "meta_%s", s->name);
+            put_file("fuzz_decode", name, buf, size);
+            free(buf);
+            wc_meta_free(m);
+        }
         wc_image_free(&img);
     }
     wc_ctx_free(ctx);
@@ -383,6 +402,151 @@ static void seeds_roundtrip(void)
     }
 }
 
+/* ---- fuzz_png_meta --------------------------------------------------------------- */
+
+/* PNGs with every metadata chunk png_meta_insert writes: iCCP, gAMA,
+ * cHRM, sRGB, pHYs, tIME, eXIf, tEXt, zTXt, iTXt (plain and compressed)
+ * and XMP; one item of each kind per seed, or the text kinds alone. */
+static void seeds_png_meta(void)
+{
+    wc_image img;
+    make_image(&img, 6, 5, 3, 8, 7);
+    char tmp[] = "/tmp/fuzz_seed_XXXXXX";
+    int fd = mkstemp(tmp);
+    if (fd < 0) die("mkstemp");
+    close(fd);
+    wc_err err = {{0}};
+    if (png_write_file(tmp, &img, &err) != WC_OK) die(err.msg);
+    wc_ctx *ctx = wc_ctx_create();
+    void *png = NULL;
+    size_t n = 0;
+    if (!ctx || file_read(tmp, 0, &png, &n, NULL) != WC_OK) die("reading back a PNG seed");
+    remove(tmp);
+    for (int text_only = 0; text_only < 2; text_only++) {
+        wc_meta *m = wc_meta_create();
+        uint8_t res[17] = {0}, chrm[32];
+        double x = 2835;
+        memcpy(res, &x, 8);
+        memcpy(res + 8, &x, 8);
+        res[16] = 1;
+        for (int i = 0; i < 32; i++) chrm[i] = (uint8_t)(i * 11);
+        int bad = 0;
+        if (!text_only)
+            bad |= wc_meta_add(m, WC_META_ICC, 0, "seed profile", "profile bytes profile bytes", 27) |
+                   wc_meta_add(m, WC_META_GAMMA, 0, "", "\xa0\x86\x01\x00", 4) |
+                   wc_meta_add(m, WC_META_CHROMATICITY, 0, "", chrm, 32) |
+                   wc_meta_add(m, WC_META_SRGB, 0, "", "\x01", 1) |
+                   wc_meta_add(m, WC_META_RESOLUTION, 0, "", res, 17) |
+                   wc_meta_add(m, WC_META_TIME, 0, "", "\xea\x07\x01\x02\x03\x04\x05", 7) |
+                   wc_meta_add(m, WC_META_EXIF, 0, "", "II*\0\x08\0\0\0\0\0", 10);
+        bad |= wc_meta_add(m, WC_META_TEXT, 0, "Title", "plain", 5) |
+               wc_meta_add(m, WC_META_TEXT, WC_META_TEXT_COMPRESSED, "Comment", "zipped zipped", 13) |
+               wc_meta_add(m, WC_META_TEXT, WC_META_TEXT_UTF8, "Author", "Ren\xc3\xa9", 6) |
+               wc_meta_add(m, WC_META_TEXT, WC_META_TEXT_UTF8 | WC_META_TEXT_COMPRESSED,
+                           "Description", "utf-8, zipped", 13) |
+               wc_meta_add(m, WC_META_XMP, 0, "", "<x:xmpmeta/>", 12);
+        if (bad) die("metadata");
+        uint8_t *out = NULL;
+        size_t on = 0;
+        if (png_meta_insert(png, n, m, &out, &on, &err) != WC_OK) die(err.msg);
+        put_file("fuzz_png_meta", text_only ? "text.png" : "all_kinds.png", out, on);
+        wc_free(out);
+        wc_meta_free(m);
+    }
+    free(png);
+    wc_ctx_free(ctx);
+    wc_image_free(&img);
+}
+
+/* ---- fuzz_tiff ----------------------------------------------------------------- */
+
+/* Our writer's layouts (LZW, with and without the predictor) with
+ * metadata, and libtiff's own for tiles, planar data, PackBits, deflate
+ * and big-endian files. */
+static void seeds_tiff(void)
+{
+    static const struct {
+        const char *name;
+        uint32_t w, h, comps, depth;
+    } ours[] = {{"gray1.tif", 19, 7, 1, 1},   {"ga8.tif", 12, 9, 2, 8}, {"rgb16.tif", 10, 8, 3, 16},
+                {"rgba12.tif", 9, 6, 4, 12}};
+    for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++) {
+        wc_image img;
+        make_image(&img, ours[i].w, ours[i].h, ours[i].comps, ours[i].depth, (unsigned)i);
+        wc_meta *m = wc_meta_create();
+        uint8_t res[17] = {0};
+        double x = 300;
+        memcpy(res, &x, 8);
+        memcpy(res + 8, &x, 8);
+        res[16] = 2;
+        if (wc_meta_add(m, WC_META_ICC, 0, "", "profile bytes", 13) != WC_OK ||
+            wc_meta_add(m, WC_META_RESOLUTION, 0, "", res, 17) != WC_OK ||
+            wc_meta_add(m, WC_META_TEXT, 0, "Description", "seed", 4) != WC_OK ||
+            wc_meta_add(m, WC_META_TIME, 0, "", "\xea\x07\x01\x02\x03\x04\x05", 7) != WC_OK)
+            die("metadata");
+        uint8_t *buf;
+        size_t n;
+        wc_err err = {{0}};
+        if (tiff_write_mem(&img, m, &buf, &n, NULL, &err) != WC_OK) die(err.msg);
+        put_file("fuzz_tiff", ours[i].name, buf, n);
+        wc_free(buf);
+        wc_meta_free(m);
+        wc_image_free(&img);
+    }
+    static const struct {
+        const char *name, *mode;
+        uint16_t comps, depth, compression, planar;
+        uint32_t tile;
+    } theirs[] = {{"tiles_deflate_be.tif", "wb", 3, 8, COMPRESSION_ADOBE_DEFLATE, 1, 16},
+                  {"planar_packbits.tif", "wl", 3, 8, COMPRESSION_PACKBITS, 2, 0},
+                  {"tiles_planar_lzw16.tif", "wb", 4, 16, COMPRESSION_LZW, 2, 16}};
+    for (size_t i = 0; i < sizeof theirs / sizeof theirs[0]; i++) {
+        char tmp[] = "/tmp/wc_seed_XXXXXX";
+        int fd = mkstemp(tmp);
+        if (fd < 0) die("mkstemp");
+        close(fd);
+        TIFF *t = TIFFOpen(tmp, theirs[i].mode);
+        if (!t) die("TIFFOpen");
+        uint32_t w = 20, h = 18;
+        TIFFSetField(t, TIFFTAG_IMAGEWIDTH, w);
+        TIFFSetField(t, TIFFTAG_IMAGELENGTH, h);
+        TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, theirs[i].comps);
+        TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, theirs[i].depth);
+        TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_RGB);
+        TIFFSetField(t, TIFFTAG_PLANARCONFIG, theirs[i].planar);
+        TIFFSetField(t, TIFFTAG_COMPRESSION, theirs[i].compression);
+        if (theirs[i].comps == 4) {
+            uint16_t a = EXTRASAMPLE_ASSOCALPHA;
+            TIFFSetField(t, TIFFTAG_EXTRASAMPLES, 1, &a);
+        }
+        uint8_t buf[16 * 16 * 8];
+        for (size_t k = 0; k < sizeof buf; k++) buf[k] = (uint8_t)(k * 29 >> 2);
+        uint16_t planes = theirs[i].planar == 2 ? theirs[i].comps : 1;
+        if (theirs[i].tile) {
+            TIFFSetField(t, TIFFTAG_TILEWIDTH, 16);
+            TIFFSetField(t, TIFFTAG_TILELENGTH, 16);
+            for (uint16_t p = 0; p < planes; p++)
+                for (uint32_t y = 0; y < h; y += 16)
+                    for (uint32_t x = 0; x < w; x += 16)
+                        if (TIFFWriteTile(t, buf, x, y, 0, p) < 0) die("tile");
+        } else {
+            TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, 5);
+            for (uint16_t p = 0; p < planes; p++)
+                for (uint32_t y = 0; y < h; y++)
+                    if (TIFFWriteScanline(t, buf, y, p) != 1) die("row");
+        }
+        TIFFClose(t);
+        void *data = NULL;
+        size_t n = 0;
+        wc_ctx *ctx = wc_ctx_create();
+        if (!ctx || file_read(tmp, 0, &data, &n, NULL) != WC_OK) die("read back");
+        put_file("fuzz_tiff", theirs[i].name, data, n);
+        free(data);
+        wc_ctx_free(ctx);
+        unlink(tmp);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -394,6 +558,8 @@ int main(int argc, char **argv)
     seeds_decode();
     seeds_png();
     seeds_pnm();
+    seeds_tiff();
+    seeds_png_meta();
     seeds_huffman();
     seeds_roundtrip();
     printf("fuzz_gen_seeds: %u files under %s\n", g_count, g_dir);
