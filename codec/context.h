@@ -21,6 +21,8 @@ struct wc_ctx {
     wc_backend_kind backend_asked;
     wc_stage_times times;
     wc_pool pool;                   /* large work buffers kept between calls */
+    int device;                     /* the call's wc_params.device (-1: current) */
+    int backend_device;             /* the one the CUDA backend was made for */
 };
 
 /* Clears the error of a new call. */
@@ -28,6 +30,9 @@ void ctx_begin(wc_ctx *ctx);
 /* Makes sure the backend for `kind` is ready (honours WC_BACKEND=cpu);
  * AUTO falls back to the CPU when no device is usable. */
 wc_status ctx_backend(wc_ctx *ctx, wc_backend_kind kind);
+/* Takes the call's device (p may be NULL: the thread's current one) for
+ * ctx_backend. */
+void ctx_use_device(wc_ctx *ctx, const wc_params *p);
 /* Monotonic clock in seconds. */
 double ctx_now(void);
 
