@@ -89,14 +89,11 @@ static const char *backend_note(wc_ctx *ctx)
     return wc_ctx_note(ctx)[0] ? wc_ctx_note(ctx) : wc_ctx_backend(ctx);
 }
 
-static void encode_job(batch *b, size_t j, wc_ctx *ctx, int device)
+static void encode_job(batch *b, size_t j, wc_ctx *ctx, wc_params p)
 {
     const cli_batch_opts *o = b->o;
     file_result *r = &b->r[j];
     const char *in = b->in[j];
-    wc_params p = o->p;
-    p.threads = b->threads_each;
-    p.device = device;
     wc_meta *meta = o->strip ? NULL : wc_meta_create();
     p.meta = meta;
     wc_image img = {0};
@@ -140,14 +137,11 @@ static void encode_job(batch *b, size_t j, wc_ctx *ctx, int device)
     wc_meta_free(meta);
 }
 
-static void decode_job(batch *b, size_t j, wc_ctx *ctx, int device)
+static void decode_job(batch *b, size_t j, wc_ctx *ctx, wc_params p)
 {
     const cli_batch_opts *o = b->o;
     file_result *r = &b->r[j];
     const char *in = b->in[j];
-    wc_params p = o->p;
-    p.threads = b->threads_each;
-    p.device = device;
     wc_meta *meta = o->strip ? NULL : wc_meta_create();
     void *data = NULL;
     size_t size = 0;
@@ -208,9 +202,11 @@ static void job(void *arg, size_t j, wc_ctx *ctx, cli_progress *prog)
 {
     batch *b = arg;
     const size_t file = b->jobs ? b->jobs[j] : j;
-    const int device = worker_device(b, ctx);
-    if (b->decode) decode_job(b, file, ctx, device);
-    else encode_job(b, file, ctx, device);
+    wc_params p = b->o->p; /* the options, on this worker's threads and device */
+    p.threads = b->threads_each;
+    p.device = worker_device(b, ctx);
+    if (b->decode) decode_job(b, file, ctx, p);
+    else encode_job(b, file, ctx, p);
     cli_progress_step(prog, 1);
 }
 
