@@ -37,9 +37,9 @@ void wc_params_init_abi(wc_params *p, unsigned abi, size_t size)
     p->block_size = 128; /* measured: 0.02 bpp smaller lossless, +0.07..0.16 dB lossy than 64 on Kodak */
     p->threads = 0;
     p->backend = WC_BACKEND_AUTO;
+    p->device = -1;
     p->max_pixels = WC_DEFAULT_MAX_PIXELS;
     p->max_memory = WC_DEFAULT_MAX_MEMORY;
-    p->device = -1;
 }
 
 int wc_device_count(void) { return wcg_device_count(); }

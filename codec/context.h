@@ -30,10 +30,10 @@ void ctx_begin(wc_ctx *ctx);
 /* Makes sure the backend for `kind` is ready (honours WC_BACKEND=cpu);
  * AUTO falls back to the CPU when no device is usable. */
 wc_status ctx_backend(wc_ctx *ctx, wc_backend_kind kind);
+/* Monotonic clock in seconds. */
+double ctx_now(void);
 /* Takes the call's device (p may be NULL: the thread's current one) for
  * ctx_backend. */
 void ctx_use_device(wc_ctx *ctx, const wc_params *p);
-/* Monotonic clock in seconds. */
-double ctx_now(void);
 
 #endif
