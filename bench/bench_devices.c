@@ -11,7 +11,10 @@
  * is the same and only the GPUs differ. Each run starts after every
  * worker has coded one image untimed (context creation and first-call
  * costs stay out). Files are compared by a 64-bit FNV-1a hash per image:
- * every repeat, on every device, must give the first one's.
+ * every repeat, on every device, must give the CPU backend's. Each run
+ * also says where a worker's time went per image (wc_ctx_times): the
+ * backend's (the GPU's transform and the PCIe copies) or the host's
+ * entropy coding; only the first grows with the devices.
  *
  * usage: bench_devices KODAK_DIR [--repeat N] [--threads N] [--devices all|I,J,..]
  *                      [--runs N] [--quality Q] [--transform dwt|dct]
@@ -31,6 +34,7 @@
 
 #define MAX_WORKERS 256
 #define MAX_DEVICES 64
+#define WORKER_STAGES 3 /* wc_times: transform (backend, PCIe included), entropy, container */
 
 typedef struct run {
     const wc_image *img;
@@ -43,6 +47,7 @@ typedef struct run {
     pthread_barrier_t start;
     uint64_t *hash;     /* per job */
     double t0;
+    double stage[WORKER_STAGES][MAX_WORKERS]; /* seconds per stage, per worker */
 } run;
 
 typedef struct worker {
@@ -96,6 +101,11 @@ static void *work(void *arg)
         size_t j = atomic_fetch_add(&r->next, 1);
         if (j >= r->jobs) break;
         if (ctx && encode(ctx, &p, &r->img[j % r->nimg], &r->hash[j])) atomic_fetch_add(&r->failed, 1);
+        wc_times t;
+        wc_ctx_times(ctx, &t);
+        r->stage[0][w->index] += t.transform;
+        r->stage[1][w->index] += t.entropy;
+        r->stage[2][w->index] += t.container;
     }
     wc_ctx_free(ctx);
     return NULL;
@@ -108,6 +118,7 @@ static double one_run(run *r)
     worker w[MAX_WORKERS];
     atomic_init(&r->next, 0);
     atomic_init(&r->failed, 0);
+    memset(r->stage, 0, sizeof r->stage);
     pthread_barrier_init(&r->start, NULL, (unsigned)r->workers);
     int started = 0;
     for (int i = 0; i < r->workers; i++) {
@@ -148,6 +159,17 @@ static double measure(run *r, int runs, uint64_t *ref, int *have_ref, int *same)
     }
     qsort(rate, (size_t)runs, sizeof rate[0], cmp_double);
     return rate[runs / 2];
+}
+
+/* Where a worker's time went in the last run, per image: which side (the
+ * GPU's transform and PCIe, or the host's entropy coding) limits it. */
+static void print_stages(const run *r)
+{
+    double sum[WORKER_STAGES] = {0};
+    for (int k = 0; k < WORKER_STAGES; k++)
+        for (int i = 0; i < r->workers; i++) sum[k] += r->stage[k][i];
+    printf("    per image: backend (transform, PCIe) %.2f ms, entropy %.2f ms, container %.2f ms\n",
+           sum[0] / r->jobs * 1e3, sum[1] / r->jobs * 1e3, sum[2] / r->jobs * 1e3);
 }
 
 static int parse_devices(const char *v, int count, int *dev)
@@ -245,6 +267,7 @@ int main(int argc, char **argv)
               .ndevices = nall ? 1 : 0, .workers = threads, .hash = hash};
     const double one = measure(&r1, runs, ref, &have_ref, &same);
     printf("1 device  (%d):   %8.1f images/s\n", nall ? all[0] : -1, one);
+    print_stages(&r1);
     double many = one;
     if (nall > 1) {
         run rn = r1;
@@ -253,6 +276,7 @@ int main(int argc, char **argv)
         printf("%d devices (", nall);
         for (int d = 0; d < nall; d++) printf("%s%d", d ? "," : "", all[d]);
         printf("): %8.1f images/s\n", many);
+        print_stages(&rn);
     }
     if (one == 0 || many == 0) {
         printf("FAILED: an encode failed\n");
