@@ -95,9 +95,10 @@ static int share_inputs(const mpi_env *e, const cli_batch_opts *o, int decode, c
 }
 
 /* A rank's workers: --threads, or the cores it may run on shared among the
- * ranks of its host. */
+ * ranks of its host; none without files. */
 static int rank_workers(const mpi_env *e, const cli_batch_opts *o, size_t files)
 {
+    if (files == 0) return 0;
     if (o->p.threads > 0) return cli_pool_threads(o->p.threads, files);
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     int share = (int)(online > 0 ? online : 1) / e->local_size;
