@@ -306,8 +306,13 @@ int cli_batch_report(const cli_batch_opts *o, int decode, const file_result *r, 
 
 int cli_batch_run(const cli_batch_opts *o, int decode, char **args, int nargs, const char *out)
 {
-    int ranks = 1;
-    if (!out && cli_mpi_launched(&ranks)) return cli_mpi_batch(o, decode, args, nargs);
+    int ranks = 1, rank = 0;
+    if (cli_mpi_launched(&ranks, &rank)) {
+        if (!out) return cli_mpi_batch(o, decode, args, nargs);
+        if (rank > 0) return CLI_OK; /* one file: rank 0 codes it, once */
+        fprintf(stderr, "wcodec: note: under mpirun one IN OUT file is coded by rank 0 alone; "
+                        "--out-dir DIR shares many files among the ranks\n");
+    }
     char **in = args;
     size_t n = 1;
     int rc = CLI_OK;

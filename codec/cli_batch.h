@@ -78,9 +78,10 @@ extern const char cli_devices_help[];
  * (none where the CPU backend is asked for or no device is present). */
 int cli_batch_devices(const cli_batch_opts *o, int *devices);
 
-/* 1 when started by mpirun/mpiexec with more than one rank (Open MPI,
- * MPICH and PMIx set variables that say so); *size gets the ranks. */
-int cli_mpi_launched(int *size);
+/* 1 when started by mpirun/mpiexec with more than one rank (Open MPI's
+ * and PMI launchers set variables that say so); *size gets the ranks and
+ * *rank this one's (read before MPI starts, if it ever does). */
+int cli_mpi_launched(int *size, int *rank);
 
 /* ---- MPI (cli_mpi.c; cli_mpi_absent.c in a build without MPI) --------------- */
 

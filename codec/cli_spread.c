@@ -102,16 +102,19 @@ int cli_batch_devices(const cli_batch_opts *o, int *devices)
 
 /* The world size the launcher announces: Open MPI's mpirun, or a PMI
  * launcher (MPICH's and Intel MPI's mpiexec, Slurm's srun). */
-int cli_mpi_launched(int *size)
+int cli_mpi_launched(int *size, int *rank)
 {
-    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
+    static const char *const vars[][2] = {{"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"},
+                                          {"PMI_SIZE", "PMI_RANK"}};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-        const char *v = getenv(vars[i]);
+        const char *v = getenv(vars[i][0]), *r = getenv(vars[i][1]);
         if (v && *v) {
             *size = atoi(v);
+            *rank = r ? atoi(r) : 0;
             return *size > 1;
         }
     }
     *size = 1;
+    *rank = 0;
     return 0;
 }

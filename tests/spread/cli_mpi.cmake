@@ -7,6 +7,7 @@
 # file among good ones (dealt to rank 1: it has no pixels, so it comes
 # last, to the rank with fewer) is reported by rank 0 while the others are
 # coded, every rank exits 1, and nothing waits for ever (a time limit).
+# One IN OUT file under mpirun is coded once, by rank 0.
 foreach(v WCODEC IMAGES WORK)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "cli_mpi.cmake: -D${v}=... is required")
@@ -75,3 +76,19 @@ same_files(${WORK}/one-lossless ${WORK}/with-bad)
 # An output folder that cannot be made: every rank stops, exit 2.
 file(WRITE ${WORK}/a-file "x")
 run(2 "" "--out-dir ${WORK}/a-file/sub" ${MPI} ${W} encode ${IMAGES} --out-dir ${WORK}/a-file/sub)
+
+# One IN OUT file under mpirun: rank 0 codes it, once, and says so.
+file(GLOB images ${IMAGES}/*.png)
+list(GET images 0 first)
+get_filename_component(stem ${first} NAME_WE)
+run(0 "" "coded by rank 0 alone" ${MPI} ${W} encode ${first} ${WORK}/single.wcx --backend cpu)
+string(REGEX MATCHALL "single\\.wcx: " lines "${last_out}")
+list(LENGTH lines nlines)
+if(NOT nlines EQUAL 1)
+  message(FATAL_ERROR "one file under mpirun printed ${nlines} lines:\n${last_out}")
+endif()
+file(SHA256 ${WORK}/single.wcx h1)
+file(SHA256 ${WORK}/one-lossless/${stem}.wcx h2)
+if(NOT h1 STREQUAL h2)
+  message(FATAL_ERROR "one file under mpirun differs from the batch's ${stem}.wcx")
+endif()
