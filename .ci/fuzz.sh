@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A short libFuzzer run of every fuzz target (tests/fuzz), failing on any
 # crash, leak, timeout, sanitizer report or out-of-memory.
-#   usage: [FUZZ_SECONDS=60] .ci/fuzz.sh [target ...]   (default: all six)
+#   usage: [FUZZ_SECONDS=60] .ci/fuzz.sh [target ...]   (default: all seven)
 # Builds build-fuzzer with clang and -DWCODEC_FUZZ=ON (ASan + UBSan + the
 # fuzzer's coverage), then runs each target for FUZZ_SECONDS seconds
 # (-max_total_time) on a copy of its corpus, several at a time when there
@@ -18,7 +18,7 @@ llvm="$(clang -dumpversion | cut -d. -f1)"
 
 seconds="${FUZZ_SECONDS:-60}"
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_decode fuzz_png fuzz_pnm fuzz_tiff fuzz_huffman fuzz_roundtrip)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_decode fuzz_png fuzz_pnm fuzz_tiff fuzz_png_meta fuzz_huffman fuzz_roundtrip)
 
 CC=clang cmake -S . -B build-fuzzer -DWCODEC_FUZZ=ON -DWCODEC_CUDA=OFF \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

@@ -17,5 +17,5 @@ ci_need() {
 
 # What every build of wcodec needs.
 ci_need_build() {
-  ci_need cmake make gcc libc6-dev libpng-dev zlib1g-dev libcmocka-dev pkg-config
+  ci_need cmake make gcc libc6-dev libpng-dev libtiff-dev zlib1g-dev libcmocka-dev pkg-config
 }

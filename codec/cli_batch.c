@@ -89,20 +89,18 @@ static const char *backend_note(wc_ctx *ctx)
     return wc_ctx_note(ctx)[0] ? wc_ctx_note(ctx) : wc_ctx_backend(ctx);
 }
 
-static void encode_job(batch *b, size_t j, wc_ctx *ctx, wc_params p)
+/* One file each: p is the options on this worker's threads and device;
+ * meta is NULL with --strip. */
+static void encode_job(const cli_batch_opts *o, file_result *r, const char *in, wc_params p,
+                       wc_meta *meta, wc_ctx *ctx)
 {
-    const cli_batch_opts *o = b->o;
-    file_result *r = &b->r[j];
-    const char *in = b->in[j];
-    wc_meta *meta = o->strip ? NULL : wc_meta_create();
     p.meta = meta;
     wc_image img = {0};
     void *buf = NULL;
     size_t size = 0;
     unsigned pages = 1;
     int lossless = 0;
-    wc_status s = (o->strip || meta) ? WC_OK : WC_ERR_NOMEM;
-    if (s == WC_OK) s = imgio_read(ctx, in, o->page, p.max_pixels, &img, meta, &pages);
+    wc_status s = imgio_read(ctx, in, o->page, p.max_pixels, &img, meta, &pages);
     if (s != WC_OK) {
         set_error(r, ctx, s, in);
     } else {
@@ -134,29 +132,29 @@ static void encode_job(batch *b, size_t j, wc_ctx *ctx, wc_params p)
     r->status = s;
     free(buf);
     wc_image_free(&img);
-    wc_meta_free(meta);
 }
 
-static void decode_job(batch *b, size_t j, wc_ctx *ctx, wc_params p)
+static void decode_job(const cli_batch_opts *o, file_result *r, const char *in, wc_params p,
+                       wc_meta *meta, wc_ctx *ctx)
 {
-    const cli_batch_opts *o = b->o;
-    file_result *r = &b->r[j];
-    const char *in = b->in[j];
-    wc_meta *meta = o->strip ? NULL : wc_meta_create();
     void *data = NULL;
     size_t size = 0;
     wc_image img = {0};
     unsigned dropped = 0;
     double t0 = 0, t1 = 0;
-    wc_status s = (o->strip || meta) ? WC_OK : WC_ERR_NOMEM;
-    if (s == WC_OK) s = wc_file_read(ctx, in, 0, &data, &size);
+    wc_status s = wc_file_read(ctx, in, 0, &data, &size);
     if (s == WC_OK) {
         t0 = cli_now();
         s = wc_decode(ctx, &p, data, size, &img);
         t1 = cli_now();
     }
-    if (s == WC_OK && meta) s = wc_meta_read(ctx, data, size, meta);
+    int meta_failed = 0;
+    if (s == WC_OK && meta) meta_failed = (s = wc_meta_read(ctx, data, size, meta)) != WC_OK;
     if (s != WC_OK) set_error(r, ctx, s, in);
+    if (meta_failed) {
+        size_t used = strlen(r->error);
+        snprintf(r->error + used, sizeof r->error - used, " (--strip decodes the image without it)");
+    }
     if (s == WC_OK && (s = imgio_write(ctx, r->out, &img, meta, &dropped)) != WC_OK)
         set_error(r, ctx, s, r->out);
     if (s == WC_OK) {
@@ -181,7 +179,6 @@ static void decode_job(batch *b, size_t j, wc_ctx *ctx, wc_params p)
     r->status = s;
     free(data);
     wc_image_free(&img);
-    wc_meta_free(meta);
 }
 
 /* The device of the worker that owns ctx: workers take the batch's
@@ -205,8 +202,16 @@ static void job(void *arg, size_t j, wc_ctx *ctx, cli_progress *prog)
     wc_params p = b->o->p; /* the options, on this worker's threads and device */
     p.threads = b->threads_each;
     p.device = worker_device(b, ctx);
-    if (b->decode) decode_job(b, file, ctx, p);
-    else encode_job(b, file, ctx, p);
+    wc_meta *meta = b->o->strip ? NULL : wc_meta_create();
+    if (!b->o->strip && !meta) {
+        b->r[file].status = WC_ERR_NOMEM;
+        snprintf(b->r[file].error, sizeof b->r[file].error, "%s: out of memory", b->in[file]);
+    } else if (b->decode) {
+        decode_job(b->o, &b->r[file], b->in[file], p, meta, ctx);
+    } else {
+        encode_job(b->o, &b->r[file], b->in[file], p, meta, ctx);
+    }
+    wc_meta_free(meta);
     cli_progress_step(prog, 1);
 }
 

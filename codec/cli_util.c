@@ -557,9 +557,9 @@ static void run_fail(cli_run *r, wc_ctx *ctx, wc_status s, const char *what)
 wc_status cli_run_read(wc_ctx *ctx, const char *path, uint64_t max_pixels, wc_image *img,
                        cli_run *r)
 {
-    wc_status s = wc_image_read(ctx, path, max_pixels, img);
+    wc_status s = imgio_read(ctx, path, 0, max_pixels, img, NULL, NULL);
     if (s == WC_OK) return s;
-    const char *msg = wc_ctx_error(ctx);
+    const char *msg = *imgio_error() ? imgio_error() : wc_ctx_error(ctx);
     size_t n = strlen(path);
     if (!strncmp(msg, path, n) && !strncmp(msg + n, ": ", 2)) msg += n + 2;
     r->status = s;

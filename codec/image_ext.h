@@ -27,8 +27,9 @@
  * The claimed size is checked against max_pixels and against what the
  * file's bytes can hold under its compression before anything is
  * allocated, and the pixel buffer grows as strips and tiles decode. meta
- * gets the ICC profile, XMP, resolution, chromaticities, DateTime and the
- * text tags (ImageDescription -> "Description", DocumentName -> "Title",
+ * gets the ICC profile, XMP, resolution, chromaticities, DateTime, the
+ * EXIF directory (as a block, image_exif.c) and the text tags
+ * (ImageDescription -> "Description", DocumentName -> "Title",
  * Artist -> "Author", Copyright, Software, Make, Model, HostComputer,
  * PageName). Damage is WC_ERR_CORRUPT, an unsupported layout
  * WC_ERR_UNSUPPORTED. */
@@ -38,10 +39,28 @@ wc_status tiff_read_mem(const uint8_t *data, size_t size, unsigned page, uint64_
 /* Writes img as a one-page little-endian TIFF at its own bit depth (LZW,
  * with the horizontal predictor at 8 and 16 bits) into a new buffer
  * (*out, free with wc_free). meta's items that TIFF has a tag for are
- * written (see tiff_read_mem); *dropped (may be NULL) gets a bit (1 << kind)
- * for each kind that had to be left out. */
+ * written (see tiff_read_mem; the first EXIF item as the EXIF directory);
+ * *dropped (may be NULL) gets a bit (1 << kind) for each kind that had to
+ * be left out (gamma, sRGB, text without a tag, a second item of a kind
+ * TIFF holds once). */
 wc_status tiff_write_mem(const wc_image *img, const wc_meta *meta, uint8_t **out, size_t *size,
                          unsigned *dropped, wc_err *err);
+
+/* ---- EXIF between TIFF and a standalone block (image_exif.c) ------------------ */
+
+/* The EXIF directory at ifd_off of a classic TIFF file in memory, as the
+ * TIFF-structured block PNG's eXIf holds (same byte order; new buffer,
+ * wc_free). Entries pointing at further directories are left out. */
+wc_status exif_from_tiff(const uint8_t *file, size_t size, uint64_t ifd_off, uint8_t **out,
+                         size_t *out_size);
+/* 1 when an EXIF block has a directory with at least one entry that can
+ * be copied into a TIFF. */
+int exif_usable(const uint8_t *exif, size_t size);
+/* Appends an EXIF block's directory to a TIFF file in a growable buffer
+ * (*file of *size bytes, *cap allocated, wc_realloc'd) and points the
+ * main directory's EXIFIFD entry (written as 0 beforehand) at it. */
+wc_status exif_into_tiff(uint8_t **file, size_t *size, size_t *cap, const uint8_t *exif,
+                         size_t exif_size);
 
 /* ---- PNG metadata (image_meta_png.c) ------------------------------------------ */
 

@@ -64,14 +64,18 @@ wc_status imgio_read(wc_ctx *ctx, const char *path, unsigned page, uint64_t max_
                  page);
         return WC_ERR_ARG;
     }
-    s = wc_image_read(ctx, path, max_pixels, img);
-    if (s == WC_OK && meta && size >= 8 && !memcmp(data, "\x89PNG\r\n\x1a\n", 8)) {
-        s = png_meta_read(data, size, meta, &e);
-        if (s != WC_OK) {
-            fail(path, &e, s);
-            wc_image_free(img);
-        }
-    }
+    /* The bytes are here already: the readers take them from memory. */
+    const uint8_t *d = data;
+    const int png = size >= 8 && !memcmp(d, "\x89PNG\r\n\x1a\n", 8);
+    if (!max_pixels) max_pixels = WC_DEFAULT_MAX_PIXELS;
+    if (png) s = png_read_mem(d, size, max_pixels, img, &e);
+    else if (size >= 2 && d[0] == 'P' && d[1] >= '1' && d[1] <= '7')
+        s = pnm_read_mem(d, size, max_pixels, img, &e);
+    else
+        s = wc_fail(&e, WC_ERR_FORMAT, "not a PNG, TIFF, PGM or PPM image");
+    if (s == WC_OK && meta && png && (s = png_meta_read(d, size, meta, &e)) != WC_OK)
+        wc_image_free(img);
+    if (s != WC_OK) fail(path, &e, s);
     free(data);
     return s;
 }

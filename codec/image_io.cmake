@@ -10,6 +10,6 @@ set_target_properties(wc_image_io PROPERTIES POSITION_INDEPENDENT_CODE ON)
 # The image I/O that only the command (and tests) link, never libwcodec:
 # TIFF through libtiff, PNG metadata, any file with its metadata
 # (image_ext.h). It calls the library's public file functions.
-add_library(wc_image_ext OBJECT image_tiff.c image_meta_png.c image_file.c)
+add_library(wc_image_ext OBJECT image_tiff.c image_exif.c image_meta_png.c image_file.c)
 target_include_directories(wc_image_ext PUBLIC ${CMAKE_CURRENT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/common)
 target_link_libraries(wc_image_ext PUBLIC TIFF::TIFF ZLIB::ZLIB wc_common)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "image_buf.h"
 #include "image_ext.h"
 
 #define XMP_KEY "XML:com.adobe.xmp"
@@ -205,39 +206,10 @@ wc_status png_meta_read(const uint8_t *png, size_t size, wc_meta *meta, wc_err *
 
 /* ---- writing ----------------------------------------------------------------- */
 
-typedef struct out_buf {
-    uint8_t *p;
-    size_t n, cap;
-    int failed;
-} out_buf;
-
-static uint8_t *out_room(out_buf *b, size_t n)
-{
-    if (b->failed) return NULL;
-    if (b->n + n > b->cap) {
-        size_t ncap = b->cap ? b->cap : 4096;
-        while (ncap < b->n + n) ncap *= 2;
-        uint8_t *np = wc_realloc(b->p, ncap);
-        if (!np) {
-            b->failed = 1;
-            return NULL;
-        }
-        b->p = np;
-        b->cap = ncap;
-    }
-    uint8_t *at = b->p + b->n;
-    b->n += n;
-    return at;
-}
-
-static void out_bytes(out_buf *b, const void *d, size_t n)
-{
-    uint8_t *at = n ? out_room(b, n) : NULL;
-    if (at) memcpy(at, d, n);
-}
+static void out_bytes(imgio_buf *b, const void *d, size_t n) { imgio_buf_put(b, d, n); }
 
 /* Appends a chunk whose data is the concatenation of up to three parts. */
-static void put_chunk(out_buf *b, const char *type, const void *a, size_t an, const void *c,
+static void put_chunk(imgio_buf *b, const char *type, const void *a, size_t an, const void *c,
                       size_t cn, const void *e, size_t en)
 {
     uint8_t head[8];
@@ -269,7 +241,7 @@ static wc_status deflate_value(const uint8_t *src, size_t n, uint8_t **out, size
 }
 
 /* One item as a chunk. */
-static wc_status put_item(out_buf *b, const wc_meta_item *it)
+static wc_status put_item(imgio_buf *b, const wc_meta_item *it)
 {
     const uint8_t *v = it->data;
     uint8_t f[32];
@@ -337,7 +309,7 @@ wc_status png_meta_insert(const uint8_t *png, size_t size, const wc_meta *meta, 
     WC_RETURN_IF(!png || size < 33 || memcmp(png, "\x89PNG\r\n\x1a\n", 8) ||
                      rd32be(png + 8) != 13 || rd32be(png + 12) != T('I', 'H', 'D', 'R'),
                  err, WC_ERR_FORMAT, "PNG: no IHDR chunk to insert metadata after");
-    out_buf b = {0};
+    imgio_buf b = {0};
     out_bytes(&b, png, 33);
     wc_status s = WC_OK;
     for (size_t i = 0; i < wc_meta_count(meta) && s == WC_OK; i++) {

@@ -384,7 +384,7 @@ static const struct {
     {TIFFTAG_PAGENAME, "PageName"},
 };
 
-static wc_status read_meta(TIFF *t, wc_meta *meta, wc_err *err)
+static wc_status read_meta(TIFF *t, const uint8_t *data, size_t size, wc_meta *meta, wc_err *err)
 {
     uint32_t n = 0;
     void *p = NULL;
@@ -426,6 +426,14 @@ static wc_status read_meta(TIFF *t, wc_meta *meta, wc_err *err)
     for (size_t i = 0; i < sizeof text_tags / sizeof text_tags[0]; i++)
         if (TIFFGetField(t, text_tags[i].tag, &str) && str && *str)
             ADD(WC_META_TEXT, WC_META_TEXT_UTF8, text_tags[i].key, str, strlen(str));
+    uint64_t exif_off = 0;
+    uint8_t *exif = NULL;
+    size_t exif_n = 0;
+    /* A damaged EXIF directory is left behind, as libtiff leaves it. */
+    if (!TIFFIsBigTIFF(t) && TIFFGetField(t, TIFFTAG_EXIFIFD, &exif_off) && exif_off &&
+        exif_from_tiff(data, size, exif_off, &exif, &exif_n) == WC_OK)
+        ADD(WC_META_EXIF, 0, "", exif, exif_n);
+    wc_free(exif);
 #undef ADD
     WC_RETURN_IF(s != WC_OK, err, s, "TIFF: metadata: %s", wc_strerror(s));
     return WC_OK;
@@ -457,7 +465,7 @@ wc_status tiff_read_mem(const uint8_t *data, size_t size, unsigned page, uint64_
         s = L.tiled ? read_tiles(t, &L, &g, &m, err) : read_strips(t, &L, &g, &m, err);
     }
     if (s == WC_OK && L.photometric == PHOTOMETRIC_MINISWHITE) invert_gray(img);
-    if (s == WC_OK && meta) s = read_meta(t, meta, err);
+    if (s == WC_OK && meta) s = read_meta(t, data, size, meta, err);
     TIFFClose(t);
     if (s != WC_OK) wc_image_free(img);
     return s;
@@ -468,7 +476,7 @@ wc_status tiff_read_mem(const uint8_t *data, size_t size, unsigned page, uint64_
 static unsigned write_meta(TIFF *t, const wc_meta *meta)
 {
     unsigned dropped = 0;
-    int res = 0, chrm = 0, desc[sizeof text_tags / sizeof text_tags[0]] = {0};
+    int res = 0, chrm = 0, exif = 0, desc[sizeof text_tags / sizeof text_tags[0]] = {0};
     for (size_t i = 0; i < wc_meta_count(meta); i++) {
         const wc_meta_item *it = wc_meta_get(meta, i);
         const uint8_t *v = it->data;
@@ -531,7 +539,12 @@ static unsigned write_meta(TIFF *t, const wc_meta *meta)
             wc_free(s);
             break;
         }
-        default: /* gamma, sRGB, EXIF: no TIFF field here */
+        case WC_META_EXIF: /* appended after the file is written */
+            /* The first EXIF item only (tiff_write_mem appends it). */
+            if (!exif++ && exif_usable(v, it->size)) TIFFSetField(t, TIFFTAG_EXIFIFD, (uint64_t)0);
+            else dropped |= 1u << it->kind;
+            break;
+        default: /* gamma, sRGB: no TIFF field */
             dropped |= 1u << it->kind;
         }
     }
@@ -583,6 +596,11 @@ wc_status tiff_write_mem(const wc_image *img, const wc_meta *meta, uint8_t **out
                     m.err.msg[0] ? m.err.msg : "TIFF: cannot write the directory");
     TIFFClose(t);
     if (s == WC_OK && m.failed) s = wc_fail(err, WC_ERR_NOMEM, "TIFF: out of memory");
+    const wc_meta_item *exif = wc_meta_find(meta, WC_META_EXIF, NULL);
+    if (s == WC_OK && exif && exif_usable(exif->data, exif->size)) {
+        wc_status e = exif_into_tiff(&m.buf, &m.size, &m.cap, exif->data, exif->size);
+        if (e != WC_OK) s = wc_fail(err, e, "TIFF: cannot append the EXIF directory");
+    }
     if (s != WC_OK) {
         wc_free(m.buf);
         return s;

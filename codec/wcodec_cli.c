@@ -23,13 +23,15 @@ static const char usage_text[] =
     "commands:\n"
     "  encode IN OUT [options]   compress a PNG/TIFF/PGM/PPM image into a .wcx file\n"
     "  decode IN OUT [options]   decompress a .wcx file into PNG (or .tif/.pgm/.ppm by name)\n"
+    "  encode|decode FILES|DIRS --out-dir DIR   many files at once, on all cores\n"
     "  info FILE                 show a .wcx file's header, bytes per band, metadata\n"
     "  compare A B               PSNR, maximum error and SSIM between two images\n"
     "  bench FILES|DIRS [opts]   encode + decode in memory: size, quality, speed\n"
     "  sweep DIRS --out DIR      a rate-distortion grid: CSV, SVG plots, report.md\n"
     "  plot CSV OUT.svg [opts]   draw a CSV's columns as an SVG line plot\n"
     "\n"
-    "Run 'wcodec <command> --help' for the options of a command.\n"
+    "Run 'wcodec <command> --help' for the options of a command, 'wcodec --version'\n"
+    "for the backends and libraries. Options take --opt value or --opt=value.\n"
     "With no options 'encode' is lossless, so nothing is lost by accident.\n";
 
 static int want_help(int argc, char **argv)
@@ -376,13 +378,11 @@ static int cli_version(void)
     return cli_exit_code(s);
 }
 
-/* --opt=value becomes --opt value, so every option takes either form. The
- * new list lives as long as the program, held by a static so that
- * LeakSanitizer, which runs after main's frame is gone, sees it held. */
+/* --opt=value becomes --opt value, so every option takes either form.
+ * Returns a new list (argv itself when out of memory). */
 static char **split_equals(int *argc, char **argv)
 {
-    static char **v;
-    v = calloc(2 * (size_t)*argc + 1, sizeof *v);
+    char **v = calloc(2 * (size_t)*argc + 1, sizeof *v);
     if (!v) return argv;
     int n = 0;
     for (int i = 0; i < *argc; i++) {
@@ -399,9 +399,8 @@ static char **split_equals(int *argc, char **argv)
     return v;
 }
 
-int main(int argc, char **argv)
+static int run_command(int argc, char **argv)
 {
-    argv = split_equals(&argc, argv);
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         fputs(usage_text, argc < 2 ? stderr : stdout);
         return argc < 2 ? CLI_BAD : CLI_OK;
@@ -416,4 +415,12 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "plot")) return cmd_plot(argc, argv);
     fprintf(stderr, "wcodec: unknown command '%s'\n\n%s", argv[1], usage_text);
     return CLI_BAD;
+}
+
+int main(int argc, char **argv)
+{
+    char **args = split_equals(&argc, argv);
+    int rc = run_command(argc, args);
+    if (args != argv) free(args);
+    return rc;
 }

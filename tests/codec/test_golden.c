@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -80,11 +81,64 @@ static void test_golden_encode(void **state)
     wc_ctx_free(ctx);
 }
 
+/* golden_meta.wcx: its items read back as made, the encoder still writes
+ * it, and without its WMET chunks it is its case's file byte for byte. */
+static void test_golden_meta(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    const golden_case *g = &golden_cases[GOLDEN_META_CASE];
+    size_t n, plain_n, m;
+    uint8_t *file = load(ctx, "golden_meta", "wcx", &n);
+    uint8_t *plain = load(ctx, g->name, "wcx", &plain_n);
+    wc_meta *want = wc_meta_create(), *got = wc_meta_create();
+    assert_int_equal(golden_meta(want), WC_OK);
+    assert_int_equal(wc_meta_read(ctx, file, n, got), WC_OK);
+    assert_int_equal(wc_meta_count(got), wc_meta_count(want));
+    for (size_t i = 0; i < wc_meta_count(want); i++) {
+        const wc_meta_item *a = wc_meta_get(want, i), *b = wc_meta_get(got, i);
+        assert_int_equal(a->kind, b->kind);
+        assert_int_equal(a->flags, b->flags);
+        assert_string_equal(a->key, b->key);
+        assert_int_equal(a->size, b->size);
+        assert_memory_equal(a->data, b->data, a->size);
+    }
+    wc_params p;
+    golden_params(g, &p);
+    p.meta = want;
+    wc_image img;
+    void *enc;
+    assert_int_equal(golden_source(g, &img), WC_OK);
+    assert_int_equal(wc_encode_alloc(ctx, &p, &img, &enc, &m), WC_OK);
+    assert_int_equal(m, n);
+    assert_memory_equal(enc, file, n);
+    /* Drop the WMET chunks: the plain file is left. */
+    size_t at = 8, out = 8;
+    while (at + 12 <= n) {
+        size_t len = file[at] | file[at + 1] << 8 | (size_t)file[at + 2] << 16 | (size_t)file[at + 3] << 24;
+        if (memcmp(file + at + 4, "WMET", 4) != 0) {
+            memmove(file + out, file + at, len + 12);
+            out += len + 12;
+        }
+        at += len + 12;
+    }
+    assert_int_equal(out, plain_n);
+    assert_memory_equal(file, plain, plain_n);
+    free(enc);
+    wc_image_free(&img);
+    wc_meta_free(want);
+    wc_meta_free(got);
+    free(file);
+    free(plain);
+    wc_ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_golden_decode),
         cmocka_unit_test(test_golden_encode),
+        cmocka_unit_test(test_golden_meta),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

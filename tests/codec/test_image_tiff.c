@@ -418,6 +418,160 @@ static void test_write_metadata(void **state)
     wc_image_free(&img);
 }
 
+/* A TIFF with an EXIF directory, written the way libtiff documents. */
+static uint8_t *make_exif_tiff(const char *mode, size_t *size)
+{
+    char path[] = "/tmp/wc_exif_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    TIFF *t = TIFFOpen(path, mode);
+    TIFFSetField(t, TIFFTAG_IMAGEWIDTH, 8);
+    TIFFSetField(t, TIFFTAG_IMAGELENGTH, 4);
+    TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, 8);
+    TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 1);
+    TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
+    TIFFSetField(t, TIFFTAG_EXIFIFD, (uint64_t)0);
+    uint8_t row[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    for (uint32_t y = 0; y < 4; y++) assert_int_equal(TIFFWriteScanline(t, row, y, 0), 1);
+    assert_true(TIFFWriteDirectory(t));
+    assert_int_equal(TIFFCreateEXIFDirectory(t), 0);
+    uint16_t iso[1] = {400};
+    TIFFSetField(t, EXIFTAG_DATETIMEORIGINAL, "2026:11:24 01:02:03");
+    TIFFSetField(t, EXIFTAG_ISOSPEEDRATINGS, 1, iso);
+    TIFFSetField(t, EXIFTAG_EXPOSURETIME, 0.004);
+    uint64_t off = 0;
+    assert_true(TIFFWriteCustomDirectory(t, &off));
+    assert_true(TIFFSetDirectory(t, 0));
+    TIFFSetField(t, TIFFTAG_EXIFIFD, off);
+    assert_true(TIFFRewriteDirectory(t));
+    TIFFClose(t);
+    FILE *f = fopen(path, "rb");
+    static uint8_t buf[4096];
+    *size = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    unlink(path);
+    uint8_t *copy = malloc(*size);
+    memcpy(copy, buf, *size);
+    return copy;
+}
+
+/* libtiff's view of a file's EXIF: DateTimeOriginal, ISO, exposure. */
+static void check_exif_fields(const uint8_t *file, size_t size)
+{
+    char path[] = "/tmp/wc_exif_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0 && write(fd, file, size) == (ssize_t)size);
+    close(fd);
+    TIFF *t = TIFFOpen(path, "r");
+    assert_non_null(t);
+    uint64_t off = 0;
+    assert_true(TIFFGetField(t, TIFFTAG_EXIFIFD, &off));
+    assert_true(TIFFReadEXIFDirectory(t, off));
+    char *when;
+    uint16_t n, *iso;
+    /* libtiff hands EXIF rationals back as float (4.5) or double: ask. */
+    union {
+        float f;
+        double d;
+    } exposure_v = {0};
+    assert_true(TIFFGetField(t, EXIFTAG_DATETIMEORIGINAL, &when));
+    assert_string_equal(when, "2026:11:24 01:02:03");
+    assert_true(TIFFGetField(t, EXIFTAG_ISOSPEEDRATINGS, &n, &iso));
+    assert_int_equal(n, 1);
+    assert_int_equal(iso[0], 400);
+    assert_true(TIFFGetField(t, EXIFTAG_EXPOSURETIME, &exposure_v));
+    double exposure = TIFFFieldSetGetSize(TIFFFieldWithTag(t, EXIFTAG_EXPOSURETIME)) == 8
+                          ? exposure_v.d : (double)exposure_v.f;
+    assert_true(exposure > 0.00399 && exposure < 0.00401);
+    TIFFClose(t);
+    unlink(path);
+}
+
+/* EXIF from a TIFF of either byte order becomes a block (as PNG's eXIf
+ * holds it) and goes into our little-endian TIFF, where libtiff finds the
+ * same fields; the block survives a PNG too. */
+static void test_exif(void **state)
+{
+    (void)state;
+    for (int be = 0; be < 2; be++) {
+        size_t size;
+        uint8_t *data = make_exif_tiff(be ? "wb" : "wl", &size);
+        check_exif_fields(data, size);
+        wc_image img;
+        wc_meta *m = wc_meta_create();
+        wc_err err = {{0}};
+        assert_int_equal(tiff_read_mem(data, size, 1, 0, &img, m, NULL, &err), WC_OK);
+        const wc_meta_item *x = wc_meta_find(m, WC_META_EXIF, NULL);
+        assert_non_null(x);
+        assert_memory_equal(x->data, be ? "MM\0*" : "II*\0", 4);
+        uint8_t *out;
+        size_t n;
+        unsigned dropped = 99;
+        assert_int_equal(tiff_write_mem(&img, m, &out, &n, &dropped, &err), WC_OK);
+        assert_int_equal(dropped, 0);
+        check_exif_fields(out, n);
+        wc_meta *back = wc_meta_create();
+        wc_image again;
+        assert_int_equal(tiff_read_mem(out, n, 1, 0, &again, back, NULL, &err), WC_OK);
+        assert_memory_equal(again.pixels, img.pixels, 32);
+        const wc_meta_item *y = wc_meta_find(back, WC_META_EXIF, NULL);
+        assert_non_null(y);
+        if (!be) { /* same byte order: the same block */
+            assert_int_equal(y->size, x->size);
+            assert_memory_equal(y->data, x->data, x->size);
+        }
+        wc_free(out);
+        wc_image_free(&again);
+        wc_image_free(&img);
+        wc_meta_free(back);
+        wc_meta_free(m);
+        free(data);
+    }
+    /* A file larger than twice an item's limit still takes its EXIF (the
+     * directory's bound is counted from the file's end). */
+    {
+        size_t size;
+        uint8_t *data = make_exif_tiff("wl", &size);
+        wc_meta *m = wc_meta_create();
+        wc_image small;
+        wc_err err = {{0}};
+        assert_int_equal(tiff_read_mem(data, size, 1, 0, &small, m, NULL, &err), WC_OK);
+        wc_image big = {3500, 3500, 3, 8, 0, NULL};
+        assert_int_equal(wc_image_alloc(&big), WC_OK);
+        test_rng r;
+        test_rng_seed(&r, 5);
+        for (size_t i = 0; i < big.stride * big.height; i++) ((uint8_t *)big.pixels)[i] = (uint8_t)test_rng_u32(&r);
+        uint8_t *out;
+        size_t n;
+        unsigned dropped = 99;
+        assert_int_equal(tiff_write_mem(&big, m, &out, &n, &dropped, &err), WC_OK);
+        assert_true(n > (size_t)2 * WC_META_MAX_VALUE);
+        assert_int_equal(dropped, 0);
+        check_exif_fields(out, n);
+        wc_free(out);
+        wc_image_free(&big);
+        wc_image_free(&small);
+        wc_meta_free(m);
+        free(data);
+    }
+    /* A block with nothing usable is left out, and said so. */
+    wc_image img = {2, 2, 1, 8, 0, NULL};
+    assert_int_equal(wc_image_alloc(&img), WC_OK);
+    memset(img.pixels, 0, 4);
+    wc_meta *m = wc_meta_create();
+    assert_int_equal(wc_meta_add(m, WC_META_EXIF, 0, "", "II*\0\x08\0\0\0\0\0", 10), WC_OK);
+    uint8_t *out;
+    size_t n;
+    unsigned dropped = 0;
+    wc_err err = {{0}};
+    assert_int_equal(tiff_write_mem(&img, m, &out, &n, &dropped, &err), WC_OK);
+    assert_int_equal(dropped, 1u << WC_META_EXIF);
+    wc_free(out);
+    wc_meta_free(m);
+    wc_image_free(&img);
+}
+
 int main(void)
 {
     TIFFSetWarningHandler(NULL);
@@ -431,6 +585,7 @@ int main(void)
         cmocka_unit_test(test_every_truncation),
         cmocka_unit_test(test_write_roundtrip),
         cmocka_unit_test(test_write_metadata),
+        cmocka_unit_test(test_exif),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

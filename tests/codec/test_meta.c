@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include <zlib.h>
 
+#include "meta_check.h"
 #include "wcodec.h"
 
 static void test_list_checks(void **state)
@@ -79,19 +80,6 @@ static wc_meta *test_meta(void)
     return m;
 }
 
-static void same_meta(const wc_meta *a, const wc_meta *b)
-{
-    assert_int_equal(wc_meta_count(a), wc_meta_count(b));
-    for (size_t i = 0; i < wc_meta_count(a); i++) {
-        const wc_meta_item *x = wc_meta_get(a, i), *y = wc_meta_get(b, i);
-        assert_int_equal(x->kind, y->kind);
-        assert_int_equal(x->flags, y->flags);
-        assert_string_equal(x->key, y->key);
-        assert_int_equal(x->size, y->size);
-        assert_memory_equal(x->data, y->data, x->size);
-    }
-}
-
 static void test_through_a_file(void **state)
 {
     (void)state;
@@ -117,7 +105,7 @@ static void test_through_a_file(void **state)
 
     wc_meta *back = wc_meta_create();
     assert_int_equal(wc_meta_read(ctx, with, with_n, back), WC_OK);
-    same_meta(m, back);
+    assert_same_meta(m, back);
     wc_meta_clear(back);
     assert_int_equal(wc_meta_read(ctx, plain, plain_n, back), WC_OK); /* none: fine */
     assert_int_equal(wc_meta_count(back), 0);

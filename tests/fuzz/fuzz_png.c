@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "fuzz_check.h"
+#include "fuzz_png_crc.h"
 #include "image_io.h"
 #include <zlib.h>
 
@@ -22,36 +23,9 @@
 
 static void read_one(const uint8_t *data, size_t size);
 
-/* Recomputes the CRC of every chunk whose framing fits; 1 if any changed. */
-static int fix_crcs(uint8_t *buf, size_t size)
-{
-    int changed = 0;
-    size_t off = 8;
-    while (off + 12 <= size) {
-        uint32_t len = (uint32_t)buf[off] << 24 | (uint32_t)buf[off + 1] << 16 |
-                       (uint32_t)buf[off + 2] << 8 | buf[off + 3];
-        if (len > size - off - 12) break;
-        uint32_t crc = (uint32_t)crc32(0L, buf + off + 4, (uInt)len + 4u);
-        uint8_t want[4] = {(uint8_t)(crc >> 24), (uint8_t)(crc >> 16), (uint8_t)(crc >> 8),
-                           (uint8_t)crc};
-        if (memcmp(buf + off + 8 + len, want, 4) != 0) {
-            memcpy(buf + off + 8 + len, want, 4);
-            changed = 1;
-        }
-        off += 12 + (size_t)len;
-    }
-    return changed;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    read_one(data, size);
-    if (size < 8 || memcmp(data, "\x89PNG\r\n\x1a\n", 8) != 0) return 0;
-    uint8_t *copy = malloc(size);
-    FUZZ_CHECK(copy != NULL, "out of memory");
-    memcpy(copy, data, size);
-    if (fix_crcs(copy, size)) read_one(copy, size);
-    free(copy);
+    fuzz_png_both(data, size, read_one);
     return 0;
 }
 

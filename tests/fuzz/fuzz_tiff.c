@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "fuzz_check.h"
+#include "fuzz_image.h"
 #include "image_ext.h"
 
 #define FUZZ_MAX_PIXELS ((uint64_t)1 << 18)
@@ -32,18 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         wc_meta_free(meta);
         return 0;
     }
-    FUZZ_CHECK(img.width >= 1 && img.height >= 1 &&
-                   (uint64_t)img.width * img.height <= FUZZ_MAX_PIXELS,
-               "size %ux%u", img.width, img.height);
-    FUZZ_CHECK(img.components >= 1 && img.components <= 4, "%u components", img.components);
-    FUZZ_CHECK(img.bit_depth >= 1 && img.bit_depth <= 16, "bit depth %u", img.bit_depth);
-    const size_t n = (size_t)img.width * img.height * img.components;
-    const uint32_t maxval = (1u << img.bit_depth) - 1;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t v = img.bit_depth > 8 ? ((const uint16_t *)img.pixels)[i]
-                                       : ((const uint8_t *)img.pixels)[i];
-        FUZZ_CHECK(v <= maxval, "sample %zu is %u, above %u", i, v, maxval);
-    }
+    fuzz_check_image(&img, FUZZ_MAX_PIXELS);
     uint8_t *out = NULL;
     size_t out_size = 0;
     wc_err werr = {{0}};

@@ -397,6 +397,62 @@ static void seeds_roundtrip(void)
     }
 }
 
+/* ---- fuzz_png_meta --------------------------------------------------------------- */
+
+/* PNGs with every metadata chunk png_meta_insert writes: iCCP, gAMA,
+ * cHRM, sRGB, pHYs, tIME, eXIf, tEXt, zTXt, iTXt (plain and compressed)
+ * and XMP; one item of each kind per seed, or the text kinds alone. */
+static void seeds_png_meta(void)
+{
+    wc_image img;
+    make_image(&img, 6, 5, 3, 8, 7);
+    char tmp[] = "/tmp/fuzz_seed_XXXXXX";
+    int fd = mkstemp(tmp);
+    if (fd < 0) die("mkstemp");
+    close(fd);
+    wc_err err = {{0}};
+    if (png_write_file(tmp, &img, &err) != WC_OK) die(err.msg);
+    wc_ctx *ctx = wc_ctx_create();
+    void *png = NULL;
+    size_t n = 0;
+    if (!ctx || wc_file_read(ctx, tmp, 0, &png, &n) != WC_OK) die("reading back a PNG seed");
+    remove(tmp);
+    for (int text_only = 0; text_only < 2; text_only++) {
+        wc_meta *m = wc_meta_create();
+        uint8_t res[17] = {0}, chrm[32];
+        double x = 2835;
+        memcpy(res, &x, 8);
+        memcpy(res + 8, &x, 8);
+        res[16] = 1;
+        for (int i = 0; i < 32; i++) chrm[i] = (uint8_t)(i * 11);
+        int bad = 0;
+        if (!text_only)
+            bad |= wc_meta_add(m, WC_META_ICC, 0, "seed profile", "profile bytes profile bytes", 27) |
+                   wc_meta_add(m, WC_META_GAMMA, 0, "", "\xa0\x86\x01\x00", 4) |
+                   wc_meta_add(m, WC_META_CHROMATICITY, 0, "", chrm, 32) |
+                   wc_meta_add(m, WC_META_SRGB, 0, "", "\x01", 1) |
+                   wc_meta_add(m, WC_META_RESOLUTION, 0, "", res, 17) |
+                   wc_meta_add(m, WC_META_TIME, 0, "", "\xea\x07\x01\x02\x03\x04\x05", 7) |
+                   wc_meta_add(m, WC_META_EXIF, 0, "", "II*\0\x08\0\0\0\0\0", 10);
+        bad |= wc_meta_add(m, WC_META_TEXT, 0, "Title", "plain", 5) |
+               wc_meta_add(m, WC_META_TEXT, WC_META_TEXT_COMPRESSED, "Comment", "zipped zipped", 13) |
+               wc_meta_add(m, WC_META_TEXT, WC_META_TEXT_UTF8, "Author", "Ren\xc3\xa9", 6) |
+               wc_meta_add(m, WC_META_TEXT, WC_META_TEXT_UTF8 | WC_META_TEXT_COMPRESSED,
+                           "Description", "utf-8, zipped", 13) |
+               wc_meta_add(m, WC_META_XMP, 0, "", "<x:xmpmeta/>", 12);
+        if (bad) die("metadata");
+        uint8_t *out = NULL;
+        size_t on = 0;
+        if (png_meta_insert(png, n, m, &out, &on, &err) != WC_OK) die(err.msg);
+        put_file("fuzz_png_meta", text_only ? "text.png" : "all_kinds.png", out, on);
+        wc_free(out);
+        wc_meta_free(m);
+    }
+    free(png);
+    wc_ctx_free(ctx);
+    wc_image_free(&img);
+}
+
 /* ---- fuzz_tiff ----------------------------------------------------------------- */
 
 /* Our writer's layouts (LZW, with and without the predictor) with
@@ -498,6 +554,7 @@ int main(int argc, char **argv)
     seeds_png();
     seeds_pnm();
     seeds_tiff();
+    seeds_png_meta();
     seeds_huffman();
     seeds_roundtrip();
     printf("fuzz_gen_seeds: %u files under %s\n", g_count, g_dir);

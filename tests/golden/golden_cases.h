@@ -65,4 +65,26 @@ static inline void golden_params(const golden_case *g, wc_params *p)
     p->backend = WC_BACKEND_CPU;
 }
 
+/* The metadata golden file, golden_meta.wcx: the first case
+ * (rgb8_lossless) with these items as WMET chunks. Without its WMET
+ * chunks it is that case's file byte for byte. */
+#define GOLDEN_META_CASE 0
+static inline wc_status golden_meta(wc_meta *m)
+{
+    uint8_t icc[64], res[17] = {0};
+    for (int i = 0; i < 64; i++) icc[i] = (uint8_t)(i * 37 + 5);
+    const double ppm = 2835;
+    memcpy(res, &ppm, 8); /* IEEE-754, little-endian on the machines this runs on */
+    memcpy(res + 8, &ppm, 8);
+    res[16] = 1;
+    wc_status s = wc_meta_add(m, WC_META_ICC, 0, "golden profile", icc, sizeof icc);
+    if (s == WC_OK) s = wc_meta_add(m, WC_META_SRGB, 0, NULL, "\x00", 1);
+    if (s == WC_OK) s = wc_meta_add(m, WC_META_RESOLUTION, 0, NULL, res, sizeof res);
+    if (s == WC_OK) s = wc_meta_add(m, WC_META_TIME, 0, NULL, "\xea\x07\x0b\x18\x01\x02\x03", 7);
+    if (s == WC_OK)
+        s = wc_meta_add(m, WC_META_TEXT, WC_META_TEXT_UTF8 | WC_META_TEXT_COMPRESSED, "Title",
+                        "golden \xc3\xa9", 9);
+    return s;
+}
+
 #endif

@@ -37,6 +37,27 @@ int main(int argc, char **argv)
         wc_image_free(&img);
         wc_image_free(&out);
     }
+    /* The metadata golden file. */
+    const golden_case *g = &golden_cases[GOLDEN_META_CASE];
+    wc_image img;
+    wc_params p;
+    golden_params(g, &p);
+    wc_meta *m = wc_meta_create();
+    void *file;
+    size_t n;
+    char path[4096];
+    p.meta = m;
+    if (!m || golden_meta(m) != WC_OK || golden_source(g, &img) != WC_OK ||
+        wc_encode_alloc(ctx, &p, &img, &file, &n) != WC_OK) {
+        fprintf(stderr, "make_golden: golden_meta: %s\n", wc_ctx_error(ctx));
+        return 1;
+    }
+    snprintf(path, sizeof path, "%s/golden_meta.wcx", argv[1]);
+    if (wc_file_write(ctx, path, file, n) != WC_OK) return 1;
+    printf("golden_meta: %zu bytes\n", n);
+    free(file);
+    wc_image_free(&img);
+    wc_meta_free(m);
     wc_ctx_free(ctx);
     return 0;
 }
