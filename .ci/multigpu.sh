@@ -50,6 +50,9 @@ grep -E "wcodec:" "$out/configure.log"
 cmake --build "$b" -j"$(nproc)" > "$out/build.log" 2>&1 \
   || { grep -E "error|Error" "$out/build.log" | head -30; exit 1; }
 say "build: $(( $(date +%s) - t_start )) s"
+# Where the programs are (the command may live in codec/ or programs/).
+wcodec=$(find "$b" -name wcodec -type f -perm -u+x | head -1)
+bench=$(find "$b" -name bench_devices -type f -perm -u+x | head -1)
 
 # The tests: the multi-device ones first (their verdicts in the summary),
 # then the whole suite.
@@ -65,7 +68,7 @@ for mode in lossless lossy; do
   opts=()
   [ $mode = lossy ] && opts=(--quality 75)
   say "== bench_devices, $mode"
-  timeout 300 $b/bench/bench_devices "$kodak" --repeat "${REPEAT:-40}" --runs 3 "${opts[@]}" 2>&1 \
+  timeout 300 "$bench" "$kodak" --repeat "${REPEAT:-40}" --runs 3 "${opts[@]}" 2>&1 \
     | tee "$out/bench_devices-$mode.txt" | tee -a "$out/summary.txt"
 done
 
@@ -86,7 +89,7 @@ for mode in lossless lossy; do
   for devs in 0 all; do
     rm -rf "$batch/out-$devs"
     t0=$(date +%s.%N)
-    if $b/codec/wcodec encode "$batch/in" --out-dir "$batch/out-$devs" --devices $devs "${opts[@]}" \
+    if "$wcodec" encode "$batch/in" --out-dir "$batch/out-$devs" --devices $devs "${opts[@]}" \
          > "$out/cli-$mode-$devs.txt" 2>&1; then
       t1=$(date +%s.%N)
       rate[$devs]=$(awk "BEGIN { printf \"%.1f\", $n / ($t1 - $t0) }")

@@ -14,9 +14,9 @@ cd "$(dirname "$0")/.."
 build="${1:-build}"
 runs="${2:-7}"
 shift $(( $# < 2 ? $# : 2 ))
-wcodec="$PWD/$build/codec/wcodec"
+wcodec=$(find "$PWD/$build" -name wcodec -type f -perm -u+x 2>/dev/null | head -1)
 kodak="${KODAK:-../shared/corpus/kodak}"
-[ -x "$wcodec" ] || { echo "mpi_cpu.sh: no $wcodec (build first)"; exit 1; }
+[ -n "$wcodec" ] || { echo "mpi_cpu.sh: no wcodec in $build (build first)"; exit 1; }
 "$wcodec" --version | grep -q "mpi: *built in" || { echo "mpi_cpu.sh: $wcodec has no MPI"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
