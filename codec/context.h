@@ -22,6 +22,8 @@ struct wc_ctx {
     wc_backend_kind backend_asked;
     wc_stage_times times;
     wc_pool pool;                   /* large work buffers kept between calls */
+    int device;                     /* the call's wc_params.device (-1: current) */
+    int backend_device;             /* the one the CUDA backend was made for */
 };
 
 /* Clears the error of a new call. */
@@ -31,6 +33,9 @@ void ctx_begin(wc_ctx *ctx);
 wc_status ctx_backend(wc_ctx *ctx, wc_backend_kind kind);
 /* Monotonic clock in seconds. */
 double ctx_now(void);
+/* Takes the call's device (p may be NULL: the thread's current one) for
+ * ctx_backend. */
+void ctx_use_device(wc_ctx *ctx, const wc_params *p);
 
 /* wc_inspect into a whole wc_info of this build (decoder.c); api.c copies
  * as much of it as the program's struct holds. */

@@ -327,6 +327,7 @@ wc_status wc_decode(wc_ctx *ctx, const wc_params *p, const void *src, size_t siz
 {
     if (!ctx) return WC_ERR_ARG;
     ctx_begin(ctx);
+    ctx_use_device(ctx, p);
     WC_RETURN_IF(!out, &ctx->err, WC_ERR_ARG, "no output image");
     memset(out, 0, sizeof *out);
     parsed ps;

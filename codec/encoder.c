@@ -271,6 +271,7 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
 {
     if (!ctx) return WC_ERR_ARG;
     ctx_begin(ctx);
+    ctx_use_device(ctx, p);
     WC_FORWARD_IF_ERROR(plan_check(p, img, &ctx->err));
     WC_FORWARD_IF_ERROR(check_limits(p, img, &ctx->err));
     enc_state st;

@@ -98,9 +98,18 @@ typedef struct wc_params {
                               (see "metadata"); NULL (default) for none.
                               Not owned; read during the call only. A bpp
                               target counts its bytes too. (ABI 2) */
+    int device;            /* the CUDA device (0..wc_device_count()-1) the
+                              context's GPU backend lives on: its streams,
+                              buffers and kernels, and the calling thread's
+                              current device from then on; -1 (default):
+                              the thread's current device. A context asked
+                              for another device than its last call's
+                              moves there. CUDA asked by name fails on a
+                              device out of range; AUTO falls back to the
+                              CPU (wc_ctx_note says why). (ABI 3) */
 } wc_params;
 
-#define WC_ABI_VERSION 2u
+#define WC_ABI_VERSION 3u
 WC_API wc_status wc_params_init_abi(wc_params *p, unsigned abi, size_t size);
 /* Sets every field of *p to its default (lossless, Huffman, 5 levels) and
  * returns WC_OK. A program built against a wc_params of another layout
@@ -110,6 +119,11 @@ WC_API wc_status wc_params_init_abi(wc_params *p, unsigned abi, size_t size);
 #define wc_params_init(p) wc_params_init_abi((p), WC_ABI_VERSION, sizeof(wc_params))
 
 /* ---- context ------------------------------------------------------------- */
+
+/* The number of CUDA devices the GPU backend can use (CUDA_VISIBLE_DEVICES
+ * applies), for wc_params.device; 0 in a build without CUDA or on a machine
+ * without a driver or a device. Creates no GPU context. */
+WC_API int wc_device_count(void);
 
 /* Holds scratch memory, worker threads' buffers, the GPU backend if used,
  * and the message of the last error. One context per thread at a time. */

@@ -108,4 +108,14 @@ const wc_backend_ops *wc_backend_cpu(void);
 /* The CUDA backend, or NULL in a build without the CUDA toolkit. */
 const wc_backend_ops *wc_backend_cuda(void);
 
+/* CUDA devices the CUDA backend can use (CUDA_VISIBLE_DEVICES applies);
+ * 0 without a driver, a device or CUDA in the build. */
+int wcg_device_count(void);
+/* Makes `device` the calling thread's current CUDA device, so that a CUDA
+ * backend created next lives there (create takes the current device and
+ * sets it again at each call); device < 0 leaves the current one. Fails
+ * with WC_ERR_BACKEND (and a message) for an index out of range or a build
+ * without CUDA. */
+wc_status wcg_device_select(int device, wc_err *err);
+
 #endif /* WC_BACKEND_H */

@@ -6,8 +6,12 @@
  * every file is byte for byte what a call of its own gives), with one
  * progress line on a terminal and a summary at the end. A file that fails
  * is reported and the rest go on; the exit status is the worst file's.
+ * Workers take the CUDA devices of the batch in turn, each with a context
+ * (streams, buffers) of its own on its device, and pull files from one
+ * queue: the files do not depend on which device coded them.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,23 +23,19 @@
 #include "cli_image.h"
 #include "image_io.h"
 
-typedef struct file_result {
-    wc_status status;
-    char out[1024];
-    char line[2400]; /* what a success prints */
-    char note[1400]; /* notes (pages, metadata left out, lossless) */
-    char error[1400]; /* what a failure prints */
-    uint64_t in_bytes, out_bytes, pixels;
-} file_result;
+typedef cli_file_result file_result;
 
 typedef struct batch {
     const cli_batch_opts *o;
     int decode;
     char **in;
-    size_t n;
-    const char *single_out; /* one file, OUT given */
+    const size_t *jobs; /* file of each job; NULL: job j is file j */
     file_result *r;
     int threads_each;
+    int devices[CLI_MAX_DEVICES], ndevices;
+    pthread_mutex_t lock; /* guards the worker table */
+    wc_ctx *worker_ctx[256];
+    size_t nworkers;
 } batch;
 
 /* msg: the imageio or library message of the failure, which usually
@@ -92,8 +92,8 @@ static const char *backend_note(wc_ctx *ctx)
     return wc_ctx_note(ctx)[0] ? wc_ctx_note(ctx) : wc_ctx_backend(ctx);
 }
 
-/* One file each: p is the options with this file's threads; meta is NULL
- * with --strip. */
+/* One file each: p is the options on this worker's threads and device;
+ * meta is NULL with --strip. */
 static void encode_job(const cli_batch_opts *o, file_result *r, const char *in, wc_params p,
                        wc_meta *meta, wc_ctx *ctx)
 {
@@ -187,19 +187,35 @@ static void decode_job(const cli_batch_opts *o, file_result *r, const char *in, 
     wc_image_free(&img);
 }
 
+/* The device of the worker that owns ctx: workers take the batch's
+ * devices in turn as they start (each worker keeps one context). */
+static int worker_device(batch *b, wc_ctx *ctx)
+{
+    if (b->ndevices == 0) return b->o->p.device;
+    pthread_mutex_lock(&b->lock);
+    size_t k = 0;
+    while (k < b->nworkers && b->worker_ctx[k] != ctx) k++;
+    if (k == b->nworkers && k < sizeof b->worker_ctx / sizeof b->worker_ctx[0])
+        b->worker_ctx[b->nworkers++] = ctx;
+    pthread_mutex_unlock(&b->lock);
+    return b->devices[k % (size_t)b->ndevices];
+}
+
 static void job(void *arg, size_t j, wc_ctx *ctx, cli_progress *prog)
 {
     batch *b = arg;
-    wc_params p = b->o->p;
+    const size_t file = b->jobs ? b->jobs[j] : j;
+    wc_params p = b->o->p; /* the options, on this worker's threads and device */
     p.threads = b->threads_each;
+    p.device = worker_device(b, ctx);
     wc_meta *meta = b->o->strip ? NULL : wc_meta_create();
     if (!b->o->strip && !meta) {
-        b->r[j].status = WC_ERR_NOMEM;
-        snprintf(b->r[j].error, sizeof b->r[j].error, "%s: out of memory", b->in[j]);
+        b->r[file].status = WC_ERR_NOMEM;
+        snprintf(b->r[file].error, sizeof b->r[file].error, "%s: out of memory", b->in[file]);
     } else if (b->decode) {
-        decode_job(b->o, &b->r[j], b->in[j], p, meta, ctx);
+        decode_job(b->o, &b->r[file], b->in[file], p, meta, ctx);
     } else {
-        encode_job(b->o, &b->r[j], b->in[j], p, meta, ctx);
+        encode_job(b->o, &b->r[file], b->in[file], p, meta, ctx);
     }
     wc_meta_free(meta);
     cli_progress_step(prog, 1);
@@ -217,22 +233,17 @@ static int out_name(const char *dir, const char *in, const char *ext, char *out,
     return n < 0 || (size_t)n >= cap;
 }
 
-/* Outputs for every input; two inputs with one output name are refused
- * before anything runs. */
-static int plan_outputs(batch *b)
+int cli_batch_outputs(const cli_batch_opts *o, int decode, char **in, size_t n, file_result *r)
 {
-    const char *ext = b->decode ? (b->o->format ? b->o->format : "png") : "wcx";
-    for (size_t i = 0; i < b->n; i++) {
-        if (b->single_out) {
-            snprintf(b->r[i].out, sizeof b->r[i].out, "%s", b->single_out);
-        } else if (out_name(b->o->out_dir, b->in[i], ext, b->r[i].out, sizeof b->r[i].out)) {
-            fprintf(stderr, "wcodec: %s: the output name is too long\n", b->in[i]);
+    const char *ext = decode ? (o->format ? o->format : "png") : "wcx";
+    for (size_t i = 0; i < n; i++) {
+        if (out_name(o->out_dir, in[i], ext, r[i].out, sizeof r[i].out)) {
+            fprintf(stderr, "wcodec: %s: the output name is too long\n", in[i]);
             return CLI_BAD;
         }
         for (size_t k = 0; k < i; k++)
-            if (!strcmp(b->r[k].out, b->r[i].out)) {
-                fprintf(stderr, "wcodec: %s and %s would both write %s\n", b->in[k], b->in[i],
-                        b->r[i].out);
+            if (!strcmp(r[k].out, r[i].out)) {
+                fprintf(stderr, "wcodec: %s and %s would both write %s\n", in[k], in[i], r[i].out);
                 return CLI_BAD;
             }
     }
@@ -245,10 +256,78 @@ static int keep_wcx(const char *name)
     return dot && !strcasecmp(dot, ".wcx");
 }
 
+int cli_batch_inputs(const cli_batch_opts *o, int decode, char **args, int nargs, char ***in,
+                     size_t *n)
+{
+    struct stat st;
+    if (stat(o->out_dir, &st) != 0 && mkdir(o->out_dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "wcodec: --out-dir %s: %s\n", o->out_dir, strerror(errno));
+        return CLI_IO;
+    }
+    if (stat(o->out_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "wcodec: --out-dir %s: not a folder\n", o->out_dir);
+        return CLI_IO;
+    }
+    return cli_list_files(args, nargs, decode ? keep_wcx : NULL, in, n);
+}
+
+int cli_batch_code(const cli_batch_opts *o, int decode, char **in, const size_t *jobs,
+                   size_t njobs, file_result *r, int workers, int progress)
+{
+    batch b = {.o = o, .decode = decode, .in = in, .jobs = jobs, .r = r};
+    /* One file alone: its own threads (all cores by default); many: one each. */
+    b.threads_each = njobs == 1 && workers == 1 ? o->p.threads : 1;
+    b.ndevices = cli_batch_devices(o, b.devices);
+    pthread_mutex_init(&b.lock, NULL);
+    int rc = njobs ? cli_pool_run(workers, njobs, job, &b, progress && njobs > 1 ? njobs : 0) : CLI_OK;
+    pthread_mutex_destroy(&b.lock);
+    return rc;
+}
+
+int cli_batch_report(const cli_batch_opts *o, int decode, const file_result *r, size_t n,
+                     double wall, const char *who)
+{
+    size_t failed = 0;
+    uint64_t in_bytes = 0, out_bytes = 0, pixels = 0;
+    const int tty = isatty(STDERR_FILENO);
+    int rc = CLI_OK;
+    for (size_t i = 0; i < n; i++) {
+        if (r[i].status != WC_OK) {
+            fprintf(stderr, "wcodec: %s\n", r[i].error);
+            failed++;
+            int code = cli_exit_code(r[i].status);
+            if (code > rc) rc = code;
+            continue;
+        }
+        in_bytes += r[i].in_bytes;
+        out_bytes += r[i].out_bytes;
+        pixels += r[i].pixels;
+        /* With OUT '-' the image is standard output: the line goes to stderr. */
+        if (!o->quiet && (n == 1 || !tty)) fprintf(cli_report_stream(r[i].out), "%s\n", r[i].line);
+        if (!o->quiet && r[i].note[0]) fprintf(stderr, "wcodec: note: %s: %s\n", r[i].out, r[i].note);
+    }
+    if (who && !o->quiet) {
+        printf("%s %zu of %zu file(s), %zu failed, %.2f s with %s: %.2f MB -> %.2f MB",
+               decode ? "decoded" : "encoded", n - failed, n, failed, wall, who, in_bytes * 1e-6,
+               out_bytes * 1e-6);
+        if (!decode && pixels) printf(", %.4f bpp", out_bytes * 8.0 / pixels);
+        printf("\n");
+    }
+    return rc;
+}
+
 int cli_batch_run(const cli_batch_opts *o, int decode, char **args, int nargs, const char *out)
 {
-    batch b = {.o = o, .decode = decode, .single_out = out};
-    int rc;
+    int ranks = 1, rank = 0;
+    if (cli_mpi_launched(&ranks, &rank)) {
+        if (!out) return cli_mpi_batch(o, decode, args, nargs);
+        if (rank > 0) return CLI_OK; /* one file: rank 0 codes it, once */
+        fprintf(stderr, "wcodec: note: under mpirun one IN OUT file is coded by rank 0 alone; "
+                        "--out-dir DIR shares many files among the ranks\n");
+    }
+    char **in = args;
+    size_t n = 1;
+    int rc = CLI_OK;
     if (out) { /* one file, as named */
         struct stat st;
         if (stat(args[0], &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -256,58 +335,28 @@ int cli_batch_run(const cli_batch_opts *o, int decode, char **args, int nargs, c
                     args[0], decode ? "decode" : "encode");
             return CLI_BAD;
         }
-        b.in = args;
-        b.n = 1;
-        rc = CLI_OK;
-    } else {
-        struct stat st;
-        if (stat(o->out_dir, &st) != 0 && mkdir(o->out_dir, 0777) != 0) {
-            fprintf(stderr, "wcodec: --out-dir %s: %s\n", o->out_dir, strerror(errno));
-            return CLI_IO;
-        }
-        if (stat(o->out_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            fprintf(stderr, "wcodec: --out-dir %s: not a folder\n", o->out_dir);
-            return CLI_IO;
-        }
-        rc = cli_list_files(args, nargs, decode ? keep_wcx : NULL, &b.in, &b.n);
-        if (rc != CLI_OK) return rc;
+    } else if ((rc = cli_batch_inputs(o, decode, args, nargs, &in, &n)) != CLI_OK) {
+        return rc;
     }
-    b.r = calloc(b.n, sizeof *b.r);
-    if (!b.r) rc = CLI_BAD;
-    if (rc == CLI_OK) rc = plan_outputs(&b);
-    int workers = b.n == 1 ? 1 : cli_pool_threads(o->p.threads, b.n);
-    /* One file: its own threads (all cores by default); many: one each. */
-    b.threads_each = b.n == 1 ? o->p.threads : 1;
+    file_result *r = calloc(n, sizeof *r);
+    if (!r) rc = CLI_BAD;
+    else if (out) snprintf(r[0].out, sizeof r[0].out, "%s", out);
+    else rc = cli_batch_outputs(o, decode, in, n, r);
+    const int workers = n == 1 ? 1 : cli_pool_threads(o->p.threads, n);
     double t0 = cli_now();
-    if (rc == CLI_OK) rc = cli_pool_run(workers, b.n, job, &b, b.n > 1 ? b.n : 0);
+    if (rc == CLI_OK) rc = cli_batch_code(o, decode, in, NULL, n, r, workers, 1);
     double wall = cli_now() - t0;
-    size_t failed = 0;
-    uint64_t in_bytes = 0, out_bytes = 0, pixels = 0;
-    const int tty = isatty(STDERR_FILENO);
-    for (size_t i = 0; rc == CLI_OK && i < b.n; i++) {
-        const file_result *r = &b.r[i];
-        if (r->status != WC_OK) {
-            fprintf(stderr, "wcodec: %s\n", r->error);
-            failed++;
-            int code = cli_exit_code(r->status);
-            if (code > rc) rc = code;
-            continue;
-        }
-        in_bytes += r->in_bytes;
-        out_bytes += r->out_bytes;
-        pixels += r->pixels;
-        /* With OUT '-' the image is standard output: the line goes to stderr. */
-        if (!o->quiet && (b.n == 1 || !tty)) fprintf(out ? cli_report_stream(out) : stdout, "%s\n", r->line);
-        if (!o->quiet && r->note[0]) fprintf(stderr, "wcodec: note: %s: %s\n", r->out, r->note);
+    if (rc == CLI_OK) {
+        char who[96];
+        int devices[CLI_MAX_DEVICES];
+        const int nd = cli_batch_devices(o, devices);
+        if (nd > 0)
+            snprintf(who, sizeof who, "%d worker(s) on %d GPU(s)", workers, nd);
+        else
+            snprintf(who, sizeof who, "%d worker(s)", workers);
+        rc = cli_batch_report(o, decode, r, n, wall, n > 1 ? who : NULL);
     }
-    if (b.r && b.n > 1 && !o->quiet) {
-        printf("%s %zu of %zu file(s), %zu failed, %.2f s with %d worker(s): %.2f MB -> %.2f MB",
-               decode ? "decoded" : "encoded", b.n - failed, b.n, failed, wall, workers,
-               in_bytes * 1e-6, out_bytes * 1e-6);
-        if (!decode && pixels) printf(", %.4f bpp", out_bytes * 8.0 / pixels);
-        printf("\n");
-    }
-    free(b.r);
-    if (!out) cli_list_free(b.in, b.n);
+    free(r);
+    if (!out) cli_list_free(in, n);
     return rc;
 }

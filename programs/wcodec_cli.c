@@ -60,7 +60,8 @@ static int common_option(int argc, char **argv, int *i, cli_batch_opts *o)
                     argv[*i + 1]);
             return -1;
         }
-    } else if (!strcmp(a, "--out-dir") || !strcmp(a, "--format") || !strcmp(a, "--page")) {
+    } else if (!strcmp(a, "--out-dir") || !strcmp(a, "--format") || !strcmp(a, "--page") ||
+               !strcmp(a, "--device") || !strcmp(a, "--devices")) {
         if (*i + 1 >= argc) {
             fprintf(stderr, "wcodec: %s needs a value\n", a);
             return -1;
@@ -68,6 +69,7 @@ static int common_option(int argc, char **argv, int *i, cli_batch_opts *o)
         const char *v = argv[++*i];
         if (!strcmp(a, "--out-dir")) o->out_dir = v;
         else if (!strcmp(a, "--format")) o->format = v;
+        else if (!strncmp(a, "--device", 8)) return cli_devices_option(a, v, o) ? -1 : 1;
         else if (cli_int(a, v, 1, 65535, &n)) return -1;
         else o->page = (unsigned)n;
     } else return 0;
@@ -109,6 +111,7 @@ static int run_files(int argc, char **argv, int decode)
         rc = CLI_BAD;
     }
     if (rc == CLI_OK && !decode && cli_encoder_finish(&o.p, lossy, lossless)) rc = CLI_BAD;
+    if (rc == CLI_OK && cli_devices_check(&o, out != NULL)) rc = CLI_BAD;
     if (rc == CLI_OK && decode) {
         /* --format, else OUT's name; OUT '-' (no name) is PNG unless --format. */
         const char *ext = o.format ? o.format : !out || !strcmp(out, "-") ? "png" : strrchr(out, '.');
@@ -160,11 +163,13 @@ static int cmd_encode(int argc, char **argv)
                "  --page N              the page of a multi-page TIFF to encode (default 1)\n"
                "  --strip               leave the metadata out\n"
                "  --out-dir DIR         encode every input into DIR (created if missing)\n"
+               "%s"
                "  -v, --verbose         say which backend ran\n"
                "  -q, --quiet           print nothing on success\n"
                "--quality 100 is lossless; a --bpp at or above the lossless rate gives the\n"
-               "lossless file, and says so. Options take --opt value or --opt=value.\n",
-               cli_encoder_help);
+               "lossless file, and says so. Options take --opt value or --opt=value.\n"
+               "%s",
+               cli_encoder_help, cli_devices_help, cli_spread_help);
         return CLI_OK;
     }
     return run_files(argc, argv, 0);
@@ -192,8 +197,10 @@ static int cmd_decode(int argc, char **argv)
                "  --max-pixels N        refuse files larger than N pixels (default 2^31)\n"
                "  --max-memory N        refuse files needing more than N bytes to decode,\n"
                "                        the file included (default 8 GiB: 8589934592)\n"
+               "%s"
                "  -v, --verbose         say which backend ran\n"
-               "  -q, --quiet           print nothing on success\n");
+               "  -q, --quiet           print nothing on success\n%s",
+               cli_devices_help, cli_spread_help);
         return CLI_OK;
     }
     return run_files(argc, argv, 1);
@@ -375,12 +382,13 @@ static int cli_version(void)
         if (env && !strcmp(env, "cpu")) {
             printf("cuda:      not probed (WC_BACKEND=cpu)\n");
         } else if (probe(ctx, WC_BACKEND_CUDA) == WC_OK) {
-            printf("cuda:      built in; a CUDA device is in use\n");
+            printf("cuda:      built in; %d device(s)\n", wc_device_count());
         } else {
             const char *e = wc_ctx_error(ctx);
             printf("cuda:      %s\n", strstr(e, "not part of this build") ? "not built in" : e);
         }
     }
+    printf("mpi:       %s\n", cli_mpi_build);
     char v[160];
     image_io_versions(v, sizeof v);
     printf("libraries: %s\n", v);

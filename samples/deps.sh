@@ -6,7 +6,9 @@ need=()
 command -v cmake >/dev/null || need+=(cmake)
 command -v cc >/dev/null || need+=(gcc)
 command -v make >/dev/null || need+=(make)
-for pkg in libpng-dev libtiff-dev zlib1g-dev libcmocka-dev pkg-config; do
+# Open MPI: the command's batches across ranks and hosts (WCODEC_MPI=AUTO
+# builds them when found) and their test (tests/spread/cli_mpi.cmake).
+for pkg in libpng-dev libtiff-dev zlib1g-dev libcmocka-dev pkg-config libopenmpi-dev openmpi-bin; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then

@@ -12,19 +12,7 @@ set(W "${WCODEC}")
 set(A "${IMAGES}/kodim03.png")
 set(B "${IMAGES}/kodim23.png")
 
-# run(rc stdout-regex stderr-regex command...): both regexes may be "".
-function(run want_rc want_out want_err)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc STREQUAL "${want_rc}")
-    message(FATAL_ERROR "'${ARGN}' exited with ${rc}, expected ${want_rc}\n${out}${err}")
-  endif()
-  if(want_out AND NOT out MATCHES "${want_out}")
-    message(FATAL_ERROR "'${ARGN}': stdout does not match '${want_out}':\n${out}")
-  endif()
-  if(want_err AND NOT err MATCHES "${want_err}")
-    message(FATAL_ERROR "'${ARGN}': stderr does not match '${want_err}':\n${err}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/../cli_run.cmake) # run(rc out-regex err-regex command...)
 
 # Every --help exits 0 and prints to stdout.
 run(0 "usage: wcodec" "" ${W} --help)

@@ -1,0 +1,25 @@
+# The command's MPI batches (cli_mpi.c), by WCODEC_MPI: OFF never, ON must
+# find an MPI (libopenmpi-dev on Debian), AUTO when one is found. Without
+# it cli_mpi_absent.c refuses a run under mpirun. Sets WC_HAVE_MPI and,
+# for the tests, WC_MPIEXEC (the launcher and its flags as a list).
+set(WC_HAVE_MPI OFF)
+if(NOT WCODEC_MPI STREQUAL "OFF")
+  if(WCODEC_MPI STREQUAL "ON")
+    find_package(MPI REQUIRED COMPONENTS C)
+  else()
+    find_package(MPI QUIET COMPONENTS C)
+  endif()
+  if(MPI_C_FOUND)
+    set(WC_HAVE_MPI ON)
+  endif()
+endif()
+set(WC_HAVE_MPI ${WC_HAVE_MPI} PARENT_SCOPE)
+if(WC_HAVE_MPI)
+  message(STATUS "wcodec: MPI batches in the command (MPI ${MPI_C_VERSION}, ${MPIEXEC_EXECUTABLE})")
+  target_sources(wcodec PRIVATE cli_mpi.c)
+  target_link_libraries(wcodec PRIVATE MPI::MPI_C)
+  set(WC_MPIEXEC ${MPIEXEC_EXECUTABLE} PARENT_SCOPE)
+else()
+  message(STATUS "wcodec: no MPI batches (WCODEC_MPI=${WCODEC_MPI})")
+  target_sources(wcodec PRIVATE cli_mpi_absent.c)
+endif()
