@@ -470,7 +470,7 @@ wc_status tiff_read_lim(const uint8_t *data, size_t size, unsigned page, const i
     wc_status s = WC_OK;
     if (page > count || (page > 1 && !TIFFSetDirectory(t, (tdir_t)(page - 1))))
         s = wc_fail(err, WC_ERR_ARG, "TIFF: no page %u (the file has %u)", page, count);
-    tiff_layout L;
+    tiff_layout L = {0};
     if (s == WC_OK) s = read_layout(t, &L, lim, size, err);
     if (s == WC_OK) {
         *img = (wc_image){L.w, L.h, L.spp, L.bps, 0, NULL};
