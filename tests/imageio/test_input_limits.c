@@ -155,6 +155,71 @@ static void test_pnm_claims(void **state)
     assert_true(peak_rss_bytes() < PEAK_MAX_BYTES);
 }
 
+/* TIFF (i14's reader) under i11's limits: a small file claiming
+ * 40000 x 40000 is refused without the image being allocated, and a real
+ * one is refused from its header by the pixel limit and by the encode's
+ * memory estimate (image_read_meta, as 'wcodec encode' reads). */
+static void put_le16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+    put_le16(p, (uint16_t)v);
+    put_le16(p + 2, (uint16_t)(v >> 16));
+}
+
+static void test_tiff_claims(void **state)
+{
+    (void)state;
+    static const uint16_t tags[9][2] = {{256, 4}, {257, 4}, {258, 3}, {259, 3}, {262, 3},
+                                        {273, 4}, {277, 3}, {278, 4}, {279, 4}};
+    static const uint32_t vals[9] = {40000, 40000, 8, 1, 1, 200, 1, 40000, 1600000000u};
+    uint8_t tif[256] = {'I', 'I', 42, 0};
+    put_le32(tif + 4, 8);
+    put_le16(tif + 8, 9);
+    for (int i = 0; i < 9; i++) {
+        uint8_t *e = tif + 10 + 12 * i;
+        put_le16(e, tags[i][0]);
+        put_le16(e + 2, tags[i][1]);
+        put_le32(e + 4, 1);
+        if (tags[i][1] == 3) put_le16(e + 8, (uint16_t)vals[i]);
+        else put_le32(e + 8, vals[i]);
+    }
+    FILE *f = fopen(work_path("claims.tif"), "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(tif, 1, sizeof tif, f), sizeof tif);
+    assert_int_equal(fclose(f), 0);
+    wc_err err = {{0}};
+    wc_image img;
+    assert_int_not_equal(image_read_meta(work_path("claims.tif"), NULL, 0, &img, NULL, NULL, &err),
+                         WC_OK);
+    assert_true(err.msg[0] != '\0');
+    assert_null(img.pixels);
+    assert_true(peak_rss_bytes() < PEAK_MAX_BYTES);
+
+    char seed[4096];
+    snprintf(seed, sizeof seed, "%s/fuzz/corpus/fuzz_tiff/seed_rgb16.tif", WC_TESTS_DIR);
+    memset(&err, 0, sizeof err);
+    assert_int_equal(image_read_meta(seed, NULL, 0, &img, NULL, NULL, &err), WC_OK);
+    const uint64_t pixels = (uint64_t)img.width * img.height;
+    wc_image_free(&img);
+    wc_params p;
+    assert_int_equal(wc_params_init(&p), WC_OK);
+    p.max_pixels = pixels - 1;
+    memset(&err, 0, sizeof err);
+    assert_int_equal(image_read_meta(seed, &p, 0, &img, NULL, NULL, &err), WC_ERR_LIMIT);
+    assert_null(img.pixels);
+    wc_params_init(&p);
+    p.max_memory = pixels; /* less than the pixels alone at 16 bits */
+    memset(&err, 0, sizeof err);
+    assert_int_equal(image_read_meta(seed, &p, 0, &img, NULL, NULL, &err), WC_ERR_LIMIT);
+    assert_non_null(strstr(err.msg, "memory limit"));
+    assert_null(img.pixels);
+}
+
 /* A real 30000 x 30000 gray PNG (all zero rows, about 900 KB) under a
  * 1 GB limit: refused from its header, before the 900 MB image exists. */
 static void test_png_30000(void **state)
@@ -220,6 +285,7 @@ static int teardown(void **state)
     (void)state;
     unlink(work_path("big68.png"));
     unlink(work_path("gray30000.png"));
+    unlink(work_path("claims.tif"));
     return rmdir(work_dir);
 }
 
@@ -230,6 +296,7 @@ int main(void)
         cmocka_unit_test(test_png68),
         cmocka_unit_test(test_pnm_claims),
         cmocka_unit_test(test_png_30000),
+        cmocka_unit_test(test_tiff_claims),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
