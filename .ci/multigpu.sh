@@ -50,7 +50,7 @@ grep -E "wcodec:" "$out/configure.log"
 cmake --build "$b" -j"$(nproc)" > "$out/build.log" 2>&1 \
   || { grep -E "error|Error" "$out/build.log" | head -30; exit 1; }
 say "build: $(( $(date +%s) - t_start )) s"
-# Where the programs are (the command may live in codec/ or programs/).
+# Where the programs are (the command is in programs/, bench_devices in bench/).
 wcodec=$(find "$b" -name wcodec -type f -perm -u+x | head -1)
 bench=$(find "$b" -name bench_devices -type f -perm -u+x | head -1)
 
