@@ -3,7 +3,8 @@
 # none): a CUDA build, the whole test suite including the `gpu` tests,
 # compute-sanitizer memcheck and racecheck on the gpu tests (their large
 # images skipped: the sanitizers are slow), and the
-# benchmarks (GPU kernels, then the CPU codec).
+# benchmarks (GPU kernels, the whole codec on both backends beside nvJPEG,
+# then the CPU codec). KODAK_DIR says where the Kodak PNGs are.
 #   usage: [OUT=dir] [CMOCKA_ROOT=dir] .ci/gpu.sh [CUDA architectures, default 90]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,7 +22,7 @@ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DWCODEC_CUDA=ON \
 cmake --build build-gpu -j"$(nproc)" > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
 (cd build-gpu && ctest --output-on-failure -j4) 2>&1 | tee "$out/ctest.log" | tail -6
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-for t in test_cuda_backend test_cuda_blocktx; do
+for t in test_cuda_backend test_cuda_blocktx test_cuda_chain; do
   bin=$(find build-gpu/tests/gpu -name "$t" -type f | head -1)
   for tool in memcheck racecheck; do
     WC_TEST_SKIP='*large*' "$sanitizer" --tool "$tool" --error-exitcode 1 "$bin" \
@@ -29,6 +30,8 @@ for t in test_cuda_backend test_cuda_blocktx; do
   done
 done
 build-gpu/cuda/wcodec_gpu_bench --csv "$out/gpu_bench.csv" 2>&1 | tee "$out/gpu_bench.txt" | tail -40
-if [ -d ../shared/corpus/kodak ]; then
-  build-gpu/bench/bench_codec ../shared/corpus/kodak 4096 5 2>&1 | tee "$out/cpu_bench.txt"
+kodak="${KODAK_DIR:-../shared/corpus/kodak}"
+if [ -d "$kodak" ]; then
+  build-gpu/cuda/wcodec_chain_bench "$kodak" 2>&1 | tee "$out/chain_bench.txt"
+  build-gpu/bench/bench_codec "$kodak" 4096 5 2>&1 | tee "$out/cpu_bench.txt"
 fi

@@ -1,8 +1,9 @@
 /*
  * backend.h -- the seam between the pipeline and where the pixel-parallel
  * stages run. A backend does colour transform + level shift, the spatial
- * transform and (de)quantization for a whole image; entropy coding and the
- * container stay on the host. The CPU backend (codec/backend_cpu.c) is the
+ * transform and (de)quantization for a whole image (forward, inverse), and
+ * the whole chain from samples to coded code blocks (encode); the
+ * container stays on the host. The CPU backend (codec/backend_cpu.c) is the
  * reference; the CUDA backend (cuda/) must give the same bits.
  */
 #ifndef WC_BACKEND_H
@@ -82,6 +83,23 @@ typedef struct wc_coeffs {
     int banded;
 } wc_coeffs;
 
+struct wcx_header;
+struct wc_layout;
+struct es_output;
+
+/* What the whole-chain entry needs besides the stage plan: the file's
+ * header (entropy mode, code-block size, lossless flag) and its layout
+ * (bands, coding classes, code blocks), both from the host's plan. The
+ * backend reports the seconds it spent per stage as it saw them. */
+typedef struct wc_chain {
+    const struct wcx_header *header;
+    const struct wc_layout *layout;
+    int deflate_level;
+    double t_transform; /* out: upload, colour, transform, quantize */
+    double t_entropy;   /* out: modelling, tables, coding, download */
+    const char *where;  /* out: which path coded the blocks, for --verbose */
+} wc_chain;
+
 /* A backend: plain C function pointers over an opaque self. */
 typedef struct wc_backend_ops {
     const char *name;
@@ -94,7 +112,20 @@ typedef struct wc_backend_ops {
     /* out->pixels is allocated by the caller for the plan's size/layout. */
     wc_status (*inverse)(void *self, const wc_stage_plan *plan, const wc_coeffs *in,
                          wc_image *out, wc_err *err);
+    /* The whole chain, samples -> coded code blocks: colour, transform,
+     * quantize (plan->quantize is 1), then entropy coding of every block
+     * into *out (entropy_stage.h; the caller frees it with
+     * es_output_free). The bytes are the CPU backend's whatever runs them. */
+    wc_status (*encode)(void *self, const wc_stage_plan *plan, const wc_image *in,
+                        wc_chain *chain, struct es_output *out, wc_err *err);
 } wc_backend_ops;
+
+/* The whole chain through a backend's forward and the host's entropy
+ * coder (codec/chain_host.c): the CPU backend's encode, and the fallback
+ * of any backend for what it does not code itself (deflate mode). */
+wc_status wc_chain_encode_host(const wc_backend_ops *ops, void *self, const wc_stage_plan *plan,
+                               const wc_image *in, wc_chain *chain, struct es_output *out,
+                               wc_err *err);
 
 const wc_backend_ops *wc_backend_cpu(void);
 /* The CUDA backend, or NULL in a build without the CUDA toolkit. */

@@ -261,6 +261,13 @@ static wc_status cpu_inverse(void *self, const wc_stage_plan *p, const wc_coeffs
     return s;
 }
 
-static const wc_backend_ops cpu_ops = {"cpu", cpu_create, cpu_destroy, cpu_forward, cpu_inverse};
+static wc_status cpu_encode(void *self, const wc_stage_plan *p, const wc_image *in, wc_chain *chain,
+                            struct es_output *out, wc_err *err)
+{
+    return wc_chain_encode_host(wc_backend_cpu(), self, p, in, chain, out, err);
+}
+
+static const wc_backend_ops cpu_ops = {"cpu", cpu_create, cpu_destroy, cpu_forward, cpu_inverse,
+                                       cpu_encode};
 
 const wc_backend_ops *wc_backend_cpu(void) { return &cpu_ops; }

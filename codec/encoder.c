@@ -150,8 +150,18 @@ static wc_status encode_payloads(enc_state *st, const wc_image *img, es_output *
     st->plan.pool = &st->ctx->pool;
     st->plan.band_output = 1; /* to_band_layout is skipped when it happened */
     const int rate = !p->lossless && p->bpp > 0;
-    WC_FORWARD_IF_ERROR(alloc_planes(st, rate));
     WC_FORWARD_IF_ERROR(ctx_backend(st->ctx, p->backend));
+    if (!rate) {
+        /* The whole chain on the backend: samples in, coded blocks out. */
+        st->plan.quantize = 1;
+        wc_chain chain = {&st->h, &st->lay, p->deflate_level, 0.0, 0.0, NULL};
+        wc_status s = st->ctx->backend->encode(st->ctx->backend_self, &st->plan, img, &chain, out, err);
+        st->ctx->times.transform = chain.t_transform;
+        st->ctx->times.entropy = chain.t_entropy;
+        ctx_note_chain(st->ctx, chain.where);
+        return s;
+    }
+    WC_FORWARD_IF_ERROR(alloc_planes(st, rate));
 
     wc_coeffs co = {{0}, {0}, st->h.components, {NULL}, {NULL}, 0, 0};
     for (uint32_t c = 0; c < st->h.components; c++) {
@@ -165,16 +175,9 @@ static wc_status encode_payloads(enc_state *st, const wc_image *img, es_output *
     wc_status s = st->ctx->backend->forward(st->ctx->backend_self, &st->plan, img, &co, err);
     st->ctx->times.transform = ctx_now() - t0;
     if (s != WC_OK) return s;
-    if (rate) {
-        t0 = ctx_now();
-        s = ratectl_search(st, out);
-        st->ctx->times.rate = ctx_now() - t0 - st->ctx->times.entropy;
-        return s;
-    }
-    if (!co.banded) WC_FORWARD_IF_ERROR(to_band_layout(st));
     t0 = ctx_now();
-    s = es_encode(&st->h, &st->lay, st->q, p->threads, p->deflate_level, out, err);
-    code_times(st, t0);
+    s = ratectl_search(st, out);
+    st->ctx->times.rate = ctx_now() - t0 - st->ctx->times.entropy;
     return s;
 }
 

@@ -201,10 +201,8 @@ static wc_status workers_alloc(const wcx_header *h, int n, worker_state **out, w
     return WC_OK;
 }
 
-/* Sums the workers' counts (in worker order: sums do not depend on it) and
- * turns them into code lengths, encoder tables and WTAB payloads. */
-static wc_status build_tables(const wcx_header *h, worker_state *ws, int nw,
-                              huf_enc (*enc)[WC_NCLASS][BC_NTAB], es_output *out, wc_err *err)
+wc_status es_build_tables(const wcx_header *h, const uint64_t *counts,
+                          huf_enc (*enc)[WC_NCLASS][BC_NTAB], es_output *out, wc_err *err)
 {
     for (uint32_t c = 0; c < h->components; c++) {
         out->tables[c] = wc_malloc(TABLE_CAP);
@@ -214,12 +212,9 @@ static wc_status build_tables(const wcx_header *h, worker_state *ws, int nw,
         for (unsigned cls = 0; cls < WC_NCLASS; cls++) {
             uint8_t len[BC_NTAB][BC_NSYM];
             for (unsigned t = 0; t < BC_NTAB; t++) {
+                const uint64_t *n = counts + (((size_t)c * WC_NCLASS + cls) * BC_NTAB + t) * BC_NSYM;
                 uint32_t f[BC_NSYM];
-                for (unsigned s = 0; s < BC_NSYM; s++) {
-                    uint64_t sum = 0;
-                    for (int i = 0; i < nw; i++) sum += ws[i].freq[c * WC_NCLASS + cls][t][s];
-                    f[s] = sum > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)sum;
-                }
+                for (unsigned s = 0; s < BC_NSYM; s++) f[s] = n[s] > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)n[s];
                 huf_build_lengths(f, BC_NSYM, HUF_MAX_LEN, len[t]);
                 huf_enc_build(&enc[c][cls][t], len[t], BC_NSYM);
             }
@@ -229,6 +224,23 @@ static wc_status build_tables(const wcx_header *h, worker_state *ws, int nw,
         WC_RETURN_IF(w.overflow, err, WC_ERR_BUFFER, "entropy tables overflow");
     }
     return WC_OK;
+}
+
+/* Sums the workers' counts (in worker order: sums do not depend on it)
+ * and builds the tables from them. */
+static wc_status build_tables(const wcx_header *h, worker_state *ws, int nw,
+                              huf_enc (*enc)[WC_NCLASS][BC_NTAB], es_output *out, wc_err *err)
+{
+    const size_t n = (size_t)h->components * WC_NCLASS * BC_NTAB * BC_NSYM;
+    uint64_t *counts = wc_calloc(n, sizeof(uint64_t));
+    WC_RETURN_IF(!counts, err, WC_ERR_NOMEM, "out of memory (symbol counts)");
+    for (int i = 0; i < nw; i++) {
+        const uint32_t *f = &ws[i].freq[0][0][0];
+        for (size_t k = 0; k < n; k++) counts[k] += f[k];
+    }
+    wc_status s = es_build_tables(h, counts, enc, out, err);
+    wc_free(counts);
+    return s;
 }
 
 /* Concatenates each component's blocks, in layout order, into its WDAT. */

@@ -7,6 +7,7 @@
 #ifndef WC_ENTROPY_STAGE_H
 #define WC_ENTROPY_STAGE_H
 
+#include "block_coder.h"
 #include "container.h"
 #include "layout.h"
 
@@ -21,6 +22,14 @@ typedef struct es_output {
 wc_status es_encode(const wcx_header *h, const wc_layout *lay, int32_t *const *planes, int threads,
                     int deflate_level, es_output *out, wc_err *err);
 void es_output_free(es_output *out);
+
+/* Huffman mode: code lengths, the encoder tables enc[c][class][table] and
+ * the WTAB payloads (into out->tables) from the symbol counts of the whole
+ * image, counts[((c * WC_NCLASS + class) * BC_NTAB + table) * BC_NSYM +
+ * symbol]. One algorithm whatever counted them (host workers or a device):
+ * counts above 2^32 - 1 are taken as 2^32 - 1. */
+wc_status es_build_tables(const wcx_header *h, const uint64_t *counts,
+                          huf_enc (*enc)[WC_NCLASS][BC_NTAB], es_output *out, wc_err *err);
 
 /* Size in bytes the encode would produce (tables + data), for rate control. */
 size_t es_output_bytes(const es_output *out, size_t nblocks);

@@ -15,10 +15,12 @@
  */
 extern "C" {
 #include "backend.h"
+#include "entropy_stage.h"
 }
 
 #include "blk8_cuda.h"
 #include "dwt_cuda.h"
+#include "entropy_cuda.h"
 
 namespace {
 
@@ -33,6 +35,28 @@ struct cuda_ctx {
     size_t work_cap;
     void *planes; /* inverse: components 0..2 before the colour transform */
     size_t planes_cap;
+    /* The block coder's (encode): */
+    void *bands;  /* DCT/LOT planes regrouped into frequency bands */
+    size_t bands_cap;
+    void *blocks; /* wcg_cblk per code block */
+    size_t blocks_cap;
+    void *slots;  /* each block's coded bytes, bc_bound apart */
+    size_t slots_cap;
+    void *payload;/* the blocks' bytes end to end */
+    size_t payload_cap;
+    void *sizes;  /* uint32 per block + the overflow flag */
+    size_t sizes_cap;
+    void *offsets;/* uint64 per block + the total */
+    size_t offsets_cap;
+    void *hist;   /* uint64 symbol counts */
+    size_t hist_cap;
+    void *tabs;   /* encoder tables */
+    size_t tabs_cap;
+    /* Pinned host staging of the same, kept between calls. */
+    void *h_blocks, *h_hist, *h_tabs, *h_sizes, *h_payload;
+    size_t h_blocks_cap, h_hist_cap, h_tabs_cap, h_sizes_cap, h_payload_cap;
+    cudaEvent_t ev[3];
+    int events;
 };
 
 wc_status cuda_fail(wc_err *err, cudaError_t e, const char *what)
@@ -54,6 +78,18 @@ wc_status grow(void **p, size_t *cap, size_t need, wc_err *err, const char *what
     *p = NULL;
     *cap = 0;
     CUDA_TRY(err, cudaMalloc(p, need), what);
+    *cap = need;
+    return WC_OK;
+}
+
+/* The same for pinned host memory. */
+wc_status grow_pinned(void **p, size_t *cap, size_t need, wc_err *err, const char *what)
+{
+    if (need <= *cap) return WC_OK;
+    if (*p) cudaFreeHost(*p);
+    *p = NULL;
+    *cap = 0;
+    CUDA_TRY(err, cudaHostAlloc(p, need, cudaHostAllocDefault), what);
     *cap = need;
     return WC_OK;
 }
@@ -87,6 +123,12 @@ void cuda_destroy(void *self)
     cudaFree(c->coef);
     cudaFree(c->work);
     cudaFree(c->planes);
+    void *dev[] = {c->bands, c->blocks, c->slots, c->payload, c->sizes, c->offsets, c->hist, c->tabs};
+    for (void *p : dev) cudaFree(p);
+    void *host[] = {c->h_blocks, c->h_hist, c->h_tabs, c->h_sizes, c->h_payload};
+    for (void *p : host) cudaFreeHost(p);
+    if (c->events)
+        for (cudaEvent_t e : c->ev) cudaEventDestroy(e);
     cudaStreamDestroy(c->stream);
     wc_free(c);
 }
@@ -125,7 +167,8 @@ wc_status check_plan(const wc_stage_plan *p, const wc_coeffs *co, wc_err *err)
                  p->levels);
     WC_RETURN_IF((size_t)p->width * p->height > ((size_t)1 << 31), err, WC_ERR_LIMIT,
                  "CUDA backend: %ux%u is over 2^31 pixels", p->width, p->height);
-    WC_RETURN_IF(co->components != p->components, err, WC_ERR_ARG,
+    /* co NULL: the whole-chain encode, which owns its planes. */
+    WC_RETURN_IF(co && co->components != p->components, err, WC_ERR_ARG,
                  "CUDA backend: %u coefficient planes for %u components", co->components,
                  p->components);
     for (uint32_t c = 0; c < p->components; c++) {
@@ -138,7 +181,7 @@ wc_status check_plan(const wc_stage_plan *p, const wc_coeffs *co, wc_err *err)
                      err, WC_ERR_ARG, "CUDA backend: ICT on an integer (5/3) plane");
         const uint32_t w = is_block(p, c) ? ceil8(p->width) : p->width;
         const uint32_t h = is_block(p, c) ? ceil8(p->height) : p->height;
-        WC_RETURN_IF(co->width[c] != w || co->height[c] != h || !co->q[c], err, WC_ERR_ARG,
+        WC_RETURN_IF(co && (co->width[c] != w || co->height[c] != h || !co->q[c]), err, WC_ERR_ARG,
                      "CUDA backend: coefficient plane %u does not fit the plan", c);
     }
     return WC_OK;
@@ -325,7 +368,227 @@ wc_status cuda_inverse(void *self, const wc_stage_plan *p, const wc_coeffs *in, 
     return WC_OK;
 }
 
-const wc_backend_ops cuda_ops = {"cuda", cuda_create, cuda_destroy, cuda_forward, cuda_inverse};
+/* ---- the whole chain on the device ----------------------------------------- */
+
+static_assert(sizeof(wcg_huf) == sizeof(huf_enc), "wcg_huf mirrors huf_enc");
+static_assert(WCG_NCLASS == WC_NCLASS && WCG_NTAB == BC_NTAB && WCG_NSYM == BC_NSYM,
+              "the device coder's table shape is block_coder.h's");
+
+/* Run mode's threshold, entropy_stage.c's run_max_of. */
+uint32_t run_max_of(const wcx_header *h) { return (h->flags & 1) ? 1 : 3; }
+
+/* The code blocks as the kernels read them, their slots bc_bound apart;
+ * returns the slots' total size. */
+size_t describe_blocks(const wc_layout *lay, wcg_cblk *d)
+{
+    size_t slot = 0;
+    for (size_t i = 0; i < lay->nblocks; i++) {
+        const wc_cblk *k = &lay->blocks[i];
+        const wc_band_info *bi = &lay->band[k->comp][k->band];
+        const size_t cap = (bc_bound(k->w, k->h) + 3) & ~(size_t)3;
+        d[i].base = (unsigned long long)k->y0 * lay->plane_w[k->comp] + k->x0;
+        d[i].slot = slot;
+        d[i].stride = lay->plane_w[k->comp];
+        d[i].cap = (uint32_t)cap;
+        d[i].w = (uint16_t)k->w;
+        d[i].h = (uint16_t)k->h;
+        d[i].predict = bi->predict;
+        d[i].orient = bi->orient == 1 ? 1 : bi->orient == 2 ? 2 : 0;
+        d[i].cls = bi->cls;
+        d[i].comp = (uint8_t)k->comp;
+        slot += cap;
+    }
+    return slot;
+}
+
+/* Every buffer the device coder needs for this layout. */
+wc_status ensure_coder(cuda_ctx *c, const wc_stage_plan *p, const wc_layout *lay, size_t *slots,
+                       wc_err *err)
+{
+    const size_t nb = lay->nblocks ? lay->nblocks : 1;
+    int blocked = 0;
+    for (uint32_t k = 0; k < p->components; k++) blocked |= is_block(p, k);
+    if (blocked)
+        WC_FORWARD_IF_ERROR(grow(&c->bands, &c->bands_cap, coef_elems(p) * p->components * 4, err,
+                                 "allocating the band planes"));
+    WC_FORWARD_IF_ERROR(grow_pinned(&c->h_blocks, &c->h_blocks_cap, nb * sizeof(wcg_cblk), err,
+                                    "allocating pinned block descriptors"));
+    *slots = describe_blocks(lay, (wcg_cblk *)c->h_blocks);
+    const size_t hist = (size_t)p->components * WCG_HIST * sizeof(unsigned long long);
+    const size_t tabs = (size_t)p->components * WC_NCLASS * BC_NTAB * sizeof(wcg_huf);
+    WC_FORWARD_IF_ERROR(grow(&c->blocks, &c->blocks_cap, nb * sizeof(wcg_cblk), err, "allocating block descriptors"));
+    WC_FORWARD_IF_ERROR(grow(&c->slots, &c->slots_cap, *slots + 4, err, "allocating block slots"));
+    WC_FORWARD_IF_ERROR(grow(&c->payload, &c->payload_cap, *slots + 4, err, "allocating the payload"));
+    WC_FORWARD_IF_ERROR(grow(&c->sizes, &c->sizes_cap, (nb + 1) * 4, err, "allocating block sizes"));
+    WC_FORWARD_IF_ERROR(grow(&c->offsets, &c->offsets_cap, (nb + 1) * 8, err, "allocating block offsets"));
+    WC_FORWARD_IF_ERROR(grow(&c->hist, &c->hist_cap, hist, err, "allocating histograms"));
+    WC_FORWARD_IF_ERROR(grow(&c->tabs, &c->tabs_cap, tabs, err, "allocating tables"));
+    WC_FORWARD_IF_ERROR(grow_pinned(&c->h_hist, &c->h_hist_cap, hist, err, "allocating pinned histograms"));
+    WC_FORWARD_IF_ERROR(grow_pinned(&c->h_tabs, &c->h_tabs_cap, tabs, err, "allocating pinned tables"));
+    WC_FORWARD_IF_ERROR(grow_pinned(&c->h_sizes, &c->h_sizes_cap, (nb + 1) * 4 + 8, err,
+                                    "allocating pinned sizes"));
+    if (!c->events) {
+        for (int i = 0; i < 3; i++) CUDA_TRY(err, cudaEventCreate(&c->ev[i]), "creating events");
+        c->events = 1;
+    }
+    return WC_OK;
+}
+
+double elapsed_s(cudaEvent_t a, cudaEvent_t b)
+{
+    float ms = 0;
+    return cudaEventElapsedTime(&ms, a, b) == cudaSuccess ? ms * 1e-3 : 0.0;
+}
+
+/* Forward transform and quantization of every component into the planes
+ * the coder reads (band layout). */
+wc_status device_forward(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in,
+                         wcg_bc_job *job, wc_err *err)
+{
+    const size_t n = coef_elems(p);
+    const size_t row = host_row_bytes(p);
+    CUDA_TRY(err, cudaMemcpy2DAsync(c->px, device_row_bytes(p), in->pixels,
+                                    in->stride ? in->stride : row, row, p->height,
+                                    cudaMemcpyHostToDevice, c->stream),
+             "uploading the samples");
+    for (uint32_t k = 0; k < p->components; k++) {
+        CUDA_TRY(err, forward_component(c, p, k), "forward transform");
+        int32_t *plane = (int32_t *)((char *)c->coef + k * n * 4);
+        if (is_block(p, k)) {
+            int32_t *bands = (int32_t *)((char *)c->bands + k * n * 4);
+            CUDA_TRY(err, wcg_blocks_to_bands(plane, bands, ceil8(p->width), ceil8(p->height), c->stream),
+                     "regrouping into bands");
+            plane = bands;
+        }
+        job->plane[k] = plane;
+    }
+    return WC_OK;
+}
+
+/* Counts on the device, tables on the host (the one algorithm), tables up. */
+wc_status device_tables(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, es_output *out,
+                        wc_err *err)
+{
+    const wcx_header *h = ch->header;
+    const size_t hist = (size_t)h->components * WCG_HIST * sizeof(unsigned long long);
+    CUDA_TRY(err, cudaMemsetAsync(c->hist, 0, hist, c->stream), "clearing histograms");
+    CUDA_TRY(err, wcg_bc_count(job, (unsigned long long *)c->hist, c->stream), "counting symbols");
+    CUDA_TRY(err, cudaMemcpyAsync(c->h_hist, c->hist, hist, cudaMemcpyDeviceToHost, c->stream),
+             "downloading histograms");
+    CUDA_TRY(err, cudaStreamSynchronize(c->stream), "counting symbols");
+    huf_enc(*enc)[WC_NCLASS][BC_NTAB] = (huf_enc(*)[WC_NCLASS][BC_NTAB])c->h_tabs;
+    WC_FORWARD_IF_ERROR(es_build_tables(h, (const uint64_t *)c->h_hist, enc, out, err));
+    CUDA_TRY(err, cudaMemcpyAsync(c->tabs, c->h_tabs, (size_t)h->components * WC_NCLASS * BC_NTAB * sizeof(wcg_huf),
+                                  cudaMemcpyHostToDevice, c->stream),
+             "uploading tables");
+    return WC_OK;
+}
+
+/* Codes every block, packs the payload and brings it and the sizes back. */
+wc_status device_code(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, es_output *out,
+                      wc_err *err)
+{
+    const wc_layout *lay = ch->layout;
+    const size_t nb = lay->nblocks;
+    CUDA_TRY(err, cudaMemsetAsync((uint32_t *)c->sizes + nb, 0, 4, c->stream), "clearing a flag");
+    CUDA_TRY(err, wcg_bc_emit(job, (const wcg_huf *)c->tabs, (uint8_t *)c->slots, (uint32_t *)c->sizes,
+                              c->stream),
+             "coding blocks");
+    CUDA_TRY(err, wcg_bc_pack(job, (const uint8_t *)c->slots, (const uint32_t *)c->sizes,
+                              (unsigned long long *)c->offsets, (uint8_t *)c->payload, c->stream),
+             "packing the payload");
+    uint32_t *hs = (uint32_t *)c->h_sizes;
+    CUDA_TRY(err, cudaMemcpyAsync(hs, c->sizes, (nb + 1) * 4, cudaMemcpyDeviceToHost, c->stream),
+             "downloading block sizes");
+    CUDA_TRY(err, cudaStreamSynchronize(c->stream), "coding blocks");
+    WC_RETURN_IF(hs[nb] != 0, err, WC_ERR_BACKEND, "CUDA backend: a code block overflowed its slot");
+    out->block_size = (uint32_t *)wc_malloc_array(nb ? nb : 1, sizeof(uint32_t));
+    WC_RETURN_IF(!out->block_size, err, WC_ERR_NOMEM, "out of memory (block sizes)");
+    memcpy(out->block_size, hs, nb * 4);
+    size_t total = 0, size[4] = {0, 0, 0, 0};
+    for (uint32_t k = 0; k < lay->components; k++) {
+        const size_t end = k + 1 < lay->components ? lay->first_block[k + 1] : nb;
+        for (size_t i = lay->first_block[k]; i < end; i++) size[k] += hs[i];
+        WC_RETURN_IF(size[k] > WCX_MAX_CHUNK_SIZE, err, WC_ERR_LIMIT,
+                     "component %u: %zu bytes of data exceed one chunk's limit", k, size[k]);
+        total += size[k];
+    }
+    WC_FORWARD_IF_ERROR(grow_pinned(&c->h_payload, &c->h_payload_cap, total ? total : 1, err,
+                                    "allocating the pinned payload"));
+    if (total)
+        CUDA_TRY(err, cudaMemcpyAsync(c->h_payload, c->payload, total, cudaMemcpyDeviceToHost, c->stream),
+                 "downloading the payload");
+    CUDA_TRY(err, cudaStreamSynchronize(c->stream), "downloading the payload");
+    const uint8_t *src = (const uint8_t *)c->h_payload;
+    for (uint32_t k = 0; k < lay->components; k++) {
+        out->data[k] = (uint8_t *)wc_malloc(size[k] ? size[k] : 1);
+        WC_RETURN_IF(!out->data[k], err, WC_ERR_NOMEM, "out of memory (component data)");
+        memcpy(out->data[k], src, size[k]);
+        out->data_size[k] = size[k];
+        src += size[k];
+    }
+    return WC_OK;
+}
+
+wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in, wc_chain *ch,
+                           es_output *out, wc_err *err)
+{
+    const wc_layout *lay = ch->layout;
+    WC_RETURN_IF(lay->nblocks > 0xFFFFFFFFu, err, WC_ERR_LIMIT, "CUDA backend: too many code blocks");
+    CUDA_TRY(err, cudaSetDevice(c->device), "selecting the device");
+    WC_FORWARD_IF_ERROR(ensure_buffers(c, p, 0, err));
+    size_t slots = 0;
+    WC_FORWARD_IF_ERROR(ensure_coder(c, p, lay, &slots, err));
+    wcg_bc_job job = {};
+    job.blocks = (const wcg_cblk *)c->blocks;
+    job.nblocks = (uint32_t)lay->nblocks;
+    job.components = p->components;
+    job.run_max = run_max_of(ch->header);
+    for (uint32_t k = 0; k < p->components; k++) {
+        const size_t end = k + 1 < lay->components ? lay->first_block[k + 1] : lay->nblocks;
+        job.first[k] = (uint32_t)lay->first_block[k];
+        job.count[k] = (uint32_t)(end - lay->first_block[k]);
+    }
+    CUDA_TRY(err, cudaEventRecord(c->ev[0], c->stream), "timing");
+    WC_FORWARD_IF_ERROR(device_forward(c, p, in, &job, err));
+    CUDA_TRY(err, cudaEventRecord(c->ev[1], c->stream), "timing");
+    CUDA_TRY(err, cudaMemcpyAsync(c->blocks, c->h_blocks, lay->nblocks * sizeof(wcg_cblk),
+                                  cudaMemcpyHostToDevice, c->stream),
+             "uploading block descriptors");
+    WC_FORWARD_IF_ERROR(device_tables(c, ch, &job, out, err));
+    WC_FORWARD_IF_ERROR(device_code(c, ch, &job, out, err));
+    CUDA_TRY(err, cudaEventRecord(c->ev[2], c->stream), "timing");
+    CUDA_TRY(err, cudaEventSynchronize(c->ev[2]), "timing");
+    ch->t_transform = elapsed_s(c->ev[0], c->ev[1]);
+    ch->t_entropy = elapsed_s(c->ev[1], c->ev[2]);
+    ch->where = "device";
+    return WC_OK;
+}
+
+wc_status cuda_encode(void *self, const wc_stage_plan *p, const wc_image *in, wc_chain *ch,
+                      es_output *out, wc_err *err)
+{
+    cuda_ctx *c = (cuda_ctx *)self;
+    WC_RETURN_IF(!c || !p || !in || !ch || !out || !in->pixels, err, WC_ERR_ARG,
+                 "CUDA backend: NULL argument");
+    /* Deflate mode codes on the host, from the device's coefficients. */
+    if (ch->header->entropy != 0) return wc_chain_encode_host(wc_backend_cuda(), self, p, in, ch, out, err);
+    WC_RETURN_IF(in->width != p->width || in->height != p->height ||
+                     in->components != p->components || in->bit_depth != p->bit_depth || !p->quantize,
+                 err, WC_ERR_ARG, "CUDA backend: image and plan disagree");
+    WC_FORWARD_IF_ERROR(check_plan(p, NULL, err));
+    memset(out, 0, sizeof *out);
+    const wc_status s = encode_on_device(c, p, in, ch, out, err);
+    if (s != WC_OK) {
+        es_output_free(out);
+        /* Leave the stream usable for the next call. */
+        cudaStreamSynchronize(c->stream);
+    }
+    return s;
+}
+
+const wc_backend_ops cuda_ops = {"cuda", cuda_create, cuda_destroy, cuda_forward, cuda_inverse,
+                                 cuda_encode};
 
 } /* namespace */
 

@@ -1,0 +1,69 @@
+/*
+ * chain_host.c -- the whole chain of backend.h's `encode` through a
+ * backend's forward and the host's entropy coder: the CPU backend's
+ * encode, and what another backend falls back to for the modes it does
+ * not code itself (deflate). Plane memory comes from the plan's pool.
+ */
+#include "backend.h"
+#include "entropy_stage.h"
+#include "pool.h"
+
+#include <time.h>
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void free_planes(wc_pool *pool, int32_t **q)
+{
+    for (int c = 0; c < 4; c++) {
+        pool_free(pool, q[c]);
+        q[c] = NULL;
+    }
+}
+
+wc_status wc_chain_encode_host(const wc_backend_ops *ops, void *self, const wc_stage_plan *plan,
+                               const wc_image *in, wc_chain *chain, es_output *out, wc_err *err)
+{
+    const wc_layout *lay = chain->layout;
+    WC_RETURN_IF(!plan->quantize, err, WC_ERR_ARG, "whole-chain encode without quantization");
+    int32_t *q[4] = {NULL, NULL, NULL, NULL};
+    wc_coeffs co = {{0}, {0}, plan->components, {NULL}, {NULL}, 0, 0};
+    for (uint32_t c = 0; c < plan->components; c++) {
+        const size_t n = (size_t)lay->plane_w[c] * lay->plane_h[c];
+        q[c] = pool_alloc_array(plan->pool, n, sizeof(int32_t));
+        if (!q[c]) {
+            free_planes(plan->pool, q);
+            return wc_fail(err, WC_ERR_NOMEM, "out of memory (%zu coefficients)", n);
+        }
+        co.width[c] = lay->plane_w[c];
+        co.height[c] = lay->plane_h[c];
+        co.q[c] = q[c];
+    }
+    double t0 = now_s();
+    wc_status s = ops->forward(self, plan, in, &co, err);
+    chain->t_transform = now_s() - t0;
+    /* DCT/LOT planes are coded as 64 frequency bands. */
+    for (uint32_t c = 0; s == WC_OK && !co.banded && c < plan->components; c++) {
+        if (plan->transform[c] == WC_TRANSFORM_DWT) continue;
+        const size_t n = (size_t)lay->plane_w[c] * lay->plane_h[c];
+        int32_t *tmp = pool_alloc_array(plan->pool, n, sizeof(int32_t));
+        if (!tmp) {
+            s = wc_fail(err, WC_ERR_NOMEM, "out of memory (band plane)");
+            break;
+        }
+        layout_blocks_to_bands(q[c], tmp, lay->plane_w[c], lay->plane_h[c]);
+        pool_free(plan->pool, q[c]);
+        q[c] = tmp;
+    }
+    t0 = now_s();
+    if (s == WC_OK)
+        s = es_encode(chain->header, lay, q, plan->threads, chain->deflate_level, out, err);
+    chain->t_entropy = now_s() - t0;
+    chain->where = chain->header->entropy == 0 ? "host" : "host (deflate)";
+    free_planes(plan->pool, q);
+    return s;
+}
