@@ -11,6 +11,9 @@
  * block (one component's 9 x 25 x 67 counters) and go to global memory
  * once per thread block.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "entropy_cuda.h"
 
 namespace {
@@ -260,6 +263,335 @@ __global__ void emit_kernel(wcg_bc_job j, const wcg_huf *tabs, uint8_t *slots, u
     sizes[i] = n == 0xFFFFFFFFu ? 0 : n;
 }
 
+/* ---- a warp per code block ------------------------------------------------
+
+ * The walk above is serial only in which positions runs swallow; the
+ * encoder knows every value in advance, so a warp takes one row of the
+ * block at a time: lane l holds columns l, l + 32, l + 64, l + 96 (as j =
+ * 0..3), the previous two rows' magnitudes stay in registers, contexts
+ * come from shuffles, and ballots give the row's masks of low contexts
+ * and non-zeros. From those masks every lane follows the same short loop
+ * (one turn per run) that marks which positions are coded as values,
+ * which end a run (the run's symbol, then the terminating value), and
+ * where runs start. Each lane then forms the bits of its positions, a
+ * warp scan places them, and they are OR-ed into a row buffer in shared
+ * memory whose whole words go to the block's slot. The symbols and their
+ * order are exactly walk's. */
+
+constexpr unsigned kFull = 0xFFFFFFFFu;
+constexpr int kRowWords = 336; /* 128 positions x 76 bits + a run + a word */
+
+/* First set bit at or after `from` in a 128-bit row mask, or W. */
+__device__ __forceinline__ int next_set(const uint32_t m[4], int from, int W)
+{
+    for (int k = from >> 5; k < 4; k++) {
+        uint32_t v = m[k];
+        if (k == (from >> 5)) v &= kFull << (from & 31);
+        if (v) return k * 32 + __ffs(v) - 1;
+    }
+    return W;
+}
+
+/* Last set bit at or before x, or -1. */
+__device__ __forceinline__ int last_set(const uint32_t m[4], int x)
+{
+    for (int k = x >> 5; k >= 0; k--) {
+        uint32_t v = m[k];
+        if (k == (x >> 5) && (x & 31) != 31) v &= (1u << ((x & 31) + 1)) - 1;
+        if (v) return k * 32 + 31 - __clz(v);
+    }
+    return -1;
+}
+
+__device__ __forceinline__ void set_range(uint32_t m[4], int a, int b)
+{
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        const int lo = max(a, 32 * k), hi = min(b, 32 * k + 32);
+        if (lo < hi) m[k] |= (hi - lo == 32 ? kFull : ((1u << (hi - lo)) - 1)) << (lo - 32 * k);
+    }
+}
+
+__device__ __forceinline__ bool bit_of(const uint32_t m[4], int x) { return (m[x >> 5] >> (x & 31)) & 1u; }
+
+/* The value at column x + d (d = -2, -1 or +1) of a row held as a[j]: from
+ * the neighbouring lane, across j at the warp's edge, 0 outside 0..127. */
+template <int D>
+__device__ __forceinline__ uint32_t shifted(const uint32_t a[4], int j, int lane)
+{
+    const int src = (lane + D) & 31;
+    const uint32_t same = __shfl_sync(kFull, a[j], src);
+    const int jo = D < 0 ? j - 1 : j + 1;
+    const uint32_t other = (jo >= 0 && jo < 4) ? __shfl_sync(kFull, a[jo < 0 ? 0 : jo > 3 ? 3 : jo], src) : 0u;
+    const bool cross = D < 0 ? lane + D < 0 : lane + D > 31;
+    return cross ? other : same;
+}
+
+/* What a warp knows about its block between rows. */
+struct RowState {
+    int inrun;     /* a run is open at the row's start */
+    uint32_t carry;/* zeros the open run has counted so far */
+};
+
+/* The row's events from its masks (warp-uniform). `carried` gets the run
+ * length of a terminator that ends a run opened in an earlier row. */
+__device__ __forceinline__ void row_events(const uint32_t low[4], const uint32_t nz[4], int W,
+                                           RowState &st, uint32_t normal[4], uint32_t term[4],
+                                           uint32_t start[4], uint32_t &carried)
+{
+#pragma unroll
+    for (int k = 0; k < 4; k++) normal[k] = term[k] = start[k] = 0;
+    int x = 0;
+    if (st.inrun) {
+        const int q = next_set(nz, 0, W);
+        if (q == W) {
+            st.carry += (uint32_t)W;
+            return;
+        }
+        term[q >> 5] |= 1u << (q & 31);
+        carried = st.carry + (uint32_t)q;
+        st.inrun = 0;
+        x = q + 1;
+    }
+    while (x < W) {
+        const int p = next_set(low, x, W);
+        set_range(normal, x, p);
+        if (p == W) break;
+        start[p >> 5] |= 1u << (p & 31);
+        const int q = next_set(nz, p, W);
+        if (q == W) {
+            st.inrun = 1;
+            st.carry = (uint32_t)(W - p);
+            break;
+        }
+        term[q >> 5] |= 1u << (q & 31);
+        x = q + 1;
+    }
+}
+
+/* Up to five pieces of at most 32 bits, in stream order. */
+struct Pieces {
+    uint32_t v[5];
+    uint8_t n[5];
+    int k;
+    uint32_t bits;
+    __device__ __forceinline__ void add(uint32_t val, unsigned len)
+    {
+        v[k] = val;
+        n[k] = (uint8_t)len;
+        k++;
+        bits += len;
+    }
+};
+
+/* Coder::put's bits as pieces. */
+__device__ __forceinline__ void code_pieces(const wcg_huf *t, uint32_t m, int sign_bit, int with_sign,
+                                            Pieces &pc)
+{
+    uint32_t extra;
+    unsigned nb;
+    const unsigned sym = class_of(m, &extra, &nb);
+    const unsigned len = t->bits[sym];
+    if (nb <= 16) {
+        pc.add(t->code[sym] | extra << len | (uint32_t)sign_bit << (len + nb), len + nb + (unsigned)with_sign);
+        return;
+    }
+    pc.add(t->code[sym], len);
+    pc.add(extra, nb);
+    if (with_sign) pc.add((uint32_t)sign_bit, 1);
+}
+
+__device__ __forceinline__ void count_sym(uint32_t *hist, unsigned cls, unsigned tab, uint32_t m)
+{
+    uint32_t extra;
+    unsigned nb;
+    const unsigned sym = class_of(m, &extra, &nb);
+    atomicAdd(&hist[(cls * WCG_NTAB + tab) * WCG_NSYM + sym], 1u);
+}
+
+/* ORs a piece into the row buffer at bit offset o. */
+__device__ __forceinline__ void or_bits(uint32_t *buf, uint32_t o, uint32_t v, unsigned n)
+{
+    if (!n) return;
+    const uint32_t w = o >> 5, s = o & 31;
+    atomicOr(&buf[w], v << s);
+    if (s + n > 32) atomicOr(&buf[w + 1], v >> (32 - s));
+}
+
+/* One block by one warp. CODE: bits into `out` (the slot), returning the
+ * size in bytes; otherwise symbols into `hist` (shared). `buf` is the
+ * warp's row buffer (kRowWords, zeroed). */
+template <bool CODE>
+__device__ uint32_t warp_block(const wcg_bc_job &j, const wcg_cblk &b, uint32_t *hist,
+                               const wcg_huf *tabs, uint32_t *buf, uint32_t *out)
+{
+    const uint32_t capw = b.cap / 4;
+    const int lane = threadIdx.x & 31;
+    const int W = b.w, H = b.h;
+    const uint32_t wa = b.orient == 1 ? 1u : b.orient == 2 ? 3u : 2u;
+    const uint32_t wb = b.orient == 1 ? 3u : b.orient == 2 ? 1u : 2u;
+    const int32_t *d = j.plane[b.comp] + b.base;
+    uint32_t pm[4] = {0, 0, 0, 0}, ppm[4] = {0, 0, 0, 0}; /* magnitudes of rows y-1, y-2 */
+    uint32_t praw[4] = {0, 0, 0, 0};                      /* raw values of row y-1 */
+    RowState st = {0, 0};
+    uint32_t pend = 0;  /* bits in buf[0] not yet written */
+    uint32_t words = 0; /* words written to out */
+    for (int y = 0; y < H; y++) {
+        uint32_t raw[4], q[4], m[4];
+        const int32_t *row = d + (size_t)y * b.stride;
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            const int x = k * 32 + lane;
+            raw[k] = x < W ? (uint32_t)__ldg(row + x) : 0u;
+        }
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            const int x = k * 32 + lane;
+            q[k] = raw[k];
+            if (b.predict) {
+                const uint32_t w_ = shifted<-1>(raw, k, lane), n_ = praw[k], nw_ = shifted<-1>(praw, k, lane);
+                int32_t p;
+                if (y == 0)
+                    p = x ? (int32_t)w_ : 0;
+                else if (x == 0)
+                    p = (int32_t)n_;
+                else
+                    p = med((int32_t)w_, (int32_t)n_, (int32_t)nw_);
+                q[k] = raw[k] - (uint32_t)p;
+            }
+            const uint32_t mm = mag_of((int32_t)q[k]);
+            m[k] = x < W ? (mm < kMagCap ? mm : kMagCap) : 0u;
+        }
+        uint32_t low[4], nz[4], s[4];
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            const int x = k * 32 + lane;
+            s[k] = wa * shifted<-1>(m, k, lane) + wb * pm[k] + shifted<-1>(pm, k, lane) +
+                   shifted<1>(pm, k, lane) + shifted<-2>(m, k, lane) + ppm[k];
+            low[k] = __ballot_sync(kFull, x < W && s[k] <= j.run_max);
+            nz[k] = __ballot_sync(kFull, x < W && q[k] != 0);
+        }
+        uint32_t normal[4], term[4], start[4], carried = 0;
+        row_events(low, nz, W, st, normal, term, start, carried);
+        /* This lane's symbols. */
+        Pieces pc[4];
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            const int x = k * 32 + lane;
+            pc[k].k = 0;
+            pc[k].bits = 0;
+            if (x >= W) continue;
+            const bool isn = bit_of(normal, x), ist = bit_of(term, x);
+            if (!isn && !ist) continue;
+            const uint32_t mag = mag_of((int32_t)q[k]);
+            const int neg = (int32_t)q[k] < 0;
+            if (isn) {
+                const unsigned tab = ctx_of(s[k]);
+                if (CODE)
+                    code_pieces(tabs + tab, mag, neg, mag != 0, pc[k]);
+                else
+                    count_sym(hist, b.cls, tab, mag);
+            } else {
+                const int ps = last_set(start, x);
+                const uint32_t r = ps >= 0 ? (uint32_t)(x - ps) : carried;
+                if (CODE) {
+                    code_pieces(tabs + kRun, r, 0, 0, pc[k]);
+                    code_pieces(tabs + kTerm, mag - 1, neg, 1, pc[k]);
+                } else {
+                    count_sym(hist, b.cls, kRun, r);
+                    count_sym(hist, b.cls, kTerm, mag - 1);
+                }
+            }
+        }
+        const bool last = y == H - 1;
+        if (!CODE) {
+            if (last && st.inrun && lane == 0) count_sym(hist, b.cls, kRun, st.carry);
+        } else {
+            /* Place: raster order is k-major, then lane. */
+            uint32_t base = pend;
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                uint32_t incl = pc[k].bits;
+#pragma unroll
+                for (int o = 1; o < 32; o <<= 1) {
+                    const uint32_t v = __shfl_up_sync(kFull, incl, o);
+                    if (lane >= o) incl += v;
+                }
+                uint32_t off = base + incl - pc[k].bits;
+                for (int i = 0; i < pc[k].k; i++) {
+                    or_bits(buf, off, pc[k].v[i], pc[k].n[i]);
+                    off += pc[k].n[i];
+                }
+                base += __shfl_sync(kFull, incl, 31);
+            }
+            if (last && st.inrun) {
+                Pieces e;
+                e.k = 0;
+                e.bits = 0;
+                code_pieces(tabs + kRun, st.carry, 0, 0, e);
+                if (lane == 0)
+                    for (int i = 0, off = base; i < e.k; off += e.n[i], i++) or_bits(buf, off, e.v[i], e.n[i]);
+                base += e.bits;
+            }
+            __syncwarp();
+            /* Whole words out (all of them after the last row). */
+            const uint32_t full = last ? (base + 31) >> 5 : base >> 5;
+            for (uint32_t i = lane; i < full; i += 32)
+                if (words + i < capw) out[words + i] = buf[i];
+            __syncwarp();
+            const uint32_t keep = last ? 0u : buf[full];
+            for (uint32_t i = lane; i <= full && i < (uint32_t)kRowWords; i += 32) buf[i] = 0;
+            __syncwarp();
+            if (lane == 0) buf[0] = keep;
+            __syncwarp();
+            words += full;
+            pend = base & 31;
+            if (last) return (words - full) * 4 + ((base + 7) >> 3);
+        }
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            ppm[k] = pm[k];
+            pm[k] = m[k];
+            praw[k] = raw[k];
+        }
+    }
+    return 0;
+}
+
+constexpr int kCountWarps = 8, kEmitWarps = 4;
+
+__global__ void __launch_bounds__(kCountWarps * 32) count_warp_kernel(wcg_bc_job j, unsigned long long *hist)
+{
+    extern __shared__ uint32_t sh[];
+    const uint32_t c = blockIdx.y;
+    for (uint32_t i = threadIdx.x; i < WCG_HIST; i += blockDim.x) sh[i] = 0;
+    __syncthreads();
+    const uint32_t i = blockIdx.x * kCountWarps + threadIdx.x / 32;
+    if (i < j.count[c]) warp_block<false>(j, j.blocks[j.first[c] + i], sh, nullptr, nullptr, nullptr);
+    __syncthreads();
+    unsigned long long *g = hist + (size_t)c * WCG_HIST;
+    for (uint32_t t = threadIdx.x; t < WCG_HIST; t += blockDim.x)
+        if (sh[t]) atomicAdd(g + t, (unsigned long long)sh[t]);
+}
+
+__global__ void __launch_bounds__(kEmitWarps * 32) emit_warp_kernel(wcg_bc_job j, const wcg_huf *tabs,
+                                                                    uint8_t *slots, uint32_t *sizes)
+{
+    __shared__ uint32_t rows[kEmitWarps][kRowWords];
+    const int w = threadIdx.x / 32, lane = threadIdx.x & 31;
+    for (int i = lane; i < kRowWords; i += 32) rows[w][i] = 0;
+    __syncwarp();
+    const uint32_t i = blockIdx.x * kEmitWarps + w;
+    if (i >= j.nblocks) return;
+    const wcg_cblk b = j.blocks[i];
+    const uint32_t n = warp_block<true>(j, b, nullptr, tabs + ((size_t)b.comp * WCG_NCLASS + b.cls) * WCG_NTAB,
+                                        rows[w], (uint32_t *)(slots + b.slot));
+    if (lane == 0) {
+        if (n > b.cap) atomicOr(&sizes[j.nblocks], 1u);
+        sizes[i] = n > b.cap ? 0 : n;
+    }
+}
+
 /* Exclusive scan of the sizes by one thread block: each thread sums a
  * run of consecutive blocks, the runs' sums are scanned in shared memory,
  * then each thread writes its run's offsets. */
@@ -306,6 +638,13 @@ __global__ void bands_kernel(const int32_t *src, int32_t *dst, uint32_t pw, uint
     dst[(size_t)(v * bh + by) * pw + u * bw + bx] = src[(size_t)y * pw + x];
 }
 
+/* WC_CUDA_BC=thread: the thread-per-block kernels (for comparison). */
+bool thread_per_block()
+{
+    const char *e = getenv("WC_CUDA_BC");
+    return e && !strcmp(e, "thread");
+}
+
 } /* namespace */
 
 cudaError_t wcg_bc_count(const wcg_bc_job *job, unsigned long long *hist, cudaStream_t st)
@@ -317,8 +656,15 @@ cudaError_t wcg_bc_count(const wcg_bc_job *job, unsigned long long *hist, cudaSt
     cudaError_t e = cudaFuncSetAttribute(count_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          (int)shmem);
     if (e != cudaSuccess) return e;
-    const dim3 grid((most + kCountThreads - 1) / kCountThreads, job->components);
-    count_kernel<<<grid, kCountThreads, shmem, st>>>(*job, hist);
+    if (thread_per_block()) {
+        const dim3 grid((most + kCountThreads - 1) / kCountThreads, job->components);
+        count_kernel<<<grid, kCountThreads, shmem, st>>>(*job, hist);
+        return cudaGetLastError();
+    }
+    e = cudaFuncSetAttribute(count_warp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
+    if (e != cudaSuccess) return e;
+    const dim3 grid((most + kCountWarps - 1) / kCountWarps, job->components);
+    count_warp_kernel<<<grid, kCountWarps * 32, shmem, st>>>(*job, hist);
     return cudaGetLastError();
 }
 
@@ -326,8 +672,12 @@ cudaError_t wcg_bc_emit(const wcg_bc_job *job, const wcg_huf *tabs, uint8_t *slo
                         uint32_t *sizes, cudaStream_t st)
 {
     if (job->nblocks == 0) return cudaSuccess;
-    emit_kernel<<<(job->nblocks + kEmitThreads - 1) / kEmitThreads, kEmitThreads, 0, st>>>(
-        *job, tabs, slots, sizes);
+    if (thread_per_block())
+        emit_kernel<<<(job->nblocks + kEmitThreads - 1) / kEmitThreads, kEmitThreads, 0, st>>>(
+            *job, tabs, slots, sizes);
+    else
+        emit_warp_kernel<<<(job->nblocks + kEmitWarps - 1) / kEmitWarps, kEmitWarps * 32, 0, st>>>(
+            *job, tabs, slots, sizes);
     return cudaGetLastError();
 }
 

@@ -328,6 +328,14 @@ int main(int argc, char **argv)
         r.enc_pageable = time_encode(gc, &p, &img, fgpu, g_reps, &st);
         r.enc_pinned = time_encode(gc, &p, &pimg, fgpu, g_reps, NULL);
         r.identical = fcpu == fgpu;
+        if (getenv("WC_BENCH_TRACE")) { /* the device stages of one more encode, on stderr */
+            setenv("WC_CUDA_TIMES", "1", 1);
+            time_encode(gc, &p, &pimg, fgpu, 1, NULL);
+            setenv("WC_CUDA_BC", "thread", 1);
+            time_encode(gc, &p, &pimg, fgpu, 1, NULL);
+            unsetenv("WC_CUDA_BC");
+            unsetenv("WC_CUDA_TIMES");
+        }
         wc_image dec = {};
         double cdec = time_decode(cc, WC_BACKEND_CPU, fgpu, std::max(3, g_reps / 3), &dec);
         wc_metrics met;
