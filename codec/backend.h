@@ -86,6 +86,7 @@ typedef struct wc_coeffs {
 struct wcx_header;
 struct wc_layout;
 struct es_output;
+struct es_input;
 
 /* What the whole-chain entry needs besides the stage plan: the file's
  * header (entropy mode, code-block size, lossless flag) and its layout
@@ -118,6 +119,12 @@ typedef struct wc_backend_ops {
      * es_output_free). The bytes are the CPU backend's whatever runs them. */
     wc_status (*encode)(void *self, const wc_stage_plan *plan, const wc_image *in,
                         wc_chain *chain, struct es_output *out, wc_err *err);
+    /* The whole chain back, coded code blocks -> samples: entropy decoding
+     * of every block (damaged data gives an error, never a write outside
+     * its block), dequantize, inverse transform, colour. out->pixels is
+     * allocated by the caller for the plan's size/layout. */
+    wc_status (*decode)(void *self, const wc_stage_plan *plan, wc_chain *chain,
+                        const struct es_input *in, wc_image *out, wc_err *err);
 } wc_backend_ops;
 
 /* The whole chain through a backend's forward and the host's entropy
@@ -125,6 +132,10 @@ typedef struct wc_backend_ops {
  * of any backend for what it does not code itself (deflate mode). */
 wc_status wc_chain_encode_host(const wc_backend_ops *ops, void *self, const wc_stage_plan *plan,
                                const wc_image *in, wc_chain *chain, struct es_output *out,
+                               wc_err *err);
+/* The same backwards: the host's entropy decoder, then ops->inverse. */
+wc_status wc_chain_decode_host(const wc_backend_ops *ops, void *self, const wc_stage_plan *plan,
+                               wc_chain *chain, const struct es_input *in, wc_image *out,
                                wc_err *err);
 
 const wc_backend_ops *wc_backend_cpu(void);

@@ -267,7 +267,13 @@ static wc_status cpu_encode(void *self, const wc_stage_plan *p, const wc_image *
     return wc_chain_encode_host(wc_backend_cpu(), self, p, in, chain, out, err);
 }
 
+static wc_status cpu_decode(void *self, const wc_stage_plan *p, wc_chain *chain,
+                            const struct es_input *in, wc_image *out, wc_err *err)
+{
+    return wc_chain_decode_host(wc_backend_cpu(), self, p, chain, in, out, err);
+}
+
 static const wc_backend_ops cpu_ops = {"cpu", cpu_create, cpu_destroy, cpu_forward, cpu_inverse,
-                                       cpu_encode};
+                                       cpu_encode, cpu_decode};
 
 const wc_backend_ops *wc_backend_cpu(void) { return &cpu_ops; }

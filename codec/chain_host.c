@@ -67,3 +67,45 @@ wc_status wc_chain_encode_host(const wc_backend_ops *ops, void *self, const wc_s
     free_planes(plan->pool, q);
     return s;
 }
+
+wc_status wc_chain_decode_host(const wc_backend_ops *ops, void *self, const wc_stage_plan *plan,
+                               wc_chain *chain, const es_input *in, wc_image *out, wc_err *err)
+{
+    const wc_layout *lay = chain->layout;
+    int32_t *q[4] = {NULL, NULL, NULL, NULL};
+    wc_status s = WC_OK;
+    for (uint32_t c = 0; c < plan->components && s == WC_OK; c++) {
+        q[c] = pool_alloc_array(plan->pool, (size_t)lay->plane_w[c] * lay->plane_h[c], sizeof(int32_t));
+        if (!q[c]) s = wc_fail(err, WC_ERR_NOMEM, "out of memory (coefficient planes)");
+    }
+    double t0 = now_s();
+    if (s == WC_OK) s = es_decode(chain->header, lay, in, q, plan->threads, err);
+    chain->t_entropy = now_s() - t0;
+    chain->where = chain->header->entropy == 0 ? "host" : "host (deflate)";
+    /* DCT/LOT planes come out of the coder as 64 frequency bands. */
+    for (uint32_t c = 0; c < plan->components && s == WC_OK; c++) {
+        if (plan->transform[c] == WC_TRANSFORM_DWT) continue;
+        const size_t n = (size_t)lay->plane_w[c] * lay->plane_h[c];
+        int32_t *tmp = pool_alloc_array(plan->pool, n, sizeof(int32_t));
+        if (!tmp) {
+            s = wc_fail(err, WC_ERR_NOMEM, "out of memory (band plane)");
+            break;
+        }
+        layout_bands_to_blocks(q[c], tmp, lay->plane_w[c], lay->plane_h[c]);
+        pool_free(plan->pool, q[c]);
+        q[c] = tmp;
+    }
+    if (s == WC_OK) {
+        wc_coeffs co = {{0}, {0}, plan->components, {NULL}, {NULL}, 1, 0}; /* ours: consumable */
+        for (uint32_t c = 0; c < plan->components; c++) {
+            co.width[c] = lay->plane_w[c];
+            co.height[c] = lay->plane_h[c];
+            co.q[c] = q[c];
+        }
+        t0 = now_s();
+        s = ops->inverse(self, plan, &co, out, err);
+        chain->t_transform = now_s() - t0;
+    }
+    free_planes(plan->pool, q);
+    return s;
+}

@@ -191,49 +191,22 @@ static wc_status check_limits(const wcx_header *h, size_t nblocks, const wc_para
 static wc_status decode_parsed(wc_ctx *ctx, const wc_params *p, parsed *ps, wc_image *out)
 {
     wc_err *err = &ctx->err;
-    const int threads = p ? p->threads : 0;
-    int32_t *planes[4] = {NULL, NULL, NULL, NULL};
     wc_image img = {ps->h.width, ps->h.height, ps->h.components, ps->h.bit_depth, 0, NULL};
-    wc_status s = WC_OK;
-    for (uint32_t c = 0; c < ps->h.components && s == WC_OK; c++) {
-        planes[c] = pool_alloc_array(&ctx->pool, (size_t)ps->lay.plane_w[c] * ps->lay.plane_h[c],
-                                     sizeof(int32_t));
-        if (!planes[c]) s = wc_fail(err, WC_ERR_NOMEM, "out of memory (coefficient planes)");
-    }
-    double t0 = ctx_now();
-    if (s == WC_OK) s = es_decode(&ps->h, &ps->lay, &ps->in, planes, threads, err);
-    ctx->times.entropy = ctx_now() - t0;
-    for (uint32_t c = 0; c < ps->h.components && s == WC_OK; c++) {
-        if (layout_comp_transform(&ps->h, c) == WC_TRANSFORM_DWT) continue;
-        size_t n = (size_t)ps->lay.plane_w[c] * ps->lay.plane_h[c];
-        int32_t *tmp = pool_alloc_array(&ctx->pool, n, sizeof(int32_t));
-        if (!tmp) {
-            s = wc_fail(err, WC_ERR_NOMEM, "out of memory (band plane)");
-            break;
-        }
-        layout_bands_to_blocks(planes[c], tmp, ps->lay.plane_w[c], ps->lay.plane_h[c]);
-        pool_free(&ctx->pool, planes[c]);
-        planes[c] = tmp;
-    }
-    if (s == WC_OK) s = ctx_backend(ctx, p ? p->backend : WC_BACKEND_AUTO);
+    wc_status s = ctx_backend(ctx, p ? p->backend : WC_BACKEND_AUTO);
     if (s == WC_OK && wc_image_alloc(&img) != WC_OK)
         s = wc_fail(err, WC_ERR_NOMEM, "out of memory (output image)");
     if (s == WC_OK) {
+        /* The whole chain on the backend: coded blocks in, samples out. */
         wc_stage_plan plan;
         plan_from_header(&ps->h, 0.0f, &plan);
-        plan.threads = threads;
+        plan.threads = p ? p->threads : 0;
         plan.pool = &ctx->pool;
-        wc_coeffs co = {{0}, {0}, ps->h.components, {NULL}, {NULL}, 1, 0}; /* planes are ours: consumable */
-        for (uint32_t c = 0; c < ps->h.components; c++) {
-            co.width[c] = ps->lay.plane_w[c];
-            co.height[c] = ps->lay.plane_h[c];
-            co.q[c] = planes[c];
-        }
-        t0 = ctx_now();
-        s = ctx->backend->inverse(ctx->backend_self, &plan, &co, &img, err);
-        ctx->times.transform = ctx_now() - t0;
+        wc_chain chain = {&ps->h, &ps->lay, 0, 0.0, 0.0, NULL};
+        s = ctx->backend->decode(ctx->backend_self, &plan, &chain, &ps->in, &img, err);
+        ctx->times.entropy = chain.t_entropy;
+        ctx->times.transform = chain.t_transform;
+        if (s == WC_OK) ctx_note_chain(ctx, chain.where);
     }
-    for (int c = 0; c < 4; c++) pool_free(&ctx->pool, planes[c]);
     if (s == WC_OK)
         *out = img;
     else

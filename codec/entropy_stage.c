@@ -446,7 +446,7 @@ static void decode_pair(void *arg, size_t p, int w)
     if (j->fail_block[w] == SIZE_MAX && i + 1 < j->lay->nblocks) decode_block(j, i + 1, w);
 }
 
-static wc_status read_tables(const wcx_header *h, const es_input *in, bc_dectab *tabs, wc_err *err)
+wc_status es_read_tables(const wcx_header *h, const es_input *in, bc_dectab *tabs, wc_err *err)
 {
     for (uint32_t c = 0; c < h->components; c++) {
         bitr r;
@@ -469,7 +469,7 @@ static wc_status read_tables(const wcx_header *h, const es_input *in, bc_dectab 
     return WC_OK;
 }
 
-static wc_status block_offsets(const wc_layout *lay, const es_input *in, size_t *offset, wc_err *err)
+wc_status es_block_offsets(const wc_layout *lay, const es_input *in, size_t *offset, wc_err *err)
 {
     for (uint32_t c = 0; c < lay->components; c++) {
         size_t end = c + 1 < lay->components ? lay->first_block[c + 1] : lay->nblocks, pos = 0;
@@ -500,14 +500,14 @@ wc_status es_decode(const wcx_header *h, const wc_layout *lay, const es_input *i
     j.status = wc_calloc((size_t)nw, sizeof(wc_status));
     if (!j.offset || !j.errs || !j.fail_block || !j.status)
         s = wc_fail(err, WC_ERR_NOMEM, "out of memory (decoder bookkeeping)");
-    if (s == WC_OK) s = block_offsets(lay, in, j.offset, err);
+    if (s == WC_OK) s = es_block_offsets(lay, in, j.offset, err);
     if (s == WC_OK && h->entropy == 0) {
         /* Zeroed: unused tables must decode to nothing but an error. */
         tabs = wc_calloc((size_t)h->components * WC_NCLASS, sizeof *tabs);
         if (!tabs)
             s = wc_fail(err, WC_ERR_NOMEM, "out of memory (Huffman tables)");
         else
-            s = read_tables(h, in, tabs, err);
+            s = es_read_tables(h, in, tabs, err);
         j.tabs = tabs;
     }
     if (s == WC_OK) s = workers_alloc(h, nw, &j.ws, err);

@@ -47,6 +47,14 @@ typedef struct es_input {
 wc_status es_decode(const wcx_header *h, const wc_layout *lay, const es_input *in,
                     int32_t *const *planes, int threads, wc_err *err);
 
+/* Huffman mode: every component's decoder tables, tabs[c * WC_NCLASS +
+ * class] (zeroed by the caller: unused tables decode to errors); checks
+ * that the WTAB payloads hold nothing else. */
+wc_status es_read_tables(const wcx_header *h, const es_input *in, bc_dectab *tabs, wc_err *err);
+/* Each block's offset within its component's data, from the index;
+ * checks that the sizes cover each component's data exactly. */
+wc_status es_block_offsets(const wc_layout *lay, const es_input *in, size_t *offset, wc_err *err);
+
 /* Names of bands for messages and `wcodec info`: "LL5", "HL2", "DCT(3,1)". */
 void es_band_name(const wcx_header *h, const wc_layout *lay, uint32_t c, uint32_t b, char out[16]);
 

@@ -341,25 +341,11 @@ wc_status cuda_forward(void *self, const wc_stage_plan *p, const wc_image *in, w
     return WC_OK;
 }
 
-wc_status cuda_inverse(void *self, const wc_stage_plan *p, const wc_coeffs *in, wc_image *out,
-                       wc_err *err)
+/* From the coefficient planes on the device (block layout) to the samples
+ * in out->pixels: dequantize, inverse transforms, colour, download. */
+wc_status device_inverse(cuda_ctx *c, const wc_stage_plan *p, wc_image *out, wc_err *err)
 {
-    cuda_ctx *c = (cuda_ctx *)self;
-    WC_RETURN_IF(!c || !p || !in || !out || !out->pixels, err, WC_ERR_ARG,
-                 "CUDA backend: NULL argument");
-    WC_RETURN_IF(out->width != p->width || out->height != p->height ||
-                     out->components != p->components || out->bit_depth != p->bit_depth,
-                 err, WC_ERR_ARG, "CUDA backend: image and plan disagree");
-    WC_FORWARD_IF_ERROR(check_plan(p, in, err));
-    CUDA_TRY(err, cudaSetDevice(c->device), "selecting the device");
-    WC_FORWARD_IF_ERROR(ensure_buffers(c, p, 1, err));
-
-    const size_t n = (size_t)p->width * p->height, slot = coef_elems(p);
-    for (uint32_t k = 0; k < p->components; k++)
-        CUDA_TRY(err, cudaMemcpyAsync((char *)c->coef + k * slot * 4, in->q[k],
-                                      (size_t)in->width[k] * in->height[k] * 4,
-                                      cudaMemcpyHostToDevice, c->stream),
-                 "uploading the coefficients");
+    const size_t n = (size_t)p->width * p->height;
     const int colour = colour_active(p);
     for (uint32_t k = 0; k < p->components; k++)
         CUDA_TRY(err, inverse_component(c, p, k, colour && k < 3 ? (char *)c->planes + k * n * 4 : NULL),
@@ -376,6 +362,29 @@ wc_status cuda_inverse(void *self, const wc_stage_plan *p, const wc_coeffs *in, 
                                     device_row_bytes(p), row, p->height, cudaMemcpyDeviceToHost,
                                     c->stream),
              "downloading the samples");
+    return WC_OK;
+}
+
+wc_status cuda_inverse(void *self, const wc_stage_plan *p, const wc_coeffs *in, wc_image *out,
+                       wc_err *err)
+{
+    cuda_ctx *c = (cuda_ctx *)self;
+    WC_RETURN_IF(!c || !p || !in || !out || !out->pixels, err, WC_ERR_ARG,
+                 "CUDA backend: NULL argument");
+    WC_RETURN_IF(out->width != p->width || out->height != p->height ||
+                     out->components != p->components || out->bit_depth != p->bit_depth,
+                 err, WC_ERR_ARG, "CUDA backend: image and plan disagree");
+    WC_FORWARD_IF_ERROR(check_plan(p, in, err));
+    CUDA_TRY(err, cudaSetDevice(c->device), "selecting the device");
+    WC_FORWARD_IF_ERROR(ensure_buffers(c, p, 1, err));
+
+    const size_t slot = coef_elems(p);
+    for (uint32_t k = 0; k < p->components; k++)
+        CUDA_TRY(err, cudaMemcpyAsync((char *)c->coef + k * slot * 4, in->q[k],
+                                      (size_t)in->width[k] * in->height[k] * 4,
+                                      cudaMemcpyHostToDevice, c->stream),
+                 "uploading the coefficients");
+    WC_FORWARD_IF_ERROR(device_inverse(c, p, out, err));
     CUDA_TRY(err, cudaStreamSynchronize(c->stream), "inverse transform");
     return WC_OK;
 }
@@ -613,8 +622,143 @@ wc_status cuda_encode(void *self, const wc_stage_plan *p, const wc_image *in, wc
     return s;
 }
 
+/* ---- decoding on the device ------------------------------------------------- */
+
+/* The CPU decoder's message for a block's failure. */
+wc_status decode_failure(const wc_chain *ch, size_t i, const uint32_t *st, wc_err *err)
+{
+    const wc_layout *lay = ch->layout;
+    const wc_cblk *k = &lay->blocks[i];
+    char name[16];
+    es_band_name(ch->header, lay, k->comp, k->band, name);
+    size_t nth = 0; /* block number within its band */
+    for (size_t q = i; q > lay->first_block[k->comp] && lay->blocks[q - 1].band == k->band; q--) nth++;
+    char what[96];
+    wc_status s = WC_ERR_CORRUPT;
+    switch (st[0]) {
+    case WCG_DEC_NO_TABLE: snprintf(what, sizeof what, "row %u col %u: context %u has no table", st[1], st[2], st[3]); break;
+    case WCG_DEC_RANGE: snprintf(what, sizeof what, "row %u col %u: magnitude %u out of the int32 range", st[1], st[2], st[3]); break;
+    case WCG_DEC_TERM_RANGE: snprintf(what, sizeof what, "row %u col %u: magnitude %llu out of the int32 range", st[1], st[2], (unsigned long long)st[3] + 1); break;
+    case WCG_DEC_NO_RUN_TABLE: snprintf(what, sizeof what, "row %u col %u: no run table", st[1], st[2]); break;
+    case WCG_DEC_LONG_RUN: snprintf(what, sizeof what, "row %u col %u: run of %u past end of block", st[1], st[2], st[3]); break;
+    case WCG_DEC_NO_TERM_TABLE: snprintf(what, sizeof what, "row %u col %u: no run-end table", st[1], st[2]); break;
+    case WCG_DEC_TRUNCATED: snprintf(what, sizeof what, "block data ends early"); s = WC_ERR_TRUNCATED; break;
+    default: snprintf(what, sizeof what, "%u unused bytes at the end of the block", st[3]); break;
+    }
+    return wc_fail(err, s, "component %u, subband %s, block %zu: %s", k->comp, name, nth, what);
+}
+
+/* Entropy decoding on the device into the coefficient planes (block
+ * layout for DCT/LOT, as the inverse kernels read them). */
+wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, const es_input *in,
+                           wc_err *err)
+{
+    const wcx_header *h = ch->header;
+    const wc_layout *lay = ch->layout;
+    const size_t nb = lay->nblocks ? lay->nblocks : 1;
+    WC_RETURN_IF(lay->nblocks > 0xFFFFFFFFu, err, WC_ERR_LIMIT, "CUDA backend: too many code blocks");
+    /* Tables and offsets on the host: they are small, and validating them
+     * here gives the CPU decoder's messages. */
+    const size_t ntab = (size_t)h->components * WC_NCLASS;
+    WC_FORWARD_IF_ERROR(grow_pinned(&c->h_tabs, &c->h_tabs_cap, ntab * sizeof(bc_dectab), err,
+                                    "allocating pinned tables"));
+    memset(c->h_tabs, 0, ntab * sizeof(bc_dectab));
+    WC_FORWARD_IF_ERROR(es_read_tables(h, in, (bc_dectab *)c->h_tabs, err));
+    size_t *off = (size_t *)wc_malloc_array(nb, sizeof(size_t));
+    WC_RETURN_IF(!off, err, WC_ERR_NOMEM, "out of memory (block offsets)");
+    wc_status s = es_block_offsets(lay, in, off, err);
+    size_t total = 0, base[4] = {0, 0, 0, 0};
+    for (uint32_t k = 0; k < h->components; k++) {
+        base[k] = total;
+        total += in->data_size[k];
+    }
+    if (s == WC_OK)
+        s = grow_pinned(&c->h_blocks, &c->h_blocks_cap, nb * sizeof(wcg_cblk), err,
+                        "allocating pinned block descriptors");
+    if (s == WC_OK) {
+        wcg_cblk *d = (wcg_cblk *)c->h_blocks;
+        describe_blocks(lay, d);
+        for (size_t i = 0; i < lay->nblocks; i++) {
+            d[i].slot = base[lay->blocks[i].comp] + off[i];
+            d[i].cap = in->block_size[i];
+        }
+    }
+    wc_free(off);
+    WC_FORWARD_IF_ERROR(s);
+    int blocked = 0;
+    for (uint32_t k = 0; k < p->components; k++) blocked |= is_block(p, k);
+    if (blocked)
+        WC_FORWARD_IF_ERROR(grow(&c->bands, &c->bands_cap, coef_elems(p) * p->components * 4, err,
+                                 "allocating the band planes"));
+    WC_FORWARD_IF_ERROR(grow(&c->payload, &c->payload_cap, total + 8, err, "allocating the payload"));
+    WC_FORWARD_IF_ERROR(grow(&c->tabs, &c->tabs_cap, ntab * sizeof(bc_dectab), err, "allocating tables"));
+    WC_FORWARD_IF_ERROR(grow(&c->blocks, &c->blocks_cap, nb * sizeof(wcg_cblk), err, "allocating block descriptors"));
+    WC_FORWARD_IF_ERROR(grow(&c->sizes, &c->sizes_cap, nb * 16, err, "allocating block status"));
+    WC_FORWARD_IF_ERROR(grow_pinned(&c->h_sizes, &c->h_sizes_cap, nb * 16, err, "allocating pinned status"));
+    for (uint32_t k = 0; k < h->components; k++)
+        if (in->data_size[k])
+            CUDA_TRY(err, cudaMemcpyAsync((uint8_t *)c->payload + base[k], in->data[k], in->data_size[k],
+                                          cudaMemcpyHostToDevice, c->stream),
+                     "uploading the payload");
+    CUDA_TRY(err, cudaMemcpyAsync(c->tabs, c->h_tabs, ntab * sizeof(bc_dectab), cudaMemcpyHostToDevice, c->stream),
+             "uploading tables");
+    CUDA_TRY(err, cudaMemcpyAsync(c->blocks, c->h_blocks, lay->nblocks * sizeof(wcg_cblk),
+                                  cudaMemcpyHostToDevice, c->stream),
+             "uploading block descriptors");
+    CUDA_TRY(err, cudaMemsetAsync(c->sizes, 0, lay->nblocks * 16, c->stream), "clearing block status");
+    wcg_dec_job job = {};
+    job.blocks = (const wcg_cblk *)c->blocks;
+    job.nblocks = (uint32_t)lay->nblocks;
+    job.data = (const uint8_t *)c->payload;
+    job.tabs = c->tabs;
+    job.run_max = run_max_of(h);
+    job.status = (uint32_t *)c->sizes;
+    const size_t n = coef_elems(p);
+    for (uint32_t k = 0; k < p->components; k++)
+        job.plane[k] = (int32_t *)((char *)(is_block(p, k) ? c->bands : c->coef) + k * n * 4);
+    CUDA_TRY(err, wcg_bc_decode(&job, c->stream), "decoding blocks");
+    CUDA_TRY(err, cudaMemcpyAsync(c->h_sizes, c->sizes, lay->nblocks * 16, cudaMemcpyDeviceToHost, c->stream),
+             "downloading block status");
+    CUDA_TRY(err, cudaStreamSynchronize(c->stream), "decoding blocks");
+    const uint32_t *st = (const uint32_t *)c->h_sizes;
+    for (size_t i = 0; i < lay->nblocks; i++) /* the first failing block, as the CPU names it */
+        if (st[4 * i]) return decode_failure(ch, i, st + 4 * i, err);
+    for (uint32_t k = 0; k < p->components; k++)
+        if (is_block(p, k))
+            CUDA_TRY(err, wcg_bands_to_blocks(job.plane[k], (int32_t *)((char *)c->coef + k * n * 4),
+                                              ceil8(p->width), ceil8(p->height), c->stream),
+                     "regrouping into blocks");
+    return WC_OK;
+}
+
+wc_status cuda_decode(void *self, const wc_stage_plan *p, wc_chain *ch, const es_input *in,
+                      wc_image *out, wc_err *err)
+{
+    cuda_ctx *c = (cuda_ctx *)self;
+    WC_RETURN_IF(!c || !p || !ch || !in || !out || !out->pixels, err, WC_ERR_ARG,
+                 "CUDA backend: NULL argument");
+    /* Deflate mode decodes on the host, then inverts on the device. */
+    if (ch->header->entropy != 0) return wc_chain_decode_host(wc_backend_cuda(), self, p, ch, in, out, err);
+    WC_RETURN_IF(out->width != p->width || out->height != p->height ||
+                     out->components != p->components || out->bit_depth != p->bit_depth,
+                 err, WC_ERR_ARG, "CUDA backend: image and plan disagree");
+    WC_FORWARD_IF_ERROR(check_plan(p, NULL, err));
+    CUDA_TRY(err, cudaSetDevice(c->device), "selecting the device");
+    WC_FORWARD_IF_ERROR(ensure_buffers(c, p, 1, err));
+    const double t0 = now_s();
+    wc_status s = decode_on_device(c, p, ch, in, err);
+    ch->t_entropy = now_s() - t0;
+    ch->where = "device";
+    const double t1 = now_s();
+    if (s == WC_OK) s = device_inverse(c, p, out, err);
+    if (s == WC_OK) CUDA_TRY(err, cudaStreamSynchronize(c->stream), "inverse transform");
+    ch->t_transform = now_s() - t1;
+    if (s != WC_OK) cudaStreamSynchronize(c->stream);
+    return s;
+}
+
 const wc_backend_ops cuda_ops = {"cuda", cuda_create, cuda_destroy, cuda_forward, cuda_inverse,
-                                 cuda_encode};
+                                 cuda_encode, cuda_decode};
 
 } /* namespace */
 

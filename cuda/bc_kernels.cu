@@ -540,6 +540,7 @@ __device__ uint32_t warp_block(const wcg_bc_job &j, const wcg_cblk &b, uint32_t 
                 if (words + i < capw) out[words + i] = buf[i];
             __syncwarp();
             const uint32_t keep = last ? 0u : buf[full];
+            __syncwarp(); /* every lane has read buf[full] before any clears it */
             for (uint32_t i = lane; i <= full && i < (uint32_t)kRowWords; i += 32) buf[i] = 0;
             __syncwarp();
             if (lane == 0) buf[0] = keep;

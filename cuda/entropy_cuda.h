@@ -67,4 +67,36 @@ cudaError_t wcg_bc_pack(const wcg_bc_job *job, const uint8_t *slots, const uint3
 cudaError_t wcg_blocks_to_bands(const int32_t *src, int32_t *dst, uint32_t pw, uint32_t ph,
                                 cudaStream_t st);
 
+/* ---- decoding ---------------------------------------------------------- */
+
+/* Why a block failed (status[4 * i]; then the row, column and a detail). */
+enum {
+    WCG_DEC_OK = 0,
+    WCG_DEC_NO_TABLE,      /* detail: the context */
+    WCG_DEC_RANGE,         /* detail: the magnitude */
+    WCG_DEC_NO_RUN_TABLE,
+    WCG_DEC_LONG_RUN,      /* detail: the run */
+    WCG_DEC_NO_TERM_TABLE,
+    WCG_DEC_TRUNCATED,
+    WCG_DEC_SPARE,         /* detail: unused bytes */
+    WCG_DEC_TERM_RANGE     /* detail: the magnitude less one */
+};
+#define BC_NCLASS_ALL WCG_NCLASS
+
+typedef struct wcg_dec_job {
+    const wcg_cblk *blocks; /* slot: the payload's offset in data; cap: its size */
+    uint32_t nblocks;
+    const uint8_t *data;
+    const void *tabs;       /* bc_dectab [component * WCG_NCLASS + class] */
+    int32_t *plane[4];      /* band layout */
+    uint32_t run_max;
+    uint32_t *status;       /* 4 per block, zeroed by the caller */
+} wcg_dec_job;
+
+/* Decodes every block into its plane (one thread a block). */
+cudaError_t wcg_bc_decode(const wcg_dec_job *job, cudaStream_t st);
+/* The inverse of wcg_blocks_to_bands. */
+cudaError_t wcg_bands_to_blocks(const int32_t *src, int32_t *dst, uint32_t pw, uint32_t ph,
+                                cudaStream_t st);
+
 #endif /* WC_ENTROPY_CUDA_H */

@@ -5,7 +5,9 @@
  * (lossless 5/3, lossy 5/3 and 9/7, DCT, LOT, deflate), bit depths 1 to
  * 16, 1 to 4 components, sizes 1x1, 1xN, Nx1, odd and prime, every
  * code-block size, fine and coarse steps; and the CUDA file decodes to the
- * CPU file's pixels. Images are smooth with noise and sparse spikes, so
+ * CPU file's pixels, decoded on the device as on the CPU; damaged payloads
+ * behind valid CRCs are refused on the device exactly as on the CPU, with
+ * the same message. Images are smooth with noise and sparse spikes, so
  * runs, large magnitudes and predicted bands all occur.
  *
  * Where no CUDA device is present it says so and returns 77 (ctest SKIP).
@@ -19,9 +21,11 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <zlib.h>
 
 #include "gpu_pair.h"
 #include "test_support.h"
+#include "wc_common.h"
 #include "wcodec.h"
 
 enum { M_LOSSLESS, M_LOSSY97, M_LOSSY53, M_DCT, M_LOT, M_DEFLATE, NMODES };
@@ -99,12 +103,22 @@ static void check_case(const tcase *t)
     }
     if (t->mode != M_DEFLATE)
         assert_non_null(strstr(wc_ctx_note(g_ctx_gpu), "entropy coding: device"));
-    wc_image out;
+    wc_image out, outg;
     memset(&out, 0, sizeof out);
+    memset(&outg, 0, sizeof outg);
     assert_int_equal(wc_decode(g_ctx_cpu, &pc, fg, ng, &out), WC_OK);
     if (t->mode == M_LOSSLESS || t->mode == M_DEFLATE)
         assert_memory_equal(out.pixels, img.pixels, wc_image_row_bytes(&img) * img.height);
+    /* Decoded on the device: the CPU's pixels. */
+    if (wc_decode(g_ctx_gpu, &pg, fg, ng, &outg) != WC_OK) {
+        print_error("decode on the device: %s\n", wc_ctx_error(g_ctx_gpu));
+        fail();
+    }
+    if (t->mode != M_DEFLATE)
+        assert_non_null(strstr(wc_ctx_note(g_ctx_gpu), "entropy coding: device"));
+    assert_memory_equal(out.pixels, outg.pixels, wc_image_row_bytes(&img) * img.height);
     wc_image_free(&out);
+    wc_image_free(&outg);
     free(fc);
     free(fg);
     wc_image_free(&img);
@@ -155,6 +169,104 @@ static void test_large(void **state)
     }
 }
 
+/* Recomputes the CRC of the chunk at off (after its data was changed). */
+static void fix_crc(uint8_t *buf, size_t off)
+{
+    uint32_t len = wc_rd32le(buf + off);
+    wc_wr32le(buf + off + 8 + len, (uint32_t)crc32(0L, buf + off + 4, (uInt)len + 4u));
+}
+
+static size_t find_chunk(const uint8_t *buf, size_t size, const char *type, int nth)
+{
+    for (size_t off = 8; off + 12 <= size; off += 12 + (size_t)wc_rd32le(buf + off))
+        if (memcmp(buf + off + 4, type, 4) == 0 && nth-- == 0) return off;
+    return 0;
+}
+
+/* Decodes buf on both backends (the CPU with one thread, so it names the
+ * first failing block): the same status, message and pixels. */
+static int same_verdict(uint8_t *buf, size_t size, const char *what, size_t at)
+{
+    wc_params pc, pg;
+    wc_params_init(&pc);
+    wc_params_init(&pg);
+    pc.backend = WC_BACKEND_CPU;
+    pc.threads = 1;
+    pg.backend = WC_BACKEND_CUDA;
+    wc_image a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    wc_status sa = wc_decode(g_ctx_cpu, &pc, buf, size, &a);
+    wc_status sb = wc_decode(g_ctx_gpu, &pg, buf, size, &b);
+    int ok = sa == sb;
+    if (ok && sa != WC_OK) ok = strcmp(wc_ctx_error(g_ctx_cpu), wc_ctx_error(g_ctx_gpu)) == 0;
+    if (ok && sa == WC_OK) ok = memcmp(a.pixels, b.pixels, wc_image_row_bytes(&a) * a.height) == 0;
+    if (!ok)
+        print_error("%s at %zu: cpu %d '%s', cuda %d '%s'\n", what, at, sa, wc_ctx_error(g_ctx_cpu), sb,
+                    wc_ctx_error(g_ctx_gpu));
+    wc_image_free(&a);
+    wc_image_free(&b);
+    return sa != WC_OK;
+}
+
+/* Damaged payloads behind valid CRCs: every byte of every component's
+ * data replaced in turn, and block boundaries moved in the index. The
+ * device decoder must refuse exactly what the CPU refuses, with the same
+ * message (and never write outside a block: compute-sanitizer runs this). */
+static void test_damage(void **state)
+{
+    (void)state;
+    static const tcase cases[] = {{37, 29, 3, 8, M_LOSSY97, 16, 60.0f, 71},
+                                  {23, 31, 2, 12, M_LOSSLESS, 16, 75.0f, 72},
+                                  {40, 24, 1, 8, M_DCT, 16, 90.0f, 73}};
+    /* WC_TEST_STRIDE=k tries every k-th byte (for slow runs under
+     * compute-sanitizer). */
+    const char *env = getenv("WC_TEST_STRIDE");
+    const uint32_t stride = env && atoi(env) > 0 ? (uint32_t)atoi(env) : 1;
+    for (size_t n = 0; n < sizeof cases / sizeof cases[0]; n++) {
+        const tcase *t = &cases[n];
+        wc_image img;
+        make_image(t, &img);
+        wc_params p;
+        set_params(t, &p, WC_BACKEND_CUDA);
+        uint8_t *buf = NULL;
+        size_t size = 0;
+        assert_int_equal(wc_encode_alloc(g_ctx_gpu, &p, &img, (void **)&buf, &size), WC_OK);
+        unsigned refused = 0, tried = 0;
+        for (uint32_t c = 0; c < t->comps; c++) {
+            const size_t dat = find_chunk(buf, size, "WDAT", (int)c);
+            assert_true(dat > 0);
+            const uint32_t len = wc_rd32le(buf + dat);
+            for (uint32_t i = 0; i < len; i += stride, tried++) {
+                const uint8_t keep = buf[dat + 8 + i];
+                buf[dat + 8 + i] = (uint8_t)(i & 1 ? ~keep : keep ^ 0x10);
+                fix_crc(buf, dat);
+                refused += (unsigned)same_verdict(buf, size, "WDAT byte", i);
+                buf[dat + 8 + i] = keep;
+            }
+            fix_crc(buf, dat);
+        }
+        /* Index entries: a byte moved from one block to the next. */
+        const size_t idx = find_chunk(buf, size, "WIDX", 0);
+        assert_true(idx > 0);
+        const uint32_t ilen = wc_rd32le(buf + idx);
+        for (uint32_t i = 0; i + 1 < ilen; i++) {
+            uint8_t *e = buf + idx + 8 + i;
+            if (e[0] == 0 || e[0] >= 0x7F || e[1] >= 0x7F || (i && e[-1] >= 0x80)) continue;
+            e[0]--, e[1]++;
+            fix_crc(buf, idx);
+            refused += (unsigned)same_verdict(buf, size, "index entry", i);
+            tried++;
+            e[0]++, e[1]--;
+        }
+        fix_crc(buf, idx);
+        assert_true(refused > 0 && refused < tried);
+        assert_int_equal(same_verdict(buf, size, "the file itself", 0), 0);
+        free(buf);
+        wc_image_free(&img);
+    }
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -177,6 +289,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_modes_sizes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_random, setup, teardown),
         cmocka_unit_test_setup_teardown(test_large, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_damage, setup, teardown),
     };
     return gpu_pair_main("cuda_chain", tests, sizeof tests / sizeof tests[0]);
 }
