@@ -63,6 +63,10 @@ typedef struct wc_stage_plan {
                                         buffers (pool.h); NULL: malloc */
     int band_output;                 /* forward may leave DCT/LOT planes in
                                         band layout (wc_coeffs.banded) */
+    int device_memory;               /* samples (in or out) are CUDA device
+                                        memory: a host backend refuses with
+                                        WC_ERR_UNSUPPORTED */
+    void *stream;                    /* the caller's cudaStream_t, or NULL */
 } wc_stage_plan;
 
 /* Coefficient planes, width[c] x height[c], row-major, Mallat layout.

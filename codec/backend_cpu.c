@@ -131,6 +131,8 @@ static wc_status cpu_forward(void *self, const wc_stage_plan *p, const wc_image 
                              wc_err *err)
 {
     (void)self;
+    WC_RETURN_IF(p->device_memory, err, WC_ERR_UNSUPPORTED,
+                 "samples in device memory need the CUDA backend");
     if (dct_strips_apply(p)) return dct_strips_forward(p, in, out, err);
     const size_t n = (size_t)p->width * p->height;
     float *fl[4] = {NULL, NULL, NULL, NULL};
@@ -231,6 +233,8 @@ static wc_status cpu_inverse(void *self, const wc_stage_plan *p, const wc_coeffs
                              wc_err *err)
 {
     (void)self;
+    WC_RETURN_IF(p->device_memory, err, WC_ERR_UNSUPPORTED,
+                 "samples in device memory need the CUDA backend");
     const size_t n = (size_t)p->width * p->height;
     int32_t *pl[4] = {NULL, NULL, NULL, NULL};
     float *fl[4] = {NULL, NULL, NULL, NULL};

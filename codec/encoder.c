@@ -149,6 +149,8 @@ static wc_status encode_payloads(enc_state *st, const wc_image *img, es_output *
     st->plan.threads = p->threads;
     st->plan.pool = &st->ctx->pool;
     st->plan.band_output = 1; /* to_band_layout is skipped when it happened */
+    st->plan.device_memory = p->memory == WC_MEMORY_DEVICE;
+    st->plan.stream = p->stream;
     const int rate = !p->lossless && p->bpp > 0;
     WC_FORWARD_IF_ERROR(ctx_backend(st->ctx, p->backend));
     if (!rate) {
@@ -244,4 +246,20 @@ size_t wc_encode_bound(const wc_image *img, const wc_params *p)
     uint64_t blocks = (pw / 16 + 46) * (ph / 16 + 46) * img->components;
     uint64_t n = coefs * 8 + blocks * 80 + img->components * 20000ull + 4096;
     return n > SIZE_MAX ? 0 : (size_t)n;
+}
+
+wc_status wc_encode_batch(wc_ctx *ctx, const wc_params *p, const wc_image *imgs, size_t n,
+                          void **outs, size_t *sizes, size_t *failed)
+{
+    if (!ctx) return WC_ERR_ARG;
+    WC_RETURN_IF(n && (!imgs || !outs || !sizes), &ctx->err, WC_ERR_ARG, "no batch arrays");
+    for (size_t i = 0; i < n; i++) outs[i] = NULL;
+    for (size_t i = 0; i < n; i++) {
+        wc_status s = wc_encode_alloc(ctx, p, &imgs[i], &outs[i], &sizes[i]);
+        if (s != WC_OK) {
+            if (failed) *failed = i;
+            return s;
+        }
+    }
+    return WC_OK;
 }

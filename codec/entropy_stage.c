@@ -315,7 +315,7 @@ void es_output_free(es_output *out)
 {
     for (int c = 0; c < 4; c++) {
         wc_free(out->tables[c]);
-        wc_free(out->data[c]);
+        if (!out->data_borrowed) wc_free(out->data[c]);
         out->tables[c] = out->data[c] = NULL;
     }
     wc_free(out->block_size);

@@ -17,6 +17,9 @@ typedef struct es_output {
     uint8_t *data[4];        /* WDAT payloads: blocks of the component in order */
     size_t data_size[4];
     uint32_t *block_size;    /* per code block, layout order */
+    int data_borrowed;       /* data[] points into a backend's staging
+                                buffer (valid until its next call): not
+                                freed by es_output_free */
 } es_output;
 
 wc_status es_encode(const wcx_header *h, const wc_layout *lay, int32_t *const *planes, int threads,

@@ -61,6 +61,7 @@ struct cuda_ctx {
     void *h_blocks, *h_hist, *h_tabs, *h_sizes, *h_payload;
     size_t h_blocks_cap, h_hist_cap, h_tabs_cap, h_sizes_cap, h_payload_cap;
     cudaEvent_t ev[8];  /* stage boundaries of the device encode */
+    cudaEvent_t user;   /* recorded on the caller's stream (plan->stream) */
     int events;
 };
 
@@ -117,6 +118,7 @@ wc_status cuda_create(void **self, wc_err *err)
     WC_RETURN_IF(!c, err, WC_ERR_NOMEM, "out of memory (CUDA context)");
     cudaError_t s = cudaGetDevice(&c->device);
     if (s == cudaSuccess) s = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
+    if (s == cudaSuccess) s = cudaEventCreateWithFlags(&c->user, cudaEventDisableTiming);
     if (s != cudaSuccess) {
         wc_free(c);
         return cuda_fail(err, s, "start-up");
@@ -139,10 +141,22 @@ void cuda_destroy(void *self)
     for (void *p : dev) cudaFree(p);
     void *host[] = {c->h_blocks, c->h_hist, c->h_tabs, c->h_sizes, c->h_payload};
     for (void *p : host) cudaFreeHost(p);
-    if (c->events)
-        for (cudaEvent_t e : c->ev) cudaEventDestroy(e);
+    for (int i = 0; i < c->events; i++) cudaEventDestroy(c->ev[i]);
+    cudaEventDestroy(c->user);
     cudaStreamDestroy(c->stream);
     wc_free(c);
+}
+
+/* Selects the device and orders the backend's stream after the work the
+ * caller queued on its own stream (the samples a kernel of theirs made). */
+wc_status begin_call(cuda_ctx *c, const wc_stage_plan *p, wc_err *err)
+{
+    CUDA_TRY(err, cudaSetDevice(c->device), "selecting the device");
+    if (p->stream) {
+        CUDA_TRY(err, cudaEventRecord(c->user, (cudaStream_t)p->stream), "waiting for the caller's stream");
+        CUDA_TRY(err, cudaStreamWaitEvent(c->stream, c->user, 0), "waiting for the caller's stream");
+    }
+    return WC_OK;
 }
 
 /* ---- plans ------------------------------------------------------------------ */
@@ -319,14 +333,14 @@ wc_status cuda_forward(void *self, const wc_stage_plan *p, const wc_image *in, w
     for (uint32_t k = 0; k < p->components; k++)
         WC_RETURN_IF(!p->quantize && is_float(p, k) && !out->f[k], err, WC_ERR_ARG,
                      "CUDA backend: no float plane for component %u", k);
-    CUDA_TRY(err, cudaSetDevice(c->device), "selecting the device");
+    WC_FORWARD_IF_ERROR(begin_call(c, p, err));
     WC_FORWARD_IF_ERROR(ensure_buffers(c, p, 0, err));
 
     const size_t n = coef_elems(p);
     const size_t row = host_row_bytes(p);
     CUDA_TRY(err, cudaMemcpy2DAsync(c->px, device_row_bytes(p), in->pixels,
                                     in->stride ? in->stride : row, row, p->height,
-                                    cudaMemcpyHostToDevice, c->stream),
+                                    cudaMemcpyDefault, c->stream),
              "uploading the samples");
     for (uint32_t k = 0; k < p->components; k++)
         CUDA_TRY(err, forward_component(c, p, k), "forward transform");
@@ -359,7 +373,7 @@ wc_status device_inverse(cuda_ctx *c, const wc_stage_plan *p, wc_image *out, wc_
     }
     const size_t row = host_row_bytes(p);
     CUDA_TRY(err, cudaMemcpy2DAsync(out->pixels, out->stride ? out->stride : row, c->px,
-                                    device_row_bytes(p), row, p->height, cudaMemcpyDeviceToHost,
+                                    device_row_bytes(p), row, p->height, cudaMemcpyDefault,
                                     c->stream),
              "downloading the samples");
     return WC_OK;
@@ -375,7 +389,7 @@ wc_status cuda_inverse(void *self, const wc_stage_plan *p, const wc_coeffs *in, 
                      out->components != p->components || out->bit_depth != p->bit_depth,
                  err, WC_ERR_ARG, "CUDA backend: image and plan disagree");
     WC_FORWARD_IF_ERROR(check_plan(p, in, err));
-    CUDA_TRY(err, cudaSetDevice(c->device), "selecting the device");
+    WC_FORWARD_IF_ERROR(begin_call(c, p, err));
     WC_FORWARD_IF_ERROR(ensure_buffers(c, p, 1, err));
 
     const size_t slot = coef_elems(p);
@@ -422,6 +436,12 @@ size_t describe_blocks(const wc_layout *lay, wcg_cblk *d)
     return slot;
 }
 
+wc_status ensure_events(cuda_ctx *c, wc_err *err)
+{
+    for (; c->events < 8; c->events++) CUDA_TRY(err, cudaEventCreate(&c->ev[c->events]), "creating events");
+    return WC_OK;
+}
+
 /* Every buffer the device coder needs for this layout. */
 wc_status ensure_coder(cuda_ctx *c, const wc_stage_plan *p, const wc_layout *lay, size_t *slots,
                        wc_err *err)
@@ -448,10 +468,7 @@ wc_status ensure_coder(cuda_ctx *c, const wc_stage_plan *p, const wc_layout *lay
     WC_FORWARD_IF_ERROR(grow_pinned(&c->h_tabs, &c->h_tabs_cap, tabs, err, "allocating pinned tables"));
     WC_FORWARD_IF_ERROR(grow_pinned(&c->h_sizes, &c->h_sizes_cap, (nb + 1) * 4 + 8, err,
                                     "allocating pinned sizes"));
-    if (!c->events) {
-        for (int i = 0; i < 8; i++) CUDA_TRY(err, cudaEventCreate(&c->ev[i]), "creating events");
-        c->events = 1;
-    }
+    WC_FORWARD_IF_ERROR(ensure_events(c, err));
     return WC_OK;
 }
 
@@ -470,7 +487,7 @@ wc_status device_forward(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in
     const size_t row = host_row_bytes(p);
     CUDA_TRY(err, cudaMemcpy2DAsync(c->px, device_row_bytes(p), in->pixels,
                                     in->stride ? in->stride : row, row, p->height,
-                                    cudaMemcpyHostToDevice, c->stream),
+                                    cudaMemcpyDefault, c->stream),
              "uploading the samples");
     for (uint32_t k = 0; k < p->components; k++) {
         CUDA_TRY(err, forward_component(c, p, k), "forward transform");
@@ -546,11 +563,12 @@ wc_status device_code(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, es
                  "downloading the payload");
     CUDA_TRY(err, cudaEventRecord(c->ev[7], c->stream), "timing");
     CUDA_TRY(err, cudaStreamSynchronize(c->stream), "downloading the payload");
-    const uint8_t *src = (const uint8_t *)c->h_payload;
+    /* The container is written from the pinned buffer itself: one copy of
+     * the payload less. */
+    uint8_t *src = (uint8_t *)c->h_payload;
+    out->data_borrowed = 1;
     for (uint32_t k = 0; k < lay->components; k++) {
-        out->data[k] = (uint8_t *)wc_malloc(size[k] ? size[k] : 1);
-        WC_RETURN_IF(!out->data[k], err, WC_ERR_NOMEM, "out of memory (component data)");
-        memcpy(out->data[k], src, size[k]);
+        out->data[k] = src;
         out->data_size[k] = size[k];
         src += size[k];
     }
@@ -562,7 +580,7 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
 {
     const wc_layout *lay = ch->layout;
     WC_RETURN_IF(lay->nblocks > 0xFFFFFFFFu, err, WC_ERR_LIMIT, "CUDA backend: too many code blocks");
-    CUDA_TRY(err, cudaSetDevice(c->device), "selecting the device");
+    WC_FORWARD_IF_ERROR(begin_call(c, p, err));
     WC_FORWARD_IF_ERROR(ensure_buffers(c, p, 0, err));
     size_t slots = 0;
     WC_FORWARD_IF_ERROR(ensure_coder(c, p, lay, &slots, err));
@@ -695,6 +713,8 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     WC_FORWARD_IF_ERROR(grow(&c->blocks, &c->blocks_cap, nb * sizeof(wcg_cblk), err, "allocating block descriptors"));
     WC_FORWARD_IF_ERROR(grow(&c->sizes, &c->sizes_cap, nb * 16, err, "allocating block status"));
     WC_FORWARD_IF_ERROR(grow_pinned(&c->h_sizes, &c->h_sizes_cap, nb * 16, err, "allocating pinned status"));
+    WC_FORWARD_IF_ERROR(ensure_events(c, err));
+    CUDA_TRY(err, cudaEventRecord(c->ev[0], c->stream), "timing");
     for (uint32_t k = 0; k < h->components; k++)
         if (in->data_size[k])
             CUDA_TRY(err, cudaMemcpyAsync((uint8_t *)c->payload + base[k], in->data[k], in->data_size[k],
@@ -716,7 +736,9 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     const size_t n = coef_elems(p);
     for (uint32_t k = 0; k < p->components; k++)
         job.plane[k] = (int32_t *)((char *)(is_block(p, k) ? c->bands : c->coef) + k * n * 4);
+    CUDA_TRY(err, cudaEventRecord(c->ev[1], c->stream), "timing");
     CUDA_TRY(err, wcg_bc_decode(&job, c->stream), "decoding blocks");
+    CUDA_TRY(err, cudaEventRecord(c->ev[2], c->stream), "timing");
     CUDA_TRY(err, cudaMemcpyAsync(c->h_sizes, c->sizes, lay->nblocks * 16, cudaMemcpyDeviceToHost, c->stream),
              "downloading block status");
     CUDA_TRY(err, cudaStreamSynchronize(c->stream), "decoding blocks");
@@ -743,7 +765,7 @@ wc_status cuda_decode(void *self, const wc_stage_plan *p, wc_chain *ch, const es
                      out->components != p->components || out->bit_depth != p->bit_depth,
                  err, WC_ERR_ARG, "CUDA backend: image and plan disagree");
     WC_FORWARD_IF_ERROR(check_plan(p, NULL, err));
-    CUDA_TRY(err, cudaSetDevice(c->device), "selecting the device");
+    WC_FORWARD_IF_ERROR(begin_call(c, p, err));
     WC_FORWARD_IF_ERROR(ensure_buffers(c, p, 1, err));
     const double t0 = now_s();
     wc_status s = decode_on_device(c, p, ch, in, err);
@@ -751,8 +773,14 @@ wc_status cuda_decode(void *self, const wc_stage_plan *p, wc_chain *ch, const es
     ch->where = "device";
     const double t1 = now_s();
     if (s == WC_OK) s = device_inverse(c, p, out, err);
+    if (s == WC_OK) CUDA_TRY(err, cudaEventRecord(c->ev[3], c->stream), "timing");
     if (s == WC_OK) CUDA_TRY(err, cudaStreamSynchronize(c->stream), "inverse transform");
     ch->t_transform = now_s() - t1;
+    if (s == WC_OK && getenv("WC_CUDA_TIMES"))
+        fprintf(stderr, "cuda decode ms: upload payload+tables %.3f | decode blocks %.3f | "
+                        "inverse+download %.3f | entropy wall %.3f | transform wall %.3f\n",
+                1e3 * elapsed_s(c->ev[0], c->ev[1]), 1e3 * elapsed_s(c->ev[1], c->ev[2]),
+                1e3 * elapsed_s(c->ev[2], c->ev[3]), 1e3 * ch->t_entropy, 1e3 * ch->t_transform);
     if (s != WC_OK) cudaStreamSynchronize(c->stream);
     return s;
 }

@@ -153,6 +153,29 @@ double time_encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, std::ve
     return median(t);
 }
 
+/* wc_decode_into a buffer of the caller's (pinned host or device). */
+double time_decode_into(wc_ctx *ctx, wc_memory mem, const std::vector<uint8_t> &file, const wc_image &like,
+                        void *buf)
+{
+    wc_params p;
+    wc_params_init(&p);
+    p.backend = WC_BACKEND_CUDA;
+    p.memory = mem;
+    wc_image out = like;
+    out.pixels = buf;
+    out.stride = 0;
+    std::vector<double> t;
+    for (int r = 0; r < std::max(3, g_reps / 2); r++) {
+        double t0 = now_ms();
+        if (wc_decode_into(ctx, &p, file.data(), file.size(), &out) != WC_OK) {
+            fprintf(stderr, "decode into: %s\n", wc_ctx_error(ctx));
+            exit(1);
+        }
+        t.push_back(now_ms() - t0);
+    }
+    return median(t);
+}
+
 double time_decode(wc_ctx *ctx, wc_backend_kind be, const std::vector<uint8_t> &file, int reps,
                    wc_image *out)
 {
@@ -267,6 +290,127 @@ double bench_nvjpeg(const wc_image *img, const uint8_t *pinned)
 }
 #endif
 
+/* The 24 Kodak images, each `times` times, as one batch: images per
+ * second, encode (9/7, quality 75) and decode, host to host, on each
+ * backend. */
+void batch(const char *dir)
+{
+    wc_ctx *io = wc_ctx_create();
+    std::vector<wc_image> kodak;
+    for (int i = 1; i <= 24; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/kodim%02d.png", dir, i);
+        wc_image t;
+        if (wc_image_read(io, path, 0, &t) == WC_OK) kodak.push_back(t);
+    }
+    if (kodak.empty()) return;
+    printf("\n| batch (Kodak x N, 9/7 q75, host to host) | images | encode images/s | decode images/s |\n"
+           "| --- | --- | --- | --- |\n");
+    for (int be = 0; be < 2; be++) {
+        const int times = be ? 40 : 4; /* the CPU backend: fewer, it is slow */
+        std::vector<wc_image> imgs;
+        for (int k = 0; k < times; k++) imgs.insert(imgs.end(), kodak.begin(), kodak.end());
+        const size_t n = imgs.size();
+        wc_params p;
+        wc_params_init(&p);
+        p.lossless = 0;
+        p.backend = be ? WC_BACKEND_CUDA : WC_BACKEND_CPU;
+        wc_ctx *ctx = wc_ctx_create();
+        std::vector<void *> outs(n);
+        std::vector<size_t> sizes(n);
+        size_t failed = 0;
+        /* First call (set-up) outside the timing. */
+        if (wc_encode_batch(ctx, &p, imgs.data(), 1, outs.data(), sizes.data(), &failed) != WC_OK) return;
+        free(outs[0]);
+        double t0 = now_ms();
+        if (wc_encode_batch(ctx, &p, imgs.data(), n, outs.data(), sizes.data(), &failed) != WC_OK) {
+            fprintf(stderr, "batch: %s\n", wc_ctx_error(ctx));
+            return;
+        }
+        const double enc = now_ms() - t0;
+        std::vector<wc_image> dec(n);
+        t0 = now_ms();
+        if (wc_decode_batch(ctx, &p, (const void *const *)outs.data(), sizes.data(), n, dec.data(), &failed) != WC_OK) {
+            fprintf(stderr, "batch decode: %s\n", wc_ctx_error(ctx));
+            return;
+        }
+        const double dect = now_ms() - t0;
+        printf("| %s backend | %zu | %.0f | %.0f |\n", be ? "cuda" : "cpu", n, n / (enc * 1e-3), n / (dect * 1e-3));
+        for (size_t i = 0; i < n; i++) {
+            free(outs[i]);
+            wc_image_free(&dec[i]);
+        }
+        wc_ctx_free(ctx);
+    }
+#ifdef WC_HAVE_NVJPEG
+    { /* nvJPEG q75 4:2:0 on the same 960 images, one call each, host to host */
+        cudaStream_t st;
+        CK(cudaStreamCreate(&st));
+        nvjpegHandle_t h;
+        nvjpegEncoderState_t es;
+        nvjpegEncoderParams_t ep;
+        NJ(nvjpegCreateSimple(&h));
+        NJ(nvjpegEncoderStateCreate(h, &es, st));
+        NJ(nvjpegEncoderParamsCreate(h, &ep, st));
+        NJ(nvjpegEncoderParamsSetQuality(ep, 75, st));
+        NJ(nvjpegEncoderParamsSetSamplingFactors(ep, NVJPEG_CSS_420, st));
+        nvjpegJpegState_t js;
+        NJ(nvjpegJpegStateCreate(h, &js));
+        uint8_t *d_rgb, *d_out, *h_jpg, *h_out;
+        const size_t most = 768 * 768 * 3;
+        CK(cudaMalloc(&d_rgb, most));
+        CK(cudaMalloc(&d_out, most));
+        CK(cudaHostAlloc((void **)&h_jpg, most, cudaHostAllocDefault));
+        CK(cudaHostAlloc((void **)&h_out, most, cudaHostAllocDefault));
+        std::vector<std::vector<uint8_t>> jpgs;
+        const int times = 40;
+        double t0 = now_ms();
+        for (int k = 0; k < times; k++)
+            for (const wc_image &t : kodak) {
+                const size_t bytes = (size_t)t.width * t.height * 3;
+                CK(cudaMemcpyAsync(d_rgb, t.pixels, bytes, cudaMemcpyHostToDevice, st));
+                nvjpegImage_t in;
+                memset(&in, 0, sizeof in);
+                in.channel[0] = d_rgb;
+                in.pitch[0] = t.width * 3;
+                NJ(nvjpegEncodeImage(h, es, ep, &in, NVJPEG_INPUT_RGBI, t.width, t.height, st));
+                size_t len = 0;
+                NJ(nvjpegEncodeRetrieveBitstream(h, es, NULL, &len, st));
+                NJ(nvjpegEncodeRetrieveBitstream(h, es, h_jpg, &len, st));
+                CK(cudaStreamSynchronize(st));
+                if (k == 0) jpgs.emplace_back(h_jpg, h_jpg + len);
+            }
+        const double enc = now_ms() - t0;
+        t0 = now_ms();
+        for (int k = 0; k < times; k++)
+            for (size_t i = 0; i < kodak.size(); i++) {
+                nvjpegImage_t out;
+                memset(&out, 0, sizeof out);
+                out.channel[0] = d_out;
+                out.pitch[0] = kodak[i].width * 3;
+                NJ(nvjpegDecode(h, js, jpgs[i].data(), jpgs[i].size(), NVJPEG_OUTPUT_RGBI, &out, st));
+                CK(cudaMemcpyAsync(h_out, d_out, (size_t)kodak[i].width * kodak[i].height * 3,
+                                   cudaMemcpyDeviceToHost, st));
+                CK(cudaStreamSynchronize(st));
+            }
+        const double dect = now_ms() - t0;
+        const size_t n = (size_t)times * kodak.size();
+        printf("| nvJPEG (one call an image) | %zu | %.0f | %.0f |\n", n, n / (enc * 1e-3), n / (dect * 1e-3));
+        nvjpegJpegStateDestroy(js);
+        nvjpegEncoderParamsDestroy(ep);
+        nvjpegEncoderStateDestroy(es);
+        nvjpegDestroy(h);
+        cudaFree(d_rgb);
+        cudaFree(d_out);
+        cudaFreeHost(h_jpg);
+        cudaFreeHost(h_out);
+        cudaStreamDestroy(st);
+    }
+#endif
+    for (auto &t : kodak) wc_image_free(&t);
+    wc_ctx_free(io);
+}
+
 } /* namespace */
 
 int main(int argc, char **argv)
@@ -289,6 +433,15 @@ int main(int argc, char **argv)
     memcpy(pinned, img.pixels, bytes);
     wc_image pimg = img;
     pimg.pixels = pinned;
+    void *dpx;
+    CK(cudaMalloc(&dpx, bytes));
+    CK(cudaMemcpy(dpx, pinned, bytes, cudaMemcpyHostToDevice));
+    wc_image dimg = img;
+    dimg.pixels = dpx;
+    uint8_t *pinned_out;
+    CK(cudaHostAlloc((void **)&pinned_out, bytes, cudaHostAllocDefault));
+    void *dout;
+    CK(cudaMalloc(&dout, bytes));
 
     float nvj_bpp = 1.59f;
 #ifdef WC_HAVE_NVJPEG
@@ -300,9 +453,10 @@ int main(int argc, char **argv)
                     {"9/7 @ nvJPEG rate", 0, 0, nvj_bpp, 0, 0},
                     {"9/7 @ 1 bpp", 0, 0, 1.0f, 0, 0},
                     {"DCT q75", 0, 1, 0, 75, 0}};
-    printf("\n| mode | bpp | PSNR | identical | cpu enc ms | cuda enc pageable ms | cuda enc pinned ms "
-           "| cuda first call ms | cuda stages (xform / entropy / container) ms | cpu dec ms | cuda dec ms |\n"
-           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    printf("\n| mode | bpp | PSNR dB | same bytes | cpu enc ms | cuda enc pageable ms | cuda enc pinned ms "
+           "| cuda enc device ms | cuda first call ms | cuda enc stages (xform / entropy / container) ms "
+           "| cpu dec ms | cuda dec to new host ms | cuda dec to pinned ms | cuda dec to device ms |\n"
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
     for (mode &m : modes) {
         wc_params p;
         if (m.bpp > 0) { /* find the step once (rate control), then fix it */
@@ -328,6 +482,11 @@ int main(int argc, char **argv)
         r.enc_pageable = time_encode(gc, &p, &img, fgpu, g_reps, &st);
         r.enc_pinned = time_encode(gc, &p, &pimg, fgpu, g_reps, NULL);
         r.identical = fcpu == fgpu;
+        wc_params pd = p;
+        pd.memory = WC_MEMORY_DEVICE;
+        std::vector<uint8_t> fdev;
+        const double enc_dev = time_encode(gc, &pd, &dimg, fdev, g_reps, NULL);
+        r.identical = r.identical && fdev == fgpu;
         if (getenv("WC_BENCH_TRACE")) { /* the device stages of one more encode, on stderr */
             setenv("WC_CUDA_TIMES", "1", 1);
             time_encode(gc, &p, &pimg, fgpu, 1, NULL);
@@ -343,16 +502,27 @@ int main(int argc, char **argv)
         wc_image_free(&dec);
         double gdec = time_decode(gc, WC_BACKEND_CUDA, fgpu, std::max(3, g_reps / 3), &dec);
         wc_image_free(&dec);
-        printf("| %s | %.3f | %.2f | %s | %.1f | %.1f | %.1f | %.1f | %.1f / %.1f / %.1f | %.1f | %.1f |\n",
+        const double gdec_pinned = time_decode_into(gc, WC_MEMORY_HOST, fgpu, img, pinned_out);
+        const double gdec_dev = time_decode_into(gc, WC_MEMORY_DEVICE, fgpu, img, dout);
+        if (getenv("WC_BENCH_TRACE")) {
+            setenv("WC_CUDA_TIMES", "1", 1);
+            time_decode_into(gc, WC_MEMORY_HOST, fgpu, img, pinned_out);
+            unsetenv("WC_CUDA_TIMES");
+        }
+        printf("| %s | %.3f | %.2f | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f / %.1f / %.1f | %.1f | %.1f | %.1f | %.1f |\n",
                m.name, 8.0 * fgpu.size() / ((double)W * H), met.psnr_rgb, r.identical ? "yes" : "NO", cpu,
-               r.enc_pageable, r.enc_pinned, r.enc_first, st.transform * 1e3, st.entropy * 1e3,
-               st.container * 1e3, cdec, gdec);
+               r.enc_pageable, r.enc_pinned, enc_dev, r.enc_first, st.transform * 1e3, st.entropy * 1e3,
+               st.container * 1e3, cdec, gdec, gdec_pinned, gdec_dev);
         fflush(stdout);
         printf("  (%s)\n", wc_ctx_note(gc));
         wc_ctx_free(cc);
         wc_ctx_free(gc);
     }
+    batch(argv[1]);
     cudaFreeHost(pinned);
+    cudaFreeHost(pinned_out);
+    cudaFree(dpx);
+    cudaFree(dout);
     wc_image_free(&img);
     wc_ctx_free(io);
     return 0;
