@@ -4,8 +4,10 @@
  * or thread count, so the bytes written never do either.
  */
 #include <string.h>
+#include <zlib.h>
 
 #include "encoder.h"
+#include "parallel.h"
 #include "plan.h"
 #include "quant.h"
 
@@ -84,6 +86,56 @@ size_t enc_file_size(const enc_state *st, const es_output *out)
     return n + WCX_CHUNK_OVERHEAD; /* WEND */
 }
 
+/* A large payload chunk: copied and checksummed in pieces on all threads
+ * (a lossless 8K photograph's 41 MB take ~20 ms on one), the pieces' CRCs
+ * joined with crc32_combine. The bytes are wcx_put_chunk's. */
+#define BIG_CHUNK ((size_t)1 << 20)
+#define BIG_PIECES 64
+
+typedef struct big_copy {
+    const uint8_t *src;
+    uint8_t *dst;
+    size_t n, per;
+    uint32_t crc[BIG_PIECES];
+} big_copy;
+
+static void big_piece(void *arg, size_t i, int worker)
+{
+    (void)worker;
+    big_copy *b = arg;
+    const size_t off = i * b->per, n = b->n - off < b->per ? b->n - off : b->per;
+    memcpy(b->dst + off, b->src + off, n);
+    b->crc[i] = (uint32_t)crc32(0L, b->dst + off, (uInt)n);
+}
+
+static void put_big_chunk(wcx_writer *w, uint32_t type, const uint8_t *data, size_t n, int threads)
+{
+    uint8_t *dst = n >= BIG_CHUNK ? (wcx_chunk_begin(w, type), wcx_chunk_space(w, n)) : NULL;
+    if (!dst) {
+        if (n >= BIG_CHUNK) { /* too small a buffer: let the writer say so */
+            wcx_write(w, data, n);
+            wcx_chunk_end(w);
+        } else {
+            wcx_put_chunk(w, type, data, n);
+        }
+        return;
+    }
+    big_copy b;
+    b.src = data;
+    b.dst = dst;
+    b.n = n;
+    b.per = (n + BIG_PIECES - 1) / BIG_PIECES;
+    const size_t pieces = (n + b.per - 1) / b.per;
+    wc_parallel_for(threads, pieces, big_piece, &b);
+    uLong crc = b.crc[0];
+    for (size_t i = 1; i < pieces; i++) {
+        const size_t len = n - i * b.per < b.per ? n - i * b.per : b.per;
+        crc = crc32_combine(crc, b.crc[i], (z_off_t)len);
+    }
+    wcx_chunk_commit(w, n);
+    wcx_chunk_end_crc(w, (uint32_t)crc);
+}
+
 static void write_file(const enc_state *st, const es_output *out, uint8_t *dst, size_t cap,
                        size_t *written)
 {
@@ -113,7 +165,7 @@ static void write_file(const enc_state *st, const es_output *out, uint8_t *dst, 
     }
     wcx_chunk_end(&w);
     for (uint32_t c = 0; c < st->h.components; c++)
-        wcx_put_chunk(&w, WCX_WDAT, out->data[c], out->data_size[c]);
+        put_big_chunk(&w, WCX_WDAT, out->data[c], out->data_size[c], st->p->threads);
     wcx_put_chunk(&w, WCX_WEND, NULL, 0);
     wcx_writer_finish(&w, written);
 }

@@ -134,9 +134,39 @@ static void test_device_memory_needs_cuda(void **state)
     wc_ctx_free(ctx);
 }
 
+/* Data chunks over 1 MiB are copied and checksummed in pieces on all
+ * threads (encoder.c): the file must still read back, CRCs and all. */
+static void test_large_chunk_roundtrip(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    wc_image img = {900, 700, 3, 16, 0, NULL}; /* 16-bit noise: > 1 MiB a component */
+    assert_int_equal(wc_image_alloc(&img), WC_OK);
+    test_rng r;
+    test_rng_seed(&r, 11);
+    for (size_t k = 0; k < (size_t)img.width * img.height * 3; k++)
+        ((uint16_t *)img.pixels)[k] = (uint16_t)test_rng_range(&r, 0, 65535);
+    wc_params p;
+    wc_params_init(&p);
+    void *f = NULL;
+    size_t n = 0;
+    assert_int_equal(wc_encode_alloc(ctx, &p, &img, &f, &n), WC_OK);
+    wc_info info;
+    assert_int_equal(wc_inspect(ctx, f, n, &info), WC_OK);
+    assert_true(info.component_bytes[0] > (1u << 20));
+    wc_image out;
+    assert_int_equal(wc_decode(ctx, NULL, f, n, &out), WC_OK);
+    assert_memory_equal(out.pixels, img.pixels, (size_t)img.width * img.height * 6);
+    wc_image_free(&out);
+    free(f);
+    wc_image_free(&img);
+    wc_ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_large_chunk_roundtrip),
         cmocka_unit_test(test_batch_matches_single_calls),
         cmocka_unit_test(test_device_memory_needs_cuda),
     };
