@@ -201,29 +201,49 @@ static wc_status workers_alloc(const wcx_header *h, int n, worker_state **out, w
     return WC_OK;
 }
 
-wc_status es_build_tables(const wcx_header *h, const uint64_t *counts,
+typedef struct table_job {
+    const uint64_t *counts;
+    huf_enc (*enc)[WC_NCLASS][BC_NTAB];
+    uint8_t (*len)[BC_NSYM]; /* [(c * WC_NCLASS + class) * BC_NTAB + table] */
+} table_job;
+
+/* One table's code lengths and codes; each depends on its counts alone. */
+static void build_table(void *arg, size_t i, int worker)
+{
+    (void)worker;
+    const table_job *j = arg;
+    const uint64_t *n = j->counts + i * BC_NSYM;
+    uint32_t f[BC_NSYM];
+    for (unsigned s = 0; s < BC_NSYM; s++) f[s] = n[s] > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)n[s];
+    huf_build_lengths(f, BC_NSYM, HUF_MAX_LEN, j->len[i]);
+    const size_t c = i / (WC_NCLASS * BC_NTAB), cls = i / BC_NTAB % WC_NCLASS, t = i % BC_NTAB;
+    huf_enc_build(&j->enc[c][cls][t], j->len[i], BC_NSYM);
+}
+
+wc_status es_build_tables(const wcx_header *h, const uint64_t *counts, int threads,
                           huf_enc (*enc)[WC_NCLASS][BC_NTAB], es_output *out, wc_err *err)
 {
-    for (uint32_t c = 0; c < h->components; c++) {
+    /* 225 tables a component, ~3 us each: built on all threads. */
+    const size_t ntab = (size_t)h->components * WC_NCLASS * BC_NTAB;
+    table_job j = {counts, enc, wc_malloc_array(ntab, BC_NSYM)};
+    WC_RETURN_IF(!j.len, err, WC_ERR_NOMEM, "out of memory (code lengths)");
+    wc_parallel_for(threads, ntab, build_table, &j);
+    wc_status s = WC_OK;
+    for (uint32_t c = 0; c < h->components && s == WC_OK; c++) {
         out->tables[c] = wc_malloc(TABLE_CAP);
-        WC_RETURN_IF(!out->tables[c], err, WC_ERR_NOMEM, "out of memory (tables)");
+        if (!out->tables[c]) {
+            s = wc_fail(err, WC_ERR_NOMEM, "out of memory (tables)");
+            break;
+        }
         bitw w;
         bitw_init(&w, out->tables[c], TABLE_CAP);
-        for (unsigned cls = 0; cls < WC_NCLASS; cls++) {
-            uint8_t len[BC_NTAB][BC_NSYM];
-            for (unsigned t = 0; t < BC_NTAB; t++) {
-                const uint64_t *n = counts + (((size_t)c * WC_NCLASS + cls) * BC_NTAB + t) * BC_NSYM;
-                uint32_t f[BC_NSYM];
-                for (unsigned s = 0; s < BC_NSYM; s++) f[s] = n[s] > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)n[s];
-                huf_build_lengths(f, BC_NSYM, HUF_MAX_LEN, len[t]);
-                huf_enc_build(&enc[c][cls][t], len[t], BC_NSYM);
-            }
-            bc_tables_write(&w, (const uint8_t(*)[BC_NSYM])len);
-        }
+        for (unsigned cls = 0; cls < WC_NCLASS; cls++)
+            bc_tables_write(&w, (const uint8_t(*)[BC_NSYM])j.len[(c * WC_NCLASS + cls) * BC_NTAB]);
         out->table_size[c] = bitw_flush(&w);
-        WC_RETURN_IF(w.overflow, err, WC_ERR_BUFFER, "entropy tables overflow");
+        if (w.overflow) s = wc_fail(err, WC_ERR_BUFFER, "entropy tables overflow");
     }
-    return WC_OK;
+    wc_free(j.len);
+    return s;
 }
 
 /* Sums the workers' counts (in worker order: sums do not depend on it)
@@ -238,7 +258,7 @@ static wc_status build_tables(const wcx_header *h, worker_state *ws, int nw,
         const uint32_t *f = &ws[i].freq[0][0][0];
         for (size_t k = 0; k < n; k++) counts[k] += f[k];
     }
-    wc_status s = es_build_tables(h, counts, enc, out, err);
+    wc_status s = es_build_tables(h, counts, nw, enc, out, err);
     wc_free(counts);
     return s;
 }

@@ -30,8 +30,9 @@ void es_output_free(es_output *out);
  * the WTAB payloads (into out->tables) from the symbol counts of the whole
  * image, counts[((c * WC_NCLASS + class) * BC_NTAB + table) * BC_NSYM +
  * symbol]. One algorithm whatever counted them (host workers or a device):
- * counts above 2^32 - 1 are taken as 2^32 - 1. */
-wc_status es_build_tables(const wcx_header *h, const uint64_t *counts,
+ * counts above 2^32 - 1 are taken as 2^32 - 1. The tables are built on
+ * `threads` workers (0: all); they do not depend on it. */
+wc_status es_build_tables(const wcx_header *h, const uint64_t *counts, int threads,
                           huf_enc (*enc)[WC_NCLASS][BC_NTAB], es_output *out, wc_err *err);
 
 /* Size in bytes the encode would produce (tables + data), for rate control. */

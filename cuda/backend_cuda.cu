@@ -657,7 +657,7 @@ wc_status device_forward(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in
 }
 
 /* Counts on the device, tables on the host (the one algorithm), tables up. */
-wc_status device_tables(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, es_output *out,
+wc_status device_tables(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, int threads, es_output *out,
                         wc_err *err)
 {
     const wcx_header *h = ch->header;
@@ -670,7 +670,7 @@ wc_status device_tables(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, 
              "downloading histograms");
     CUDA_TRY(err, cudaStreamSynchronize(c->stream), "counting symbols");
     huf_enc(*enc)[WC_NCLASS][BC_NTAB] = (huf_enc(*)[WC_NCLASS][BC_NTAB])c->h_tabs;
-    WC_FORWARD_IF_ERROR(es_build_tables(h, (const uint64_t *)c->h_hist, enc, out, err));
+    WC_FORWARD_IF_ERROR(es_build_tables(h, (const uint64_t *)c->h_hist, threads, enc, out, err));
     CUDA_TRY(err, cudaMemcpyAsync(c->tabs, c->h_tabs, (size_t)h->components * WC_NCLASS * BC_NTAB * sizeof(wcg_huf),
                                   cudaMemcpyHostToDevice, c->stream),
              "uploading tables");
@@ -755,7 +755,7 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
     CUDA_TRY(err, cudaMemcpyAsync(c->blocks, c->h_blocks, lay->nblocks * sizeof(wcg_cblk),
                                   cudaMemcpyHostToDevice, c->stream),
              "uploading block descriptors");
-    WC_FORWARD_IF_ERROR(device_tables(c, ch, &job, out, err));
+    WC_FORWARD_IF_ERROR(device_tables(c, ch, &job, p->threads, out, err));
     WC_FORWARD_IF_ERROR(device_code(c, ch, &job, out, err));
     ch->t_transform = elapsed_s(c->ev[0], c->ev[1]);
     ch->t_entropy = now_s() - t_entropy;
