@@ -25,6 +25,22 @@ static void free_planes(wc_pool *pool, int32_t **q)
     }
 }
 
+/* DCT/LOT planes between block and band layout (into new pool planes). */
+static wc_status regroup(const wc_stage_plan *plan, const wc_layout *lay, int32_t **q,
+                         void (*move)(const int32_t *, int32_t *, uint32_t, uint32_t), wc_err *err)
+{
+    for (uint32_t c = 0; c < plan->components; c++) {
+        if (plan->transform[c] == WC_TRANSFORM_DWT) continue;
+        const size_t n = (size_t)lay->plane_w[c] * lay->plane_h[c];
+        int32_t *tmp = pool_alloc_array(plan->pool, n, sizeof(int32_t));
+        WC_RETURN_IF(!tmp, err, WC_ERR_NOMEM, "out of memory (band plane)");
+        move(q[c], tmp, lay->plane_w[c], lay->plane_h[c]);
+        pool_free(plan->pool, q[c]);
+        q[c] = tmp;
+    }
+    return WC_OK;
+}
+
 wc_status wc_chain_encode_host(const wc_backend_ops *ops, void *self, const wc_stage_plan *plan,
                                const wc_image *in, wc_chain *chain, es_output *out, wc_err *err)
 {
@@ -47,18 +63,7 @@ wc_status wc_chain_encode_host(const wc_backend_ops *ops, void *self, const wc_s
     wc_status s = ops->forward(self, plan, in, &co, err);
     chain->t_transform = now_s() - t0;
     /* DCT/LOT planes are coded as 64 frequency bands. */
-    for (uint32_t c = 0; s == WC_OK && !co.banded && c < plan->components; c++) {
-        if (plan->transform[c] == WC_TRANSFORM_DWT) continue;
-        const size_t n = (size_t)lay->plane_w[c] * lay->plane_h[c];
-        int32_t *tmp = pool_alloc_array(plan->pool, n, sizeof(int32_t));
-        if (!tmp) {
-            s = wc_fail(err, WC_ERR_NOMEM, "out of memory (band plane)");
-            break;
-        }
-        layout_blocks_to_bands(q[c], tmp, lay->plane_w[c], lay->plane_h[c]);
-        pool_free(plan->pool, q[c]);
-        q[c] = tmp;
-    }
+    if (s == WC_OK && !co.banded) s = regroup(plan, lay, q, layout_blocks_to_bands, err);
     t0 = now_s();
     if (s == WC_OK)
         s = es_encode(chain->header, lay, q, plan->threads, chain->deflate_level, out, err);
@@ -83,18 +88,7 @@ wc_status wc_chain_decode_host(const wc_backend_ops *ops, void *self, const wc_s
     chain->t_entropy = now_s() - t0;
     chain->where = chain->header->entropy == 0 ? "host" : "host (deflate)";
     /* DCT/LOT planes come out of the coder as 64 frequency bands. */
-    for (uint32_t c = 0; c < plan->components && s == WC_OK; c++) {
-        if (plan->transform[c] == WC_TRANSFORM_DWT) continue;
-        const size_t n = (size_t)lay->plane_w[c] * lay->plane_h[c];
-        int32_t *tmp = pool_alloc_array(plan->pool, n, sizeof(int32_t));
-        if (!tmp) {
-            s = wc_fail(err, WC_ERR_NOMEM, "out of memory (band plane)");
-            break;
-        }
-        layout_bands_to_blocks(q[c], tmp, lay->plane_w[c], lay->plane_h[c]);
-        pool_free(plan->pool, q[c]);
-        q[c] = tmp;
-    }
+    if (s == WC_OK) s = regroup(plan, lay, q, layout_bands_to_blocks, err);
     if (s == WC_OK) {
         wc_coeffs co = {{0}, {0}, plan->components, {NULL}, {NULL}, 1, 0}; /* ours: consumable */
         for (uint32_t c = 0; c < plan->components; c++) {

@@ -1,17 +1,25 @@
 /*
  * backend_cuda.cu -- the CUDA backend behind codec/backend.h: a plain C
- * table of functions over an opaque context that owns a stream and the
- * device buffers, so a second image pays no set-up (buffers grow only when
- * an image needs more).
+ * table of functions over an opaque context that owns a stream, the device
+ * buffers and pinned staging buffers, so a second image pays no set-up
+ * (buffers grow only when an image needs more).
  *
- * Each direction crosses PCIe once: forward uploads the interleaved 8/16-bit
- * samples as they are and downloads the coefficient planes; inverse uploads
- * the int32 planes and downloads the samples. Level shift, colour, every
- * DWT level and (de)quantization run in the kernels of dwt_cuda.h; DCT and
- * LOT components (padded to whole 8x8 blocks, the planes ceil8(w) x
- * ceil8(h)) in those of blk8_cuda.h, one kernel per component and direction.
+ * encode (the whole chain): the interleaved 8/16-bit samples go up once
+ * (pageable ones staged through pinned memory, upload_samples); level
+ * shift, colour, every DWT level and quantization run in the kernels of
+ * dwt_cuda.h, DCT and LOT components in those of blk8_cuda.h (then
+ * regrouped into bands); the block coder of entropy_cuda.h counts symbols,
+ * the host builds the tables (es_build_tables), the coder emits and packs
+ * the blocks, and only the coded bytes and their sizes come back. decode
+ * is the reverse: coded bytes up once, blocks decoded on the device,
+ * inverse kernels, samples down once. Deflate mode codes on the host from
+ * (to) the device's coefficients (chain_host.c).
  *
- * Every CUDA failure becomes WC_ERR_BACKEND with CUDA's message.
+ * forward / inverse (the stages alone, for rate control): samples up and
+ * coefficient planes down, or planes up and samples down.
+ *
+ * Every CUDA failure (device out of memory included) becomes
+ * WC_ERR_BACKEND with CUDA's message.
  */
 extern "C" {
 #include "backend.h"
