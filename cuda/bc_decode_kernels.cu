@@ -124,6 +124,11 @@ __device__ __forceinline__ int get_value(Bits &r, const bc_dectab *T, unsigned t
 
 __device__ __forceinline__ int mag_fits(uint32_t m, uint32_t sign) { return m < 0x80000000u || (m == 0x80000000u && sign); }
 __device__ __forceinline__ int32_t signed_of(uint32_t m, uint32_t sign) { return (int32_t)(sign ? 0u - m : m); }
+__device__ __forceinline__ uint32_t capped(int32_t v)
+{
+    const uint32_t m = v < 0 ? 0u - (uint32_t)v : (uint32_t)v;
+    return m < kMagCap ? m : kMagCap;
+}
 
 __device__ __forceinline__ int32_t med(int32_t a, int32_t b, int32_t c)
 {
@@ -141,21 +146,10 @@ __device__ void fail(uint32_t *st, uint32_t code, int y, int x, uint32_t detail)
     st[3] = detail;
 }
 
-/* Threads a block; each keeps the capped magnitudes of its code block's
- * last two rows in shared memory (a ring: row y in slot y & 1, with two
- * zero columns each side), where the contexts read them at shared-memory
- * latency instead of reading back the plane through L2. Row y's values
- * overwrite row y - 2's only at and before the column being decoded,
- * whose context has already read it. */
-constexpr int kDecThreads = 32, kRingW = BC_MAX_SIDE + 4;
-
-__global__ void __launch_bounds__(kDecThreads) decode_kernel(wcg_dec_job j)
+__global__ void decode_kernel(wcg_dec_job j)
 {
-    __shared__ uint32_t ring[kDecThreads][2][kRingW];
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= j.nblocks) return;
-    uint32_t(*mr)[kRingW] = ring[threadIdx.x];
-    for (int k = 0; k < kRingW; k++) mr[0][k] = mr[1][k] = 0;
     const wcg_cblk b = j.blocks[i];
     uint32_t *st = j.status + 4 * (size_t)i;
     const bc_dectab *T = (const bc_dectab *)j.tabs + (size_t)b.comp * BC_NCLASS_ALL + b.cls;
@@ -170,9 +164,11 @@ __global__ void __launch_bounds__(kDecThreads) decode_kernel(wcg_dec_job j)
     r.acc = 0;
     r.n = 0;
     r.fake = 0;
-    /* Capped magnitude at (x, y) for y < the current row, x in -2..W+1:
-     * zero outside the block (the ring's edge columns stay zero). */
-    auto up = [&](int x, int y) -> uint32_t { return y < 0 ? 0u : mr[y & 1][x + 2]; };
+    /* Capped magnitudes of decoded values (row y - 1 and y - 2 read back
+     * from the plane; zero outside the block). */
+    auto up = [&](int x, int y) -> uint32_t {
+        return (x < 0 || x >= W || y < 0) ? 0u : capped(d[(size_t)y * ds + x]);
+    };
     int x = 0, y = 0;
     uint32_t a = 0, a2 = 0;
     for (;;) {
@@ -185,7 +181,6 @@ __global__ void __launch_bounds__(kDecThreads) decode_kernel(wcg_dec_job j)
             d[(size_t)y * ds + x] = signed_of(m, sign);
             a2 = a;
             a = m < kMagCap ? m : kMagCap;
-            mr[y & 1][x + 2] = a;
         } else {
             uint32_t run;
             if (!get_value(r, T, kRun, 0, &run, &sign)) return fail(st, WCG_DEC_NO_RUN_TABLE, y, x, 0);
@@ -194,10 +189,7 @@ __global__ void __launch_bounds__(kDecThreads) decode_kernel(wcg_dec_job j)
             bool end = false;
             while (run > 0) {
                 const uint32_t n = (uint32_t)(W - x) < run ? (uint32_t)(W - x) : run;
-                for (uint32_t k = 0; k < n; k++) {
-                    d[(size_t)y * ds + x + k] = 0;
-                    mr[y & 1][x + 2 + k] = 0;
-                }
+                for (uint32_t k = 0; k < n; k++) d[(size_t)y * ds + x + k] = 0;
                 run -= n;
                 x += (int)n;
                 if (x == W) {
@@ -213,9 +205,8 @@ __global__ void __launch_bounds__(kDecThreads) decode_kernel(wcg_dec_job j)
             m += 1;
             if (m == 0 || !mag_fits(m, sign)) return fail(st, WCG_DEC_TERM_RANGE, y, x, m - 1);
             d[(size_t)y * ds + x] = signed_of(m, sign);
-            a2 = mr[y & 1][x + 1]; /* column x - 1 of this row (0 at x = 0) */
+            a2 = x > 0 ? capped(d[(size_t)y * ds + x - 1]) : 0u;
             a = m < kMagCap ? m : kMagCap;
-            mr[y & 1][x + 2] = a;
         }
         if (++x == W) {
             x = 0;
@@ -255,7 +246,7 @@ __global__ void blocks_kernel(const int32_t *src, int32_t *dst, uint32_t pw, uin
 cudaError_t wcg_bc_decode(const wcg_dec_job *job, cudaStream_t st)
 {
     if (job->nblocks == 0) return cudaSuccess;
-    decode_kernel<<<(job->nblocks + kDecThreads - 1) / kDecThreads, kDecThreads, 0, st>>>(*job);
+    decode_kernel<<<(job->nblocks + 31) / 32, 32, 0, st>>>(*job);
     return cudaGetLastError();
 }
 
