@@ -102,6 +102,20 @@ __device__ unsigned decode_long(const huf_dec *d, uint32_t bits, unsigned *len)
 __device__ __forceinline__ int get_value(Bits &r, const bc_dectab *T, unsigned t, int sign_mode,
                                          uint32_t *value, uint32_t *sign)
 {
+    /* The common case in one look-up (bc_dectab.fast, as the CPU's
+     * get_value): code length, raw bits and the class's base from the
+     * next BC_FAST_BITS bits; a refilled window holds the at most 30 bits. */
+    if (r.n < 32) r.refill();
+    const uint32_t f = T->fast[t][r.acc & BC_FAST_MASK];
+    if (f & BC_FAST_OK) {
+        const unsigned len = f & 15, nb = (f >> 4) & 31;
+        const uint32_t v = (f >> 10) + ((uint32_t)(r.acc >> len) & ((1u << nb) - 1));
+        const unsigned has = sign_mode == 2 ? 1u : sign_mode == 0 ? 0u : v != 0;
+        *sign = (uint32_t)(r.acc >> (len + nb)) & has;
+        r.skip(len + nb + has);
+        *value = v;
+        return 1;
+    }
     const uint32_t bits = r.peek(HUF_MAX_LEN);
     const uint16_t e = T->t[t].fast[bits & ((1u << HUF_FAST_BITS) - 1)];
     unsigned sym;
