@@ -177,12 +177,13 @@ static int cmd_decode(int argc, char **argv)
         t1 = cli_now();
     }
     if (s != WC_OK) cli_error(ctx, s, in);
+    /* Before the write, which starts a new call and clears the note. */
+    if (s == WC_OK && verbose) print_verbose(ctx);
     if (s == WC_OK) {
         s = wc_image_write(ctx, out, &img);
         if (s != WC_OK) cli_error(ctx, s, out);
     }
     if (s == WC_OK) {
-        if (verbose) print_verbose(ctx);
         if (!quiet)
             printf("%s -> %s: %ux%u, %u x %u-bit, %.1f ms\n", in, out, img.width, img.height,
                    img.components, img.bit_depth, (t1 - t0) * 1e3);
