@@ -497,9 +497,6 @@ int main(int argc, char **argv)
         if (getenv("WC_BENCH_TRACE")) { /* the device stages of one more encode, on stderr */
             setenv("WC_CUDA_TIMES", "1", 1);
             time_encode(gc, &p, &pimg, fgpu, 1, NULL);
-            setenv("WC_CUDA_BC", "thread", 1);
-            time_encode(gc, &p, &pimg, fgpu, 1, NULL);
-            unsetenv("WC_CUDA_BC");
             unsetenv("WC_CUDA_TIMES");
         }
         wc_image dec = {};
