@@ -1,9 +1,9 @@
 /*
  * wcodec_types.h -- the public types that the library's layers share with
  * its API: the export macro, the status codes, the image in memory and the
- * transform kinds. Part of the public API, which programs reach through
+ * transform kinds and the most DWT levels. Part of the public API, which programs reach through
  * wcodec.h (it includes this header); it lives in common/ so that the
- * lower layers (common/, transform/, entropy/, container/, cuda/) can use
+ * lower layers (common/, transform/, entropy/, container/, stage/, cuda/) can use
  * these types without including the pipeline's header.
  */
 #ifndef WCODEC_TYPES_H
@@ -69,6 +69,10 @@ typedef enum wc_transform {
     WC_TRANSFORM_DCT = 1,
     WC_TRANSFORM_LOT = 2
 } wc_transform;
+
+/* Most DWT levels a file may have (wc_params.levels, the header's field,
+ * the code-block layout). */
+#define WC_MAX_LEVELS 15
 
 #ifdef __cplusplus
 }

@@ -202,12 +202,13 @@ static int cmd_decode(int argc, char **argv)
     wc_status s = decode_file(ctx, &p, in, &img, &err);
     double t1 = cli_now();
     if (s != WC_OK) cli_error_msg(err.msg, s, in);
+    /* The note of the decode, before the image is written. */
+    if (s == WC_OK && verbose) print_verbose(ctx);
     if (s == WC_OK) {
         s = image_write_format(out, &img, fmt, &err);
         if (s != WC_OK) cli_error_msg(err.msg, s, out);
     }
     if (s == WC_OK) {
-        if (verbose) print_verbose(ctx);
         if (!quiet)
             fprintf(cli_report_stream(out), "%s -> %s: %ux%u, %u x %u-bit, %.1f ms\n", in, out,
                     img.width, img.height, img.components, img.bit_depth, (t1 - t0) * 1e3);
