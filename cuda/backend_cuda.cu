@@ -4,8 +4,9 @@
  * buffers and pinned staging buffers, so a second image pays no set-up
  * (buffers grow only when an image needs more).
  *
- * encode (the whole chain, in chain_cuda.cu): the interleaved 8/16-bit samples go up once
- * (pageable ones staged through pinned memory, upload_samples); level
+ * encode (the whole chain, chain_cuda.cu): the interleaved 8/16-bit
+ * samples go up once (pageable ones staged through pinned memory,
+ * upload_samples, here); level
  * shift, colour, every DWT level and quantization run in the kernels of
  * dwt_cuda.h, DCT and LOT components in those of blk8_cuda.h (then
  * regrouped into bands); the block coder of entropy_cuda.h counts symbols,
