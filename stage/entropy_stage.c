@@ -258,7 +258,9 @@ static wc_status build_tables(const wcx_header *h, worker_state *ws, int nw,
     uint64_t *counts = wc_calloc(n, sizeof(uint64_t));
     WC_RETURN_IF(!counts, err, WC_ERR_NOMEM, "out of memory (symbol counts)");
     for (int i = 0; i < nw; i++) {
-        const uint32_t *f = &ws[i].freq[0][0][0];
+        /* The worker's counts are one allocation of n uint32 (bc_freq
+         * arrays end to end): read as such, not through freq[0]'s bounds. */
+        const uint32_t *f = (const uint32_t *)ws[i].freq;
         for (size_t k = 0; k < n; k++) counts[k] += f[k];
     }
     wc_status s = es_build_tables(h, counts, nw, enc, out, err);
