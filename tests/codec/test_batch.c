@@ -74,6 +74,7 @@ static void test_batch_matches_single_calls(void **state)
         assert_memory_equal(one.pixels, dec[i].pixels, wc_image_row_bytes(&one) * one.height);
         wc_image_free(&one);
         wc_image_free(&dec[i]);
+        wc_free(outs[i]);
     }
     /* A bad image in the middle: the ones before it are coded and kept. */
     wc_image keep = imgs[3];
