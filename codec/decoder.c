@@ -1,6 +1,6 @@
 /*
- * decoder.c -- .wcx to image: container checks, limits, code blocks,
- * backend inverse. Every count read from the file is checked before it
+ * decoder.c -- .wcx to image: container checks, limits, then the
+ * backend's whole chain back (code blocks, inverse transform, samples). Every count read from the file is checked before it
  * sizes anything, and sizes are capped by the caller's limits: pixels and
  * memory (wc_params), code blocks (WC_MAX_BLOCKS, and the index's size).
  */

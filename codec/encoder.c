@@ -1,7 +1,8 @@
 /*
- * encoder.c -- image to .wcx: plan, backend forward (colour, transform,
- * quantize), code blocks, container. Nothing here depends on the backend
- * or thread count, so the bytes written never do either.
+ * encoder.c -- image to .wcx: plan, the backend's whole chain (colour,
+ * transform, quantize, code blocks; with a bpp target its forward, then
+ * rate control's probes on the host), container. Nothing here depends on
+ * the backend or thread count, so the bytes written never do either.
  */
 #include <string.h>
 #include <zlib.h>
@@ -193,13 +194,14 @@ static void write_file(const enc_state *st, const es_output *out, uint8_t *dst, 
     wcx_writer_finish(&w, written);
 }
 
-static wc_status alloc_planes(enc_state *st, int rate)
+/* Rate control's planes: the quantized one each probe codes, and the
+ * unquantized one (float or int) the probes start from. */
+static wc_status alloc_planes(enc_state *st)
 {
     for (uint32_t c = 0; c < st->h.components; c++) {
         size_t n = (size_t)st->lay.plane_w[c] * st->lay.plane_h[c];
         st->q[c] = pool_alloc_array(&st->ctx->pool, n, sizeof(int32_t));
         WC_RETURN_IF(!st->q[c], &st->ctx->err, WC_ERR_NOMEM, "out of memory (%zu coefficients)", n);
-        if (!rate) continue;
         if (wc_plan_is_float(&st->plan, c))
             st->f[c] = pool_alloc_array(&st->ctx->pool, n, sizeof(float));
         else
@@ -238,16 +240,18 @@ static wc_status encode_payloads(enc_state *st, const wc_image *img, es_output *
         ctx_note_chain(st->ctx, chain.where);
         return s;
     }
-    WC_FORWARD_IF_ERROR(alloc_planes(st, rate));
+    /* A bpp target: the unquantized planes from the backend, then each
+     * probe of the search quantized and coded on the host. */
+    WC_FORWARD_IF_ERROR(alloc_planes(st));
 
     wc_coeffs co = {{0}, {0}, st->h.components, {NULL}, {NULL}, 0, 0};
     for (uint32_t c = 0; c < st->h.components; c++) {
         co.width[c] = st->lay.plane_w[c];
         co.height[c] = st->lay.plane_h[c];
-        co.q[c] = rate && st->raw[c] ? st->raw[c] : st->q[c];
+        co.q[c] = st->raw[c] ? st->raw[c] : st->q[c];
         co.f[c] = st->f[c];
     }
-    st->plan.quantize = !rate;
+    st->plan.quantize = 0;
     double t0 = ctx_now();
     wc_status s = st->ctx->backend->forward(st->ctx->backend_self, &st->plan, img, &co, err);
     st->ctx->times.transform = ctx_now() - t0;
