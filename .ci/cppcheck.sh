@@ -16,6 +16,6 @@ cppcheck --quiet --std=c11 --enable=warning,performance,portability \
   --inline-suppr --error-exitcode=1 -j"$(nproc)" \
   --suppress=overlappingWriteFunction:transform/lot8.c \
   -D__GNUC__ -D__x86_64__ -DWC_CORPUS_DIR='""' -DWC_TESTS_DIR='""' -DWCODEC_EXE='""' \
-  -Icommon -Icodec -Iimageio -Iprograms -Icontainer -Ientropy -Itransform -Itests \
-  common codec imageio programs container entropy transform tests samples bench cuda/cuda_absent.c
+  -Icommon -Istage -Icodec -Iimageio -Iprograms -Icontainer -Ientropy -Itransform -Itests \
+  common stage codec imageio programs container entropy transform tests samples bench cuda/cuda_absent.c
 echo "cppcheck: clean"

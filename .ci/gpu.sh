@@ -3,14 +3,18 @@
 # none): a CUDA build, the whole test suite including the `gpu` tests,
 # compute-sanitizer memcheck and racecheck on the gpu tests (their large
 # images skipped: the sanitizers are slow), and the
-# benchmarks (GPU kernels, then the CPU codec).
-#   usage: [OUT=dir] [CMOCKA_ROOT=dir] .ci/gpu.sh [CUDA architectures, default 90]
+# benchmarks (GPU kernels, the whole codec on both backends beside nvJPEG,
+# then the CPU codec). KODAK_DIR says where the Kodak PNGs are.
+#   usage: [OUT=dir] [CMOCKA_ROOT=dir] [KODAK_DIR=dir] .ci/gpu.sh [CUDA architectures, default 90]
+# KODAK_DIR (default ../shared/corpus/kodak) is also the tests' corpus.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 arch="${1:-90}"
 out="${OUT:-build-gpu/logs}"
 mkdir -p "$out"
 extra=()
+kodak="${KODAK_DIR:-../shared/corpus/kodak}"
+[ -d "$kodak" ] && extra+=("-DWC_CORPUS_DIR=$(cd "$kodak" && pwd)")
 if [ -n "${CMOCKA_ROOT:-}" ]; then
   extra+=("-DCMOCKA_ROOT=$CMOCKA_ROOT")
   export LD_LIBRARY_PATH="$CMOCKA_ROOT/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
@@ -21,14 +25,15 @@ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DWCODEC_CUDA=ON \
 cmake --build build-gpu -j"$(nproc)" > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
 (cd build-gpu && ctest --output-on-failure -j4) 2>&1 | tee "$out/ctest.log" | tail -6
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-for t in test_cuda_backend test_cuda_blocktx; do
-  bin=$(find build-gpu/tests/gpu -name "$t" -type f | head -1)
+for t in test_cuda_backend test_cuda_blocktx test_cuda_chain test_device_memory; do
+  bin=$(find build-gpu/tests/gpu build-gpu/cuda -name "$t" -type f | head -1)
   for tool in memcheck racecheck; do
-    WC_TEST_SKIP='*large*' "$sanitizer" --tool "$tool" --error-exitcode 1 "$bin" \
+    WC_TEST_STRIDE=13 WC_TEST_SKIP='*large*' "$sanitizer" --tool "$tool" --error-exitcode 1 "$bin" \
       > "$out/$t.$tool.log" 2>&1 && echo "$t $tool: clean" || { echo "$t $tool: FAILED"; tail -20 "$out/$t.$tool.log"; exit 1; }
   done
 done
 build-gpu/cuda/wcodec_gpu_bench --csv "$out/gpu_bench.csv" 2>&1 | tee "$out/gpu_bench.txt" | tail -40
-if [ -d ../shared/corpus/kodak ]; then
-  build-gpu/bench/bench_codec ../shared/corpus/kodak 4096 5 2>&1 | tee "$out/cpu_bench.txt"
+if [ -d "$kodak" ]; then
+  build-gpu/cuda/wcodec_chain_bench "$kodak" 2>&1 | tee "$out/chain_bench.txt"
+  build-gpu/bench/bench_codec "$kodak" 4096 5 2>&1 | tee "$out/cpu_bench.txt"
 fi

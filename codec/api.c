@@ -179,6 +179,15 @@ wc_status ctx_backend(wc_ctx *ctx, wc_backend_kind kind)
     return use_backend(ctx, wc_backend_cpu(), &ctx->err);
 }
 
+void ctx_note_chain(wc_ctx *ctx, const char *where)
+{
+    if (!where) return;
+    size_t n = strlen(ctx->note);
+    if (!n) n = (size_t)snprintf(ctx->note, sizeof ctx->note, "backend: %s", ctx->backend->name);
+    if (n < sizeof ctx->note)
+        snprintf(ctx->note + n, sizeof ctx->note - n, "; entropy coding: %s", where);
+}
+
 size_t wc_image_row_bytes(const wc_image *img)
 {
     return img ? wc_packed_row_bytes(img) : 0;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "chain_host.h"
 #include "colour.h"
 #include "pool.h"
 #include "dct8.h"
@@ -126,6 +127,8 @@ static wc_status cpu_forward(void *self, const wc_stage_plan *p, const wc_image 
                              wc_err *err)
 {
     (void)self;
+    WC_RETURN_IF(p->device_memory, err, WC_ERR_UNSUPPORTED,
+                 "samples in device memory need the CUDA backend");
     if (dct_strips_apply(p)) return dct_strips_forward(p, in, out, err);
     const size_t n = (size_t)p->width * p->height;
     float *fl[4] = {NULL, NULL, NULL, NULL};
@@ -226,6 +229,8 @@ static wc_status cpu_inverse(void *self, const wc_stage_plan *p, const wc_coeffs
                              wc_err *err)
 {
     (void)self;
+    WC_RETURN_IF(p->device_memory, err, WC_ERR_UNSUPPORTED,
+                 "samples in device memory need the CUDA backend");
     const size_t n = (size_t)p->width * p->height;
     int32_t *pl[4] = {NULL, NULL, NULL, NULL};
     float *fl[4] = {NULL, NULL, NULL, NULL};
@@ -256,6 +261,19 @@ static wc_status cpu_inverse(void *self, const wc_stage_plan *p, const wc_coeffs
     return s;
 }
 
-static const wc_backend_ops cpu_ops = {"cpu", cpu_create, cpu_destroy, cpu_forward, cpu_inverse};
+static wc_status cpu_encode(void *self, const wc_stage_plan *p, const wc_image *in, wc_chain *chain,
+                            struct es_output *out, wc_err *err)
+{
+    return wc_chain_encode_host(wc_backend_cpu(), self, p, in, chain, out, err);
+}
+
+static wc_status cpu_decode(void *self, const wc_stage_plan *p, wc_chain *chain,
+                            const struct es_input *in, wc_image *out, wc_err *err)
+{
+    return wc_chain_decode_host(wc_backend_cpu(), self, p, chain, in, out, err);
+}
+
+static const wc_backend_ops cpu_ops = {"cpu", cpu_create, cpu_destroy, cpu_forward, cpu_inverse,
+                                       cpu_encode, cpu_decode};
 
 const wc_backend_ops *wc_backend_cpu(void) { return &cpu_ops; }

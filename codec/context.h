@@ -31,6 +31,9 @@ void ctx_begin(wc_ctx *ctx);
 /* Makes sure the backend for `kind` is ready (honours WC_BACKEND=cpu);
  * AUTO falls back to the CPU when no device is usable. */
 wc_status ctx_backend(wc_ctx *ctx, wc_backend_kind kind);
+/* Adds to the --verbose note where the code blocks were coded ("device",
+ * "host", "host (deflate)"). */
+void ctx_note_chain(wc_ctx *ctx, const char *where);
 /* Monotonic clock in seconds. */
 double ctx_now(void);
 /* Takes the call's device (p may be NULL: the thread's current one) for

@@ -1,6 +1,6 @@
 /*
- * decoder.c -- .wcx to image: container checks, limits, code blocks,
- * backend inverse. Every count read from the file is checked before it
+ * decoder.c -- .wcx to image: container checks, limits, then the
+ * backend's whole chain back (code blocks, inverse transform, samples). Every count read from the file is checked before it
  * sizes anything, and sizes are capped by the caller's limits: pixels and
  * memory (wc_params), code blocks (WC_MAX_BLOCKS, and the index's size).
  */
@@ -270,52 +270,40 @@ wc_status wc_decode_check_head(wc_ctx *ctx, const wc_params *p, const void *head
     return check_head(head, n, file_size, p, max_file, &ctx->err);
 }
 
-static wc_status decode_parsed(wc_ctx *ctx, const wc_params *p, parsed *ps, wc_image *out)
+/* into: decode into out's buffer (the caller's), else allocate one. */
+static wc_status decode_parsed(wc_ctx *ctx, const wc_params *p, parsed *ps, wc_image *out, int into)
 {
     wc_err *err = &ctx->err;
-    const int threads = p ? p->threads : 0;
-    int32_t *planes[4] = {NULL, NULL, NULL, NULL};
     wc_image img = {ps->h.width, ps->h.height, ps->h.components, ps->h.bit_depth, 0, NULL};
-    wc_status s = WC_OK;
-    for (uint32_t c = 0; c < ps->h.components && s == WC_OK; c++) {
-        planes[c] = pool_alloc_array(&ctx->pool, (size_t)ps->lay.plane_w[c] * ps->lay.plane_h[c],
-                                     sizeof(int32_t));
-        if (!planes[c]) s = wc_fail(err, WC_ERR_NOMEM, "out of memory (coefficient planes)");
-    }
-    double t0 = ctx_now();
-    if (s == WC_OK) s = es_decode(&ps->h, &ps->lay, &ps->in, planes, threads, err);
-    ctx->times.entropy = ctx_now() - t0;
-    for (uint32_t c = 0; c < ps->h.components && s == WC_OK; c++) {
-        if (layout_comp_transform(&ps->h, c) == WC_TRANSFORM_DWT) continue;
-        size_t n = (size_t)ps->lay.plane_w[c] * ps->lay.plane_h[c];
-        int32_t *tmp = pool_alloc_array(&ctx->pool, n, sizeof(int32_t));
-        if (!tmp) {
-            s = wc_fail(err, WC_ERR_NOMEM, "out of memory (band plane)");
-            break;
-        }
-        layout_bands_to_blocks(planes[c], tmp, ps->lay.plane_w[c], ps->lay.plane_h[c]);
-        pool_free(&ctx->pool, planes[c]);
-        planes[c] = tmp;
-    }
-    if (s == WC_OK) s = ctx_backend(ctx, p ? p->backend : WC_BACKEND_AUTO);
-    if (s == WC_OK && wc_image_alloc(&img) != WC_OK)
+    wc_status s = ctx_backend(ctx, p ? p->backend : WC_BACKEND_AUTO);
+    if (into) {
+        if (s == WC_OK && (out->width != img.width || out->height != img.height ||
+                           out->components != img.components || out->bit_depth != img.bit_depth))
+            s = wc_fail(err, WC_ERR_ARG, "the output image is %ux%u x%u %u-bit, the file %ux%u x%u %u-bit",
+                        out->width, out->height, out->components, out->bit_depth, img.width,
+                        img.height, img.components, img.bit_depth);
+        if (s == WC_OK && (!out->pixels || (out->stride && out->stride < wc_image_row_bytes(&img))))
+            s = wc_fail(err, WC_ERR_ARG, "no output buffer, or rows closer than the image's width");
+        img.pixels = out->pixels;
+        img.stride = out->stride;
+    } else if (s == WC_OK && wc_image_alloc(&img) != WC_OK) {
         s = wc_fail(err, WC_ERR_NOMEM, "out of memory (output image)");
+    }
     if (s == WC_OK) {
+        /* The whole chain on the backend: coded blocks in, samples out. */
         wc_stage_plan plan;
         plan_from_header(&ps->h, 0.0f, &plan);
-        plan.threads = threads;
+        plan.threads = p ? p->threads : 0;
         plan.pool = &ctx->pool;
-        wc_coeffs co = {{0}, {0}, ps->h.components, {NULL}, {NULL}, 1, 0}; /* planes are ours: consumable */
-        for (uint32_t c = 0; c < ps->h.components; c++) {
-            co.width[c] = ps->lay.plane_w[c];
-            co.height[c] = ps->lay.plane_h[c];
-            co.q[c] = planes[c];
-        }
-        t0 = ctx_now();
-        s = ctx->backend->inverse(ctx->backend_self, &plan, &co, &img, err);
-        ctx->times.transform = ctx_now() - t0;
+        plan.device_memory = into && p && p->memory == WC_MEMORY_DEVICE;
+        plan.stream = p ? p->stream : NULL;
+        wc_chain chain = {&ps->h, &ps->lay, 0, 0.0, 0.0, NULL};
+        s = ctx->backend->decode(ctx->backend_self, &plan, &chain, &ps->in, &img, err);
+        ctx->times.entropy = chain.t_entropy;
+        ctx->times.transform = chain.t_transform;
+        if (s == WC_OK) ctx_note_chain(ctx, chain.where);
     }
-    for (int c = 0; c < 4; c++) pool_free(&ctx->pool, planes[c]);
+    if (into) return s;
     if (s == WC_OK)
         *out = img;
     else
@@ -323,13 +311,16 @@ static wc_status decode_parsed(wc_ctx *ctx, const wc_params *p, parsed *ps, wc_i
     return s;
 }
 
-wc_status wc_decode(wc_ctx *ctx, const wc_params *p, const void *src, size_t size, wc_image *out)
+static wc_status decode(wc_ctx *ctx, const wc_params *p, const void *src, size_t size, wc_image *out,
+                        int into)
 {
     if (!ctx) return WC_ERR_ARG;
     ctx_begin(ctx);
     ctx_use_device(ctx, p);
     WC_RETURN_IF(!out, &ctx->err, WC_ERR_ARG, "no output image");
-    memset(out, 0, sizeof *out);
+    if (!into) memset(out, 0, sizeof *out);
+    WC_RETURN_IF(!into && p && p->memory == WC_MEMORY_DEVICE, &ctx->err, WC_ERR_ARG,
+                 "wc_decode allocates host memory: decode into device memory with wc_decode_into");
     parsed ps;
     double t0 = ctx_now();
     wc_status s = parse(src, size, &ps, &ctx->err);
@@ -339,9 +330,35 @@ wc_status wc_decode(wc_ctx *ctx, const wc_params *p, const void *src, size_t siz
     if (s == WC_OK) s = layout_build(&ps.h, WC_MAX_BLOCKS, &ps.lay, &ctx->err);
     if (s == WC_OK) s = collect(&ps, &ctx->err);
     ctx->times.container = ctx_now() - t0;
-    if (s == WC_OK) s = decode_parsed(ctx, p, &ps, out);
+    if (s == WC_OK) s = decode_parsed(ctx, p, &ps, out, into);
     parsed_free(&ps);
     return s;
+}
+
+wc_status wc_decode(wc_ctx *ctx, const wc_params *p, const void *src, size_t size, wc_image *out)
+{
+    return decode(ctx, p, src, size, out, 0);
+}
+
+wc_status wc_decode_into(wc_ctx *ctx, const wc_params *p, const void *src, size_t size, wc_image *out)
+{
+    return decode(ctx, p, src, size, out, 1);
+}
+
+wc_status wc_decode_batch(wc_ctx *ctx, const wc_params *p, const void *const *srcs,
+                          const size_t *sizes, size_t n, wc_image *outs, size_t *failed)
+{
+    if (!ctx) return WC_ERR_ARG;
+    WC_RETURN_IF(n && (!srcs || !sizes || !outs), &ctx->err, WC_ERR_ARG, "no batch arrays");
+    const int into = p && p->memory == WC_MEMORY_DEVICE;
+    for (size_t i = 0; i < n; i++) {
+        wc_status s = decode(ctx, p, srcs[i], sizes[i], &outs[i], into);
+        if (s != WC_OK) {
+            if (failed) *failed = i;
+            return s;
+        }
+    }
+    return WC_OK;
 }
 
 wc_status dec_inspect(wc_ctx *ctx, const void *src, size_t size, wc_info *info)

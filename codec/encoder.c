@@ -1,10 +1,12 @@
 /*
- * encoder.c -- image to .wcx: plan, backend forward (colour, transform,
- * quantize), code blocks, container. Nothing here depends on the backend
- * or thread count, so the bytes written never do either.
+ * encoder.c -- image to .wcx: plan, the backend's whole chain (colour,
+ * transform, quantize, code blocks; with a bpp target its forward, then
+ * rate control's probes on the host), container. Nothing here depends on
+ * the backend or thread count, so the bytes written never do either.
  */
 #include <stdio.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "context.h"
 #include "dwt.h"
@@ -12,6 +14,7 @@
 #include "layout.h"
 #include "lot8.h"
 #include "meta.h"
+#include "parallel.h"
 #include "plan.h"
 #include "quant.h"
 #include "ratectl.h"
@@ -110,6 +113,56 @@ static wc_status code_at_step(void *arg, float step, es_output *out, size_t *fil
     return WC_OK;
 }
 
+/* A large payload chunk: copied and checksummed in pieces on all threads
+ * (a lossless 8K photograph's 41 MB take ~20 ms on one), the pieces' CRCs
+ * joined with crc32_combine. The bytes are wcx_put_chunk's. */
+#define BIG_CHUNK ((size_t)1 << 20)
+#define BIG_PIECES 64
+
+typedef struct big_copy {
+    const uint8_t *src;
+    uint8_t *dst;
+    size_t n, per;
+    uint32_t crc[BIG_PIECES];
+} big_copy;
+
+static void big_piece(void *arg, size_t i, int worker)
+{
+    (void)worker;
+    big_copy *b = arg;
+    const size_t off = i * b->per, n = b->n - off < b->per ? b->n - off : b->per;
+    memcpy(b->dst + off, b->src + off, n);
+    b->crc[i] = (uint32_t)crc32(0L, b->dst + off, (uInt)n);
+}
+
+static void put_big_chunk(wcx_writer *w, uint32_t type, const uint8_t *data, size_t n, int threads)
+{
+    uint8_t *dst = n >= BIG_CHUNK ? (wcx_chunk_begin(w, type), wcx_chunk_space(w, n)) : NULL;
+    if (!dst) {
+        if (n >= BIG_CHUNK) { /* too small a buffer: let the writer say so */
+            wcx_write(w, data, n);
+            wcx_chunk_end(w);
+        } else {
+            wcx_put_chunk(w, type, data, n);
+        }
+        return;
+    }
+    big_copy b;
+    b.src = data;
+    b.dst = dst;
+    b.n = n;
+    b.per = (n + BIG_PIECES - 1) / BIG_PIECES;
+    const size_t pieces = (n + b.per - 1) / b.per;
+    wc_parallel_for(threads, pieces, big_piece, &b);
+    uLong crc = b.crc[0];
+    for (size_t i = 1; i < pieces; i++) {
+        const size_t len = n - i * b.per < b.per ? n - i * b.per : b.per;
+        crc = crc32_combine(crc, b.crc[i], (z_off_t)len);
+    }
+    wcx_chunk_commit(w, n);
+    wcx_chunk_end_crc(w, (uint32_t)crc);
+}
+
 static void write_file(const enc_state *st, const es_output *out, uint8_t *dst, size_t cap,
                        size_t *written)
 {
@@ -140,18 +193,19 @@ static void write_file(const enc_state *st, const es_output *out, uint8_t *dst, 
     }
     wcx_chunk_end(&w);
     for (uint32_t c = 0; c < st->h.components; c++)
-        wcx_put_chunk(&w, WCX_WDAT, out->data[c], out->data_size[c]);
+        put_big_chunk(&w, WCX_WDAT, out->data[c], out->data_size[c], st->p->threads);
     wcx_put_chunk(&w, WCX_WEND, NULL, 0);
     wcx_writer_finish(&w, written);
 }
 
-static wc_status alloc_planes(enc_state *st, int rate)
+/* Rate control's planes: the quantized one each probe codes, and the
+ * unquantized one (float or int) the probes start from. */
+static wc_status alloc_planes(enc_state *st)
 {
     for (uint32_t c = 0; c < st->h.components; c++) {
         size_t n = (size_t)st->lay.plane_w[c] * st->lay.plane_h[c];
         st->q[c] = pool_alloc_array(&st->ctx->pool, n, sizeof(int32_t));
         WC_RETURN_IF(!st->q[c], &st->ctx->err, WC_ERR_NOMEM, "out of memory (%zu coefficients)", n);
-        if (!rate) continue;
         if (wc_plan_is_float(&st->plan, c))
             st->f[c] = pool_alloc_array(&st->ctx->pool, n, sizeof(float));
         else
@@ -176,40 +230,47 @@ static wc_status encode_payloads(enc_state *st, const wc_image *img, es_output *
     st->plan.threads = p->threads;
     st->plan.pool = &st->ctx->pool;
     st->plan.band_output = 1; /* to_band_layout is skipped when it happened */
+    st->plan.device_memory = p->memory == WC_MEMORY_DEVICE;
+    st->plan.stream = p->stream;
     const int rate = !p->lossless && p->bpp > 0;
-    WC_FORWARD_IF_ERROR(alloc_planes(st, rate));
     WC_FORWARD_IF_ERROR(ctx_backend(st->ctx, p->backend));
+    if (!rate) {
+        /* The whole chain on the backend: samples in, coded blocks out. */
+        st->plan.quantize = 1;
+        wc_chain chain = {&st->h, &st->lay, p->deflate_level, 0.0, 0.0, NULL};
+        wc_status s = st->ctx->backend->encode(st->ctx->backend_self, &st->plan, img, &chain, out, err);
+        st->ctx->times.transform = chain.t_transform;
+        st->ctx->times.entropy = chain.t_entropy;
+        ctx_note_chain(st->ctx, chain.where);
+        return s;
+    }
+    /* A bpp target: the unquantized planes from the backend, then each
+     * probe of the search quantized and coded on the host. */
+    WC_FORWARD_IF_ERROR(alloc_planes(st));
 
     wc_coeffs co = {{0}, {0}, st->h.components, {NULL}, {NULL}, 0, 0};
     for (uint32_t c = 0; c < st->h.components; c++) {
         co.width[c] = st->lay.plane_w[c];
         co.height[c] = st->lay.plane_h[c];
-        co.q[c] = rate && st->raw[c] ? st->raw[c] : st->q[c];
+        co.q[c] = st->raw[c] ? st->raw[c] : st->q[c];
         co.f[c] = st->f[c];
     }
-    st->plan.quantize = !rate;
+    st->plan.quantize = 0;
     double t0 = ctx_now();
     wc_status s = st->ctx->backend->forward(st->ctx->backend_self, &st->plan, img, &co, err);
     st->ctx->times.transform = ctx_now() - t0;
     if (s != WC_OK) return s;
-    if (rate) {
-        t0 = ctx_now();
-        float step_found = 0.0f;
-        s = ratectl_search(p->bpp, (uint64_t)st->h.width * st->h.height, code_at_step, st, out,
-                           &step_found, err);
-        if (s == WC_ERR_ARG && err && wc_meta_count(p->meta)) { /* ratectl cannot say why */
-            size_t n = strlen(err->msg);
-            snprintf(err->msg + n, sizeof err->msg - n, " with its metadata");
-        }
-        /* The header must carry the steps the payloads were coded with. */
-        if (s == WC_OK) plan_set_step(&st->h, step_found);
-        st->ctx->times.rate = ctx_now() - t0 - st->ctx->times.entropy;
-        return s;
-    }
-    if (!co.banded) WC_FORWARD_IF_ERROR(to_band_layout(st));
     t0 = ctx_now();
-    s = es_encode(&st->h, &st->lay, st->q, p->threads, p->deflate_level, out, err);
-    code_times(st, t0);
+    float step_found = 0.0f;
+    s = ratectl_search(p->bpp, (uint64_t)st->h.width * st->h.height, code_at_step, st, out,
+                       &step_found, err);
+    if (s == WC_ERR_ARG && wc_meta_count(p->meta)) { /* ratectl cannot say why */
+        size_t n = strlen(err->msg);
+        snprintf(err->msg + n, sizeof err->msg - n, " with its metadata");
+    }
+    /* The header must carry the steps the payloads were coded with. */
+    if (s == WC_OK) plan_set_step(&st->h, step_found);
+    st->ctx->times.rate = ctx_now() - t0 - st->ctx->times.entropy;
     return s;
 }
 
@@ -332,4 +393,20 @@ size_t wc_encode_bound(const wc_image *img, const wc_params *p)
     uint64_t n = coefs * 8 + blocks * 80 + img->components * 20000ull + 4096 +
                  meta_file_bytes(p->meta);
     return n > SIZE_MAX ? 0 : (size_t)n;
+}
+
+wc_status wc_encode_batch(wc_ctx *ctx, const wc_params *p, const wc_image *imgs, size_t n,
+                          void **outs, size_t *sizes, size_t *failed)
+{
+    if (!ctx) return WC_ERR_ARG;
+    WC_RETURN_IF(n && (!imgs || !outs || !sizes), &ctx->err, WC_ERR_ARG, "no batch arrays");
+    for (size_t i = 0; i < n; i++) outs[i] = NULL;
+    for (size_t i = 0; i < n; i++) {
+        wc_status s = wc_encode_alloc(ctx, p, &imgs[i], &outs[i], &sizes[i]);
+        if (s != WC_OK) {
+            if (failed) *failed = i;
+            return s;
+        }
+    }
+    return WC_OK;
 }

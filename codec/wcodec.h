@@ -59,8 +59,10 @@ WC_API void wc_image_free(wc_image *img);
 
 typedef enum wc_entropy { WC_ENTROPY_HUFFMAN = 0, WC_ENTROPY_DEFLATE = 1 } wc_entropy;
 typedef enum wc_backend_kind { WC_BACKEND_AUTO = 0, WC_BACKEND_CPU = 1, WC_BACKEND_CUDA = 2 } wc_backend_kind;
+/* Where image samples live: host memory, or CUDA device memory (a pointer
+ * from cudaMalloc, on the device the CUDA backend uses). */
+typedef enum wc_memory { WC_MEMORY_HOST = 0, WC_MEMORY_DEVICE = 1 } wc_memory;
 
-#define WC_MAX_LEVELS 15
 #define WC_DEFAULT_MAX_PIXELS ((uint64_t)1 << 31)
 /* Decoding needs about 6 bytes a sample at its peak lossless and 10 lossy
  * (coefficients, float planes, the output, the file); encoding 7 lossless
@@ -97,7 +99,7 @@ typedef struct wc_params {
     const struct wc_meta *meta; /* encode: metadata to store in the file
                               (see "metadata"); NULL (default) for none.
                               Not owned; read during the call only. A bpp
-                              target counts its bytes too. (ABI 2) */
+                              target counts its bytes too. */
     int device;            /* the CUDA device (0..wc_device_count()-1) the
                               context's GPU backend lives on: its streams,
                               buffers and kernels, and the calling thread's
@@ -106,10 +108,19 @@ typedef struct wc_params {
                               for another device than its last call's
                               moves there. CUDA asked by name fails on a
                               device out of range; AUTO falls back to the
-                              CPU (wc_ctx_note says why). (ABI 3) */
+                              CPU (wc_ctx_note says why). */
+    wc_memory memory;      /* where img->pixels (encode) and out->pixels
+                              (wc_decode_into) live; WC_MEMORY_DEVICE needs
+                              the CUDA backend (else WC_ERR_UNSUPPORTED) */
+    void *stream;          /* a cudaStream_t (as void *) whose earlier work
+                              the CUDA backend waits for before reading the
+                              samples, and on which it leaves the decoded
+                              ones; NULL: none. The call returns when its
+                              output is complete either way. */
 } wc_params;
 
-#define WC_ABI_VERSION 3u
+/* 2: wc_params gained meta, device, memory and stream. */
+#define WC_ABI_VERSION 2u
 WC_API wc_status wc_params_init_abi(wc_params *p, unsigned abi, size_t size);
 /* Sets every field of *p to its default (lossless, Huffman, 5 levels) and
  * returns WC_OK. A program built against a wc_params of another layout
@@ -221,6 +232,30 @@ WC_API void wc_free(void *p);
  */
 WC_API wc_status wc_decode(wc_ctx *ctx, const wc_params *p, const void *src, size_t size,
                            wc_image *out);
+
+/*
+ * Decodes src[0..size) into the caller's buffer: out->pixels (host or, with
+ * p->memory == WC_MEMORY_DEVICE, CUDA device memory) with out->stride
+ * bytes between rows (0: packed); out->width, height, components and
+ * bit_depth must be the file's (wc_inspect tells them), else WC_ERR_ARG.
+ */
+WC_API wc_status wc_decode_into(wc_ctx *ctx, const wc_params *p, const void *src, size_t size,
+                                wc_image *out);
+
+/*
+ * Many images in one call, with one set of parameters: outs[i] and
+ * sizes[i] as wc_encode_alloc gives them (free each with wc_free). The
+ * backend's buffers, tables and streams are set up once for the batch.
+ * On failure the images before it are coded (their outputs kept), the
+ * rest are NULL, and *failed (if not NULL) holds the failing index.
+ */
+WC_API wc_status wc_encode_batch(wc_ctx *ctx, const wc_params *p, const wc_image *imgs, size_t n,
+                                 void **outs, size_t *sizes, size_t *failed);
+/* Decodes srcs[i][0..sizes[i]) into outs[i] as wc_decode does (or, with
+ * p->memory == WC_MEMORY_DEVICE, into the caller's buffers as
+ * wc_decode_into does). Failure as in wc_encode_batch. */
+WC_API wc_status wc_decode_batch(wc_ctx *ctx, const wc_params *p, const void *const *srcs,
+                                 const size_t *sizes, size_t n, wc_image *outs, size_t *failed);
 
 /* How many bytes wc_decode_check_head wants first: the signature and the
  * header chunk of a file fit in them. */

@@ -1,8 +1,10 @@
 /*
  * backend.h -- the seam between the pipeline and where the pixel-parallel
  * stages run. A backend does colour transform + level shift, the spatial
- * transform and (de)quantization for a whole image; entropy coding and the
- * container stay on the host. The CPU backend (codec/backend_cpu.c) is the
+ * transform and (de)quantization for a whole image (forward, inverse), and
+ * the whole chain from samples to coded code blocks and back (encode,
+ * decode; the types they take are stage/'s); the container stays on the
+ * host. The CPU backend (codec/backend_cpu.c) is the
  * reference; the CUDA backend (cuda/) must give the same bits.
  */
 #ifndef WC_BACKEND_H
@@ -62,6 +64,10 @@ typedef struct wc_stage_plan {
                                         buffers (pool.h); NULL: malloc */
     int band_output;                 /* forward may leave DCT/LOT planes in
                                         band layout (wc_coeffs.banded) */
+    int device_memory;               /* samples (in or out) are CUDA device
+                                        memory: a host backend refuses with
+                                        WC_ERR_UNSUPPORTED */
+    void *stream;                    /* the caller's cudaStream_t, or NULL */
 } wc_stage_plan;
 
 /* Whether component c's planes hold floats: 9/7 and the block transforms
@@ -90,6 +96,24 @@ typedef struct wc_coeffs {
     int banded;
 } wc_coeffs;
 
+struct wcx_header;
+struct wc_layout;
+struct es_output;
+struct es_input;
+
+/* What the whole-chain entry needs besides the stage plan: the file's
+ * header (entropy mode, code-block size, lossless flag) and its layout
+ * (bands, coding classes, code blocks), both from the host's plan. The
+ * backend reports the seconds it spent per stage as it saw them. */
+typedef struct wc_chain {
+    const struct wcx_header *header;
+    const struct wc_layout *layout;
+    int deflate_level;
+    double t_transform; /* out: upload, colour, transform, quantize */
+    double t_entropy;   /* out: modelling, tables, coding, download */
+    const char *where;  /* out: which path coded the blocks, for --verbose */
+} wc_chain;
+
 /* A backend: plain C function pointers over an opaque self. */
 typedef struct wc_backend_ops {
     const char *name;
@@ -102,6 +126,18 @@ typedef struct wc_backend_ops {
     /* out->pixels is allocated by the caller for the plan's size/layout. */
     wc_status (*inverse)(void *self, const wc_stage_plan *plan, const wc_coeffs *in,
                          wc_image *out, wc_err *err);
+    /* The whole chain, samples -> coded code blocks: colour, transform,
+     * quantize (plan->quantize is 1), then entropy coding of every block
+     * into *out (stage/entropy_stage.h; the caller frees it with
+     * es_output_free). The bytes are the CPU backend's whatever runs them. */
+    wc_status (*encode)(void *self, const wc_stage_plan *plan, const wc_image *in,
+                        wc_chain *chain, struct es_output *out, wc_err *err);
+    /* The whole chain back, coded code blocks -> samples: entropy decoding
+     * of every block (damaged data gives an error, never a write outside
+     * its block), dequantize, inverse transform, colour. out->pixels is
+     * allocated by the caller for the plan's size/layout. */
+    wc_status (*decode)(void *self, const wc_stage_plan *plan, wc_chain *chain,
+                        const struct es_input *in, wc_image *out, wc_err *err);
 } wc_backend_ops;
 
 const wc_backend_ops *wc_backend_cpu(void);

@@ -1,9 +1,9 @@
 /*
  * wcodec_types.h -- the public types that the library's layers share with
  * its API: the export macro, the status codes, the image in memory and the
- * transform kinds. Part of the public API, which programs reach through
+ * transform kinds and the most DWT levels. Part of the public API, which programs reach through
  * wcodec.h (it includes this header); it lives in common/ so that the
- * lower layers (common/, transform/, entropy/, container/, cuda/) can use
+ * lower layers (common/, transform/, entropy/, container/, stage/, cuda/) can use
  * these types without including the pipeline's header.
  */
 #ifndef WCODEC_TYPES_H
@@ -77,6 +77,10 @@ typedef enum wc_transform {
 #define WC_META_MAX_VALUE (16u << 20)
 #define WC_META_MAX_ITEMS 1024
 #define WC_META_MAX_TOTAL (64u << 20)
+
+/* Most DWT levels a file may have (wc_params.levels, the header's field,
+ * the code-block layout). */
+#define WC_MAX_LEVELS 15
 
 #ifdef __cplusplus
 }

@@ -85,7 +85,8 @@ void wcx_chunk_commit(wcx_writer *w, size_t n)
     (void)wcx_writer_take(w, n);
 }
 
-void wcx_chunk_end(wcx_writer *w)
+/* Closes the chunk; data_crc is its data's CRC when known (have_crc). */
+static void chunk_close(wcx_writer *w, int have_crc, uint32_t data_crc)
 {
     if (!w->open) {
         wcx_writer_fail(w, WCX_W_MISUSE);
@@ -99,9 +100,14 @@ void wcx_chunk_end(wcx_writer *w)
     uint8_t *start = w->buf + w->chunk_start;
     wc_wr32le(start, (uint32_t)len);
     /* len + 4 <= 2^31 + 3 fits zlib's uInt. */
-    uLong crc = crc32(0L, start + 4, (uInt)(len + 4));
+    uLong crc = have_crc ? crc32_combine(crc32(0L, start + 4, 4), data_crc, (z_off_t)len)
+                         : crc32(0L, start + 4, (uInt)(len + 4));
     wc_wr32le(crc_at, (uint32_t)crc);
 }
+
+void wcx_chunk_end(wcx_writer *w) { chunk_close(w, 0, 0); }
+
+void wcx_chunk_end_crc(wcx_writer *w, uint32_t data_crc) { chunk_close(w, 1, data_crc); }
 
 void wcx_put_chunk(wcx_writer *w, uint32_t type, const void *data, size_t n)
 {

@@ -61,6 +61,10 @@ uint8_t *wcx_chunk_space(wcx_writer *w, size_t n);
 void wcx_chunk_commit(wcx_writer *w, size_t n);
 /* Closes the open chunk: fills in its length and CRC. */
 void wcx_chunk_end(wcx_writer *w);
+/* The same, given the CRC-32 of the chunk's data (crc32(0, data, len)) as
+ * the caller computed it (on several threads, say): the chunk's CRC, which
+ * also covers its type, is made from it without reading the data again. */
+void wcx_chunk_end_crc(wcx_writer *w, uint32_t data_crc);
 /* Writes a whole chunk at once. */
 void wcx_put_chunk(wcx_writer *w, uint32_t type, const void *data, size_t n);
 /* Bytes written so far; WC_ERR_BUFFER if the buffer overflowed. */

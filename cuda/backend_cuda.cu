@@ -1,51 +1,47 @@
 /*
  * backend_cuda.cu -- the CUDA backend behind common/backend.h: a plain C
- * table of functions over an opaque context that owns a stream and the
- * device buffers, so a second image pays no set-up (buffers grow only when
- * an image needs more).
+ * table of functions over an opaque context that owns a stream, the device
+ * buffers and pinned staging buffers, so a second image pays no set-up
+ * (buffers grow only when an image needs more).
  *
- * Each direction crosses PCIe once: forward uploads the interleaved 8/16-bit
- * samples as they are and downloads the coefficient planes; inverse uploads
- * the int32 planes and downloads the samples. Level shift, colour, every
- * DWT level and (de)quantization run in the kernels of dwt_cuda.h; DCT and
- * LOT components (padded to whole 8x8 blocks, the planes ceil8(w) x
- * ceil8(h)) in those of blk8_cuda.h, one kernel per component and direction.
+ * encode (the whole chain, chain_cuda.cu): the interleaved 8/16-bit
+ * samples go up once (pageable ones staged through pinned memory,
+ * upload_samples, here); level
+ * shift, colour, every DWT level and quantization run in the kernels of
+ * dwt_cuda.h, DCT and LOT components in those of blk8_cuda.h (then
+ * regrouped into bands); the block coder of entropy_cuda.h counts symbols,
+ * the host builds the tables (es_build_tables), the coder emits and packs
+ * the blocks, and only the coded bytes and their sizes come back. decode
+ * is the reverse: coded bytes up once, blocks decoded on the device,
+ * inverse kernels, samples down once. Deflate mode codes on the host from
+ * (to) the device's coefficients (chain_host.c).
  *
- * Every CUDA failure becomes WC_ERR_BACKEND with CUDA's message.
+ * forward / inverse (the stages alone, for rate control): samples up and
+ * coefficient planes down, or planes up and samples down.
+ *
+ * Every CUDA failure (device out of memory included) becomes
+ * WC_ERR_BACKEND with CUDA's message.
  */
 extern "C" {
-#include "backend.h"
+#include "parallel.h"
 }
 
 #include "blk8_cuda.h"
 #include "colour_transform.h"
+#include "cuda_ctx.h"
 #include "dwt_cuda.h"
 
-namespace {
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
-struct cuda_ctx {
-    int device;
-    cudaStream_t stream;
-    void *px;     /* interleaved samples */
-    size_t px_cap;
-    void *coef;   /* components x width x height coefficients (4 bytes) */
-    size_t coef_cap;
-    void *work;   /* two LL-of-level-1 planes */
-    size_t work_cap;
-    void *planes; /* inverse: components 0..2 before the colour transform */
-    size_t planes_cap;
-};
+namespace wcgb {
 
 wc_status cuda_fail(wc_err *err, cudaError_t e, const char *what)
 {
     return wc_fail(err, WC_ERR_BACKEND, "CUDA %s: %s", what, cudaGetErrorString(e));
 }
-
-#define CUDA_TRY(err, call, what)                                                            \
-    do {                                                                                     \
-        const cudaError_t e_ = (call);                                                       \
-        if (e_ != cudaSuccess) return cuda_fail((err), e_, (what));                          \
-    } while (0)
 
 /* Makes *p hold at least `need` bytes, reallocating only to grow. */
 wc_status grow(void **p, size_t *cap, size_t need, wc_err *err, const char *what)
@@ -55,6 +51,25 @@ wc_status grow(void **p, size_t *cap, size_t need, wc_err *err, const char *what
     *p = NULL;
     *cap = 0;
     CUDA_TRY(err, cudaMalloc(p, need), what);
+    *cap = need;
+    return WC_OK;
+}
+
+double now_s()
+{
+    timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The same for pinned host memory. */
+wc_status grow_pinned(void **p, size_t *cap, size_t need, wc_err *err, const char *what)
+{
+    if (need <= *cap) return WC_OK;
+    if (*p) cudaFreeHost(*p);
+    *p = NULL;
+    *cap = 0;
+    CUDA_TRY(err, cudaHostAlloc(p, need, cudaHostAllocDefault), what);
     *cap = need;
     return WC_OK;
 }
@@ -70,6 +85,7 @@ wc_status cuda_create(void **self, wc_err *err)
     WC_RETURN_IF(!c, err, WC_ERR_NOMEM, "out of memory (CUDA context)");
     cudaError_t s = cudaGetDevice(&c->device);
     if (s == cudaSuccess) s = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
+    if (s == cudaSuccess) s = cudaEventCreateWithFlags(&c->user, cudaEventDisableTiming);
     if (s != cudaSuccess) {
         wc_free(c);
         return cuda_fail(err, s, "start-up");
@@ -88,8 +104,27 @@ void cuda_destroy(void *self)
     cudaFree(c->coef);
     cudaFree(c->work);
     cudaFree(c->planes);
+    void *dev[] = {c->bands, c->blocks, c->slots, c->payload, c->sizes, c->offsets, c->hist, c->tabs};
+    for (void *p : dev) cudaFree(p);
+    void *host[] = {c->h_blocks, c->h_hist, c->h_tabs, c->h_sizes, c->h_payload, c->stage};
+    for (int i = 0; i < c->pieces; i++) cudaEventDestroy(c->piece[i]);
+    for (void *p : host) cudaFreeHost(p);
+    for (int i = 0; i < c->events; i++) cudaEventDestroy(c->ev[i]);
+    cudaEventDestroy(c->user);
     cudaStreamDestroy(c->stream);
     wc_free(c);
+}
+
+/* Selects the device and orders the backend's stream after the work the
+ * caller queued on its own stream (the samples a kernel of theirs made). */
+wc_status begin_call(cuda_ctx *c, const wc_stage_plan *p, wc_err *err)
+{
+    CUDA_TRY(err, cudaSetDevice(c->device), "selecting the device");
+    if (p->stream) {
+        CUDA_TRY(err, cudaEventRecord(c->user, (cudaStream_t)p->stream), "waiting for the caller's stream");
+        CUDA_TRY(err, cudaStreamWaitEvent(c->stream, c->user, 0), "waiting for the caller's stream");
+    }
+    return WC_OK;
 }
 
 /* ---- plans ------------------------------------------------------------------ */
@@ -126,7 +161,8 @@ wc_status check_plan(const wc_stage_plan *p, const wc_coeffs *co, wc_err *err)
                  p->levels);
     WC_RETURN_IF((size_t)p->width * p->height > ((size_t)1 << 31), err, WC_ERR_LIMIT,
                  "CUDA backend: %ux%u is over 2^31 pixels", p->width, p->height);
-    WC_RETURN_IF(co->components != p->components, err, WC_ERR_ARG,
+    /* co NULL: the whole-chain encode, which owns its planes. */
+    WC_RETURN_IF(co && co->components != p->components, err, WC_ERR_ARG,
                  "CUDA backend: %u coefficient planes for %u components", co->components,
                  p->components);
     for (uint32_t c = 0; c < p->components; c++) {
@@ -139,7 +175,7 @@ wc_status check_plan(const wc_stage_plan *p, const wc_coeffs *co, wc_err *err)
                      err, WC_ERR_ARG, "CUDA backend: ICT on an integer (5/3) plane");
         const uint32_t w = is_block(p, c) ? ceil8(p->width) : p->width;
         const uint32_t h = is_block(p, c) ? ceil8(p->height) : p->height;
-        WC_RETURN_IF(co->width[c] != w || co->height[c] != h || !co->q[c], err, WC_ERR_ARG,
+        WC_RETURN_IF(co && (co->width[c] != w || co->height[c] != h || !co->q[c]), err, WC_ERR_ARG,
                      "CUDA backend: coefficient plane %u does not fit the plan", c);
     }
     return WC_OK;
@@ -168,6 +204,164 @@ wcg_samples device_samples(const cuda_ctx *c, const wc_stage_plan *p)
     s.maxval = (int32_t)((1u << p->bit_depth) - 1);
     return s;
 }
+
+/* ---- samples across PCIe --------------------------------------------------- */
+
+/* Pageable memory crosses PCIe at about a fifth of pinned memory's rate
+ * (the driver stages it one thread at a time): measured 8.6 GB/s against
+ * 50 on the H100's host. Large pageable images therefore go through the
+ * context's pinned buffer in up to 8 pieces, every host thread copying
+ * one piece while the DMA engine moves the one before. Pinned, registered
+ * and device memory go directly. */
+constexpr size_t kStageMin = (size_t)4 << 20; /* smaller images: directly */
+
+bool pageable(const void *p)
+{
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError(); /* older runtimes: unknown pointers fail */
+        return true;
+    }
+    return a.type == cudaMemoryTypeUnregistered;
+}
+
+struct row_copy {
+    const uint8_t *src;
+    uint8_t *dst;
+    size_t sstride, dstride, row;
+    size_t y0;
+};
+
+void copy_row(void *arg, size_t i, int worker)
+{
+    (void)worker;
+    const row_copy *j = (const row_copy *)arg;
+    memcpy(j->dst + (j->y0 + i) * j->dstride, j->src + (j->y0 + i) * j->sstride, j->row);
+}
+
+wc_status ensure_stage(cuda_ctx *c, size_t bytes, wc_err *err)
+{
+    /* Nothing may still be copying out of the buffer it replaces. */
+    if (bytes > c->stage_cap) CUDA_TRY(err, cudaStreamSynchronize(c->stream), "staging");
+    WC_FORWARD_IF_ERROR(grow_pinned(&c->stage, &c->stage_cap, bytes, err, "allocating the pinned stage"));
+    for (; c->pieces < 8; c->pieces++)
+        CUDA_TRY(err, cudaEventCreateWithFlags(&c->piece[c->pieces], cudaEventDisableTiming), "creating events");
+    return WC_OK;
+}
+
+/* The samples of `in` into c->px (rows device_row_bytes apart). */
+wc_status upload_samples(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in, wc_err *err)
+{
+    const size_t row = host_row_bytes(p), stride = in->stride ? in->stride : row;
+    const size_t dpitch = device_row_bytes(p);
+    if (p->device_memory || row * p->height < kStageMin || !pageable(in->pixels)) {
+        CUDA_TRY(err, cudaMemcpy2DAsync(c->px, dpitch, in->pixels, stride, row, p->height,
+                                        cudaMemcpyDefault, c->stream),
+                 "uploading the samples");
+        return WC_OK;
+    }
+    WC_FORWARD_IF_ERROR(ensure_stage(c, row * p->height, err));
+    row_copy j = {(const uint8_t *)in->pixels, (uint8_t *)c->stage, stride, row, row, 0};
+    const size_t per = (p->height + 7) / 8;
+    for (size_t y = 0; y < p->height; y += per) {
+        const size_t n = p->height - y < per ? p->height - y : per;
+        j.y0 = y;
+        wc_parallel_for(p->threads, n, copy_row, &j);
+        CUDA_TRY(err, cudaMemcpy2DAsync((uint8_t *)c->px + y * dpitch, dpitch, (uint8_t *)c->stage + y * row, row,
+                                        row, n, cudaMemcpyHostToDevice, c->stream),
+                 "uploading the samples");
+    }
+    return WC_OK;
+}
+
+/* Bytes gathered from up to four host pieces (the components' payloads in
+ * the file) into dst on the device, staged like the samples. */
+struct gather {
+    const uint8_t *src[4];
+    size_t size[4], base[4];
+    int n;
+    uint8_t *stage;
+    size_t lo, per, hi;
+};
+
+void gather_piece(void *arg, size_t i, int worker)
+{
+    (void)worker;
+    const gather *g = (const gather *)arg;
+    const size_t a = g->lo + i * g->per, b = a + g->per < g->hi ? a + g->per : g->hi;
+    for (int k = 0; k < g->n; k++) { /* the parts of [a, b) in piece k */
+        const size_t s = g->base[k] > a ? g->base[k] : a;
+        const size_t e = g->base[k] + g->size[k] < b ? g->base[k] + g->size[k] : b;
+        if (s < e) memcpy(g->stage + s, g->src[k] + (s - g->base[k]), e - s);
+    }
+}
+
+wc_status upload_gather(cuda_ctx *c, uint8_t *dst, const uint8_t *const *src, const size_t *size, int n,
+                        int threads, wc_err *err)
+{
+    gather g = {};
+    size_t total = 0;
+    bool stage = false;
+    for (int k = 0; k < n; k++) {
+        g.src[k] = src[k];
+        g.size[k] = size[k];
+        g.base[k] = total;
+        total += size[k];
+        stage = stage || (size[k] && pageable(src[k]));
+    }
+    g.n = n;
+    if (!stage || total < kStageMin) {
+        for (int k = 0; k < n; k++)
+            if (size[k])
+                CUDA_TRY(err, cudaMemcpyAsync(dst + g.base[k], src[k], size[k], cudaMemcpyDefault, c->stream),
+                         "uploading the payload");
+        return WC_OK;
+    }
+    WC_FORWARD_IF_ERROR(ensure_stage(c, total, err));
+    g.stage = (uint8_t *)c->stage;
+    const size_t piece = (total + 7) / 8, chunk = 1 << 16;
+    for (size_t lo = 0; lo < total; lo += piece) { /* 8 pieces, each copied by every thread */
+        g.lo = lo;
+        g.hi = lo + piece < total ? lo + piece : total;
+        g.per = chunk;
+        wc_parallel_for(threads, (g.hi - lo + chunk - 1) / chunk, gather_piece, &g);
+        CUDA_TRY(err, cudaMemcpyAsync(dst + lo, g.stage + lo, g.hi - lo, cudaMemcpyHostToDevice, c->stream),
+                 "uploading the payload");
+    }
+    return WC_OK;
+}
+
+/* c->px's samples into out (and, for pageable memory, synchronizes). */
+wc_status download_samples(cuda_ctx *c, const wc_stage_plan *p, wc_image *out, wc_err *err)
+{
+    const size_t row = host_row_bytes(p), stride = out->stride ? out->stride : row;
+    const size_t dpitch = device_row_bytes(p);
+    if (p->device_memory || row * p->height < kStageMin || !pageable(out->pixels)) {
+        CUDA_TRY(err, cudaMemcpy2DAsync(out->pixels, stride, c->px, dpitch, row, p->height,
+                                        cudaMemcpyDefault, c->stream),
+                 "downloading the samples");
+        return WC_OK;
+    }
+    WC_FORWARD_IF_ERROR(ensure_stage(c, row * p->height, err));
+    const size_t per = (p->height + 7) / 8;
+    int k = 0;
+    for (size_t y = 0; y < p->height; y += per, k++) {
+        const size_t n = p->height - y < per ? p->height - y : per;
+        CUDA_TRY(err, cudaMemcpy2DAsync((uint8_t *)c->stage + y * row, row, (uint8_t *)c->px + y * dpitch, dpitch,
+                                        row, n, cudaMemcpyDeviceToHost, c->stream),
+                 "downloading the samples");
+        CUDA_TRY(err, cudaEventRecord(c->piece[k], c->stream), "downloading the samples");
+    }
+    row_copy j = {(const uint8_t *)c->stage, (uint8_t *)out->pixels, row, stride, row, 0};
+    k = 0;
+    for (size_t y = 0; y < p->height; y += per, k++) {
+        CUDA_TRY(err, cudaEventSynchronize(c->piece[k]), "downloading the samples");
+        j.y0 = y;
+        wc_parallel_for(p->threads, p->height - y < per ? p->height - y : per, copy_row, &j);
+    }
+    return WC_OK;
+}
+
 
 /* Sizes every buffer a plan needs (inverse: with the colour planes). */
 wc_status ensure_buffers(cuda_ctx *c, const wc_stage_plan *p, int inverse, wc_err *err)
@@ -265,15 +459,11 @@ wc_status cuda_forward(void *self, const wc_stage_plan *p, const wc_image *in, w
     for (uint32_t k = 0; k < p->components; k++)
         WC_RETURN_IF(!p->quantize && is_float(p, k) && !out->f[k], err, WC_ERR_ARG,
                      "CUDA backend: no float plane for component %u", k);
-    CUDA_TRY(err, cudaSetDevice(c->device), "selecting the device");
+    WC_FORWARD_IF_ERROR(begin_call(c, p, err));
     WC_FORWARD_IF_ERROR(ensure_buffers(c, p, 0, err));
 
     const size_t n = coef_elems(p);
-    const size_t row = host_row_bytes(p);
-    CUDA_TRY(err, cudaMemcpy2DAsync(c->px, device_row_bytes(p), in->pixels,
-                                    in->stride ? in->stride : row, row, p->height,
-                                    cudaMemcpyHostToDevice, c->stream),
-             "uploading the samples");
+    WC_FORWARD_IF_ERROR(upload_samples(c, p, in, err));
     for (uint32_t k = 0; k < p->components; k++)
         CUDA_TRY(err, forward_component(c, p, k), "forward transform");
     for (uint32_t k = 0; k < p->components; k++) {
@@ -287,25 +477,11 @@ wc_status cuda_forward(void *self, const wc_stage_plan *p, const wc_image *in, w
     return WC_OK;
 }
 
-wc_status cuda_inverse(void *self, const wc_stage_plan *p, const wc_coeffs *in, wc_image *out,
-                       wc_err *err)
+/* From the coefficient planes on the device (block layout) to the samples
+ * in out->pixels: dequantize, inverse transforms, colour, download. */
+wc_status device_inverse(cuda_ctx *c, const wc_stage_plan *p, wc_image *out, wc_err *err)
 {
-    cuda_ctx *c = (cuda_ctx *)self;
-    WC_RETURN_IF(!c || !p || !in || !out || !out->pixels, err, WC_ERR_ARG,
-                 "CUDA backend: NULL argument");
-    WC_RETURN_IF(out->width != p->width || out->height != p->height ||
-                     out->components != p->components || out->bit_depth != p->bit_depth,
-                 err, WC_ERR_ARG, "CUDA backend: image and plan disagree");
-    WC_FORWARD_IF_ERROR(check_plan(p, in, err));
-    CUDA_TRY(err, cudaSetDevice(c->device), "selecting the device");
-    WC_FORWARD_IF_ERROR(ensure_buffers(c, p, 1, err));
-
-    const size_t n = (size_t)p->width * p->height, slot = coef_elems(p);
-    for (uint32_t k = 0; k < p->components; k++)
-        CUDA_TRY(err, cudaMemcpyAsync((char *)c->coef + k * slot * 4, in->q[k],
-                                      (size_t)in->width[k] * in->height[k] * 4,
-                                      cudaMemcpyHostToDevice, c->stream),
-                 "uploading the coefficients");
+    const size_t n = (size_t)p->width * p->height;
     const int colour = colour_active(p);
     for (uint32_t k = 0; k < p->components; k++)
         CUDA_TRY(err, inverse_component(c, p, k, colour && k < 3 ? (char *)c->planes + k * n * 4 : NULL),
@@ -317,16 +493,42 @@ wc_status cuda_inverse(void *self, const wc_stage_plan *p, const wc_coeffs *in, 
         CUDA_TRY(err, wcg_colour_inverse(&s, p->width, p->height, planes, fl, p->width, c->stream),
                  "inverse colour transform");
     }
-    const size_t row = host_row_bytes(p);
-    CUDA_TRY(err, cudaMemcpy2DAsync(out->pixels, out->stride ? out->stride : row, c->px,
-                                    device_row_bytes(p), row, p->height, cudaMemcpyDeviceToHost,
-                                    c->stream),
-             "downloading the samples");
+    WC_FORWARD_IF_ERROR(download_samples(c, p, out, err));
+    return WC_OK;
+}
+
+wc_status cuda_inverse(void *self, const wc_stage_plan *p, const wc_coeffs *in, wc_image *out,
+                       wc_err *err)
+{
+    cuda_ctx *c = (cuda_ctx *)self;
+    WC_RETURN_IF(!c || !p || !in || !out || !out->pixels, err, WC_ERR_ARG,
+                 "CUDA backend: NULL argument");
+    WC_RETURN_IF(out->width != p->width || out->height != p->height ||
+                     out->components != p->components || out->bit_depth != p->bit_depth,
+                 err, WC_ERR_ARG, "CUDA backend: image and plan disagree");
+    WC_FORWARD_IF_ERROR(check_plan(p, in, err));
+    WC_FORWARD_IF_ERROR(begin_call(c, p, err));
+    WC_FORWARD_IF_ERROR(ensure_buffers(c, p, 1, err));
+
+    const size_t slot = coef_elems(p);
+    for (uint32_t k = 0; k < p->components; k++)
+        CUDA_TRY(err, cudaMemcpyAsync((char *)c->coef + k * slot * 4, in->q[k],
+                                      (size_t)in->width[k] * in->height[k] * 4,
+                                      cudaMemcpyHostToDevice, c->stream),
+                 "uploading the coefficients");
+    WC_FORWARD_IF_ERROR(device_inverse(c, p, out, err));
     CUDA_TRY(err, cudaStreamSynchronize(c->stream), "inverse transform");
     return WC_OK;
 }
 
-const wc_backend_ops cuda_ops = {"cuda", cuda_create, cuda_destroy, cuda_forward, cuda_inverse};
+} /* namespace wcgb */
+
+namespace {
+
+using namespace wcgb;
+
+const wc_backend_ops cuda_ops = {"cuda", cuda_create, cuda_destroy, cuda_forward, cuda_inverse,
+                                 cuda_encode, cuda_decode};
 
 } /* namespace */
 

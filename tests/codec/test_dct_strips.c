@@ -18,6 +18,7 @@
 #include "dct_strips.h"
 #include "layout.h"
 #include "test_support.h"
+#include "wcodec.h"
 
 static void check_case(uint32_t w, uint32_t h, uint32_t comps, uint32_t depth, float threshold,
                        int threads, test_rng *r)

@@ -1,5 +1,5 @@
 /*
- * test_pool.c -- the context's buffer pool (codec/pool.c): large buffers
+ * test_pool.c -- the context's buffer pool (common/pool.c): large buffers
  * come back for the next request that fits, small ones never stay,
  * alignment, sizes that overflow, trimming, a NULL pool, and many threads
  * taking and returning buffers at once.

@@ -12,19 +12,25 @@ endif()
 
 # What each folder may include besides its own headers (ARCHITECTURE.md):
 # the layers below it. Siblings (transform, entropy, container; codec and
-# cuda) never include each other. Above codec/, the library is seen only
-# through its public headers.
-set(folders common transform entropy container codec cuda imageio programs)
+# cuda) never include each other: what both backends need (the code-block
+# layout, the host's entropy stage) is stage/'s, below them. Above codec/,
+# the library is seen only through its public headers. The programs that
+# live in cuda/ only because they include the CUDA runtime (cuda_programs:
+# the chain benchmark and a test of the public API) stand in the program
+# layer: they may include what programs/ may, and programs/' own headers.
+set(folders common transform entropy container stage codec cuda imageio programs)
 set(below_common "")
 set(below_transform common)
 set(below_entropy common)
 set(below_container common)
-set(below_codec common transform entropy container)
-set(below_cuda common transform entropy container)
+set(below_stage common transform entropy container)
+set(below_codec common transform entropy container stage)
+set(below_cuda common transform entropy container stage)
 set(below_imageio common)
 set(below_programs imageio)
 set(public_headers wcodec.h wcodec_types.h)
 set(public_users imageio programs)
+set(cuda_programs cuda/bench_chain.cu cuda/test_device_memory.cu)
 
 foreach(dir IN LISTS folders)
   file(GLOB_RECURSE files RELATIVE ${ROOT} ${ROOT}/${dir}/*.h ${ROOT}/${dir}/*.cuh)
@@ -50,8 +56,12 @@ foreach(dir IN LISTS folders)
         continue()
       endif()
       set(why "")
-      if(dir IN_LIST public_users AND name IN_LIST public_headers)
+      if((dir IN_LIST public_users OR f IN_LIST cuda_programs) AND name IN_LIST public_headers)
         set(why "")
+      elseif(f IN_LIST cuda_programs)
+        if(NOT home IN_LIST below_programs AND NOT home STREQUAL "programs")
+          set(why "${f} is a program: it may include cuda/'s headers, programs/', those of: ${below_programs} (and the public wcodec.h)")
+        endif()
       elseif(NOT home IN_LIST below_${dir})
         set(why "${dir}/ may include only its own headers and those of: ${below_${dir}}")
         if(dir IN_LIST public_users)

@@ -10,7 +10,7 @@
 
 #include "container.h"
 #include "wc_common.h"
-#include "wcodec.h"
+#include "wcodec_types.h"
 
 #define WC_NCLASS 9      /* coding classes per component */
 #define WC_MAX_BANDS 64

@@ -204,34 +204,68 @@ static wc_status workers_alloc(const wcx_header *h, int n, int counts, worker_st
     return WC_OK;
 }
 
-/* Sums the workers' counts (in worker order: sums do not depend on it) and
- * turns them into code lengths, encoder tables and WTAB payloads. */
+typedef struct table_job {
+    const uint64_t *counts;
+    huf_enc (*enc)[WC_NCLASS][BC_NTAB];
+    uint8_t (*len)[BC_NSYM]; /* [(c * WC_NCLASS + class) * BC_NTAB + table] */
+} table_job;
+
+/* One table's code lengths and codes; each depends on its counts alone. */
+static void build_table(void *arg, size_t i, int worker)
+{
+    (void)worker;
+    const table_job *j = arg;
+    const uint64_t *n = j->counts + i * BC_NSYM;
+    uint32_t f[BC_NSYM];
+    for (unsigned s = 0; s < BC_NSYM; s++) f[s] = n[s] > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)n[s];
+    huf_build_lengths(f, BC_NSYM, HUF_MAX_LEN, j->len[i]);
+    const size_t c = i / (WC_NCLASS * BC_NTAB), cls = i / BC_NTAB % WC_NCLASS, t = i % BC_NTAB;
+    huf_enc_build(&j->enc[c][cls][t], j->len[i], BC_NSYM);
+}
+
+wc_status es_build_tables(const wcx_header *h, const uint64_t *counts, int threads,
+                          huf_enc (*enc)[WC_NCLASS][BC_NTAB], es_output *out, wc_err *err)
+{
+    /* 225 tables a component, ~3 us each: built on all threads. */
+    const size_t ntab = (size_t)h->components * WC_NCLASS * BC_NTAB;
+    table_job j = {counts, enc, wc_malloc_array(ntab, BC_NSYM)};
+    WC_RETURN_IF(!j.len, err, WC_ERR_NOMEM, "out of memory (code lengths)");
+    wc_parallel_for(threads, ntab, build_table, &j);
+    wc_status s = WC_OK;
+    for (uint32_t c = 0; c < h->components && s == WC_OK; c++) {
+        out->tables[c] = wc_malloc(TABLE_CAP);
+        if (!out->tables[c]) {
+            s = wc_fail(err, WC_ERR_NOMEM, "out of memory (tables)");
+            break;
+        }
+        bitw w;
+        bitw_init(&w, out->tables[c], TABLE_CAP);
+        for (unsigned cls = 0; cls < WC_NCLASS; cls++)
+            bc_tables_write(&w, (const uint8_t(*)[BC_NSYM])j.len[(c * WC_NCLASS + cls) * BC_NTAB]);
+        out->table_size[c] = bitw_flush(&w);
+        if (w.overflow) s = wc_fail(err, WC_ERR_BUFFER, "entropy tables overflow");
+    }
+    wc_free(j.len);
+    return s;
+}
+
+/* Sums the workers' counts (in worker order: sums do not depend on it)
+ * and builds the tables from them. */
 static wc_status build_tables(const wcx_header *h, worker_state *ws, int nw,
                               huf_enc (*enc)[WC_NCLASS][BC_NTAB], es_output *out, wc_err *err)
 {
-    for (uint32_t c = 0; c < h->components; c++) {
-        out->tables[c] = wc_malloc(TABLE_CAP);
-        WC_RETURN_IF(!out->tables[c], err, WC_ERR_NOMEM, "out of memory (tables)");
-        bitw w;
-        bitw_init(&w, out->tables[c], TABLE_CAP);
-        for (unsigned cls = 0; cls < WC_NCLASS; cls++) {
-            uint8_t len[BC_NTAB][BC_NSYM];
-            for (unsigned t = 0; t < BC_NTAB; t++) {
-                uint32_t f[BC_NSYM];
-                for (unsigned s = 0; s < BC_NSYM; s++) {
-                    uint64_t sum = 0;
-                    for (int i = 0; i < nw; i++) sum += ws[i].freq[c * WC_NCLASS + cls][t][s];
-                    f[s] = sum > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)sum;
-                }
-                huf_build_lengths(f, BC_NSYM, HUF_MAX_LEN, len[t]);
-                huf_enc_build(&enc[c][cls][t], len[t], BC_NSYM);
-            }
-            bc_tables_write(&w, (const uint8_t(*)[BC_NSYM])len);
-        }
-        out->table_size[c] = bitw_flush(&w);
-        WC_RETURN_IF(w.overflow, err, WC_ERR_BUFFER, "entropy tables overflow");
+    const size_t n = (size_t)h->components * WC_NCLASS * BC_NTAB * BC_NSYM;
+    uint64_t *counts = wc_calloc(n, sizeof(uint64_t));
+    WC_RETURN_IF(!counts, err, WC_ERR_NOMEM, "out of memory (symbol counts)");
+    for (int i = 0; i < nw; i++) {
+        /* The worker's counts are one allocation of n uint32 (bc_freq
+         * arrays end to end): read as such, not through freq[0]'s bounds. */
+        const uint32_t *f = (const uint32_t *)ws[i].freq;
+        for (size_t k = 0; k < n; k++) counts[k] += f[k];
     }
-    return WC_OK;
+    wc_status s = es_build_tables(h, counts, nw, enc, out, err);
+    wc_free(counts);
+    return s;
 }
 
 /* Concatenates each component's blocks, in layout order, into its WDAT. */
@@ -306,7 +340,7 @@ void es_output_free(es_output *out)
 {
     for (int c = 0; c < 4; c++) {
         wc_free(out->tables[c]);
-        wc_free(out->data[c]);
+        if (!out->data_borrowed) wc_free(out->data[c]);
         out->tables[c] = out->data[c] = NULL;
     }
     wc_free(out->block_size);
@@ -437,7 +471,7 @@ static void decode_pair(void *arg, size_t p, int w)
     if (j->fail_block[w] == SIZE_MAX && i + 1 < j->lay->nblocks) decode_block(j, i + 1, w);
 }
 
-static wc_status read_tables(const wcx_header *h, const es_input *in, bc_dectab *tabs, wc_err *err)
+wc_status es_read_tables(const wcx_header *h, const es_input *in, bc_dectab *tabs, wc_err *err)
 {
     for (uint32_t c = 0; c < h->components; c++) {
         bitr r;
@@ -460,7 +494,7 @@ static wc_status read_tables(const wcx_header *h, const es_input *in, bc_dectab 
     return WC_OK;
 }
 
-static wc_status block_offsets(const wc_layout *lay, const es_input *in, size_t *offset, wc_err *err)
+wc_status es_block_offsets(const wc_layout *lay, const es_input *in, size_t *offset, wc_err *err)
 {
     for (uint32_t c = 0; c < lay->components; c++) {
         size_t end = c + 1 < lay->components ? lay->first_block[c + 1] : lay->nblocks, pos = 0;
@@ -491,14 +525,14 @@ wc_status es_decode(const wcx_header *h, const wc_layout *lay, const es_input *i
     j.status = wc_calloc((size_t)nw, sizeof(wc_status));
     if (!j.offset || !j.errs || !j.fail_block || !j.status)
         s = wc_fail(err, WC_ERR_NOMEM, "out of memory (decoder bookkeeping)");
-    if (s == WC_OK) s = block_offsets(lay, in, j.offset, err);
+    if (s == WC_OK) s = es_block_offsets(lay, in, j.offset, err);
     if (s == WC_OK && h->entropy == 0) {
         /* Zeroed: unused tables must decode to nothing but an error. */
         tabs = wc_calloc((size_t)h->components * WC_NCLASS, sizeof *tabs);
         if (!tabs)
             s = wc_fail(err, WC_ERR_NOMEM, "out of memory (Huffman tables)");
         else
-            s = read_tables(h, in, tabs, err);
+            s = es_read_tables(h, in, tabs, err);
         j.tabs = tabs;
     }
     if (s == WC_OK) s = workers_alloc(h, nw, 0, &j.ws, err);

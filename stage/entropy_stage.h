@@ -7,6 +7,7 @@
 #ifndef WC_ENTROPY_STAGE_H
 #define WC_ENTROPY_STAGE_H
 
+#include "block_coder.h"
 #include "container.h"
 #include "layout.h"
 
@@ -16,11 +17,23 @@ typedef struct es_output {
     uint8_t *data[4];        /* WDAT payloads: blocks of the component in order */
     size_t data_size[4];
     uint32_t *block_size;    /* per code block, layout order */
+    int data_borrowed;       /* data[] points into a backend's staging
+                                buffer (valid until its next call): not
+                                freed by es_output_free */
 } es_output;
 
 wc_status es_encode(const wcx_header *h, const wc_layout *lay, int32_t *const *planes, int threads,
                     int deflate_level, es_output *out, wc_err *err);
 void es_output_free(es_output *out);
+
+/* Huffman mode: code lengths, the encoder tables enc[c][class][table] and
+ * the WTAB payloads (into out->tables) from the symbol counts of the whole
+ * image, counts[((c * WC_NCLASS + class) * BC_NTAB + table) * BC_NSYM +
+ * symbol]. One algorithm whatever counted them (host workers or a device):
+ * counts above 2^32 - 1 are taken as 2^32 - 1. The tables are built on
+ * `threads` workers (0: all); they do not depend on it. */
+wc_status es_build_tables(const wcx_header *h, const uint64_t *counts, int threads,
+                          huf_enc (*enc)[WC_NCLASS][BC_NTAB], es_output *out, wc_err *err);
 
 /* Size in bytes the encode would produce (tables + data), for rate control. */
 size_t es_output_bytes(const es_output *out, size_t nblocks);
@@ -37,6 +50,14 @@ typedef struct es_input {
  * component, band and block. */
 wc_status es_decode(const wcx_header *h, const wc_layout *lay, const es_input *in,
                     int32_t *const *planes, int threads, wc_err *err);
+
+/* Huffman mode: every component's decoder tables, tabs[c * WC_NCLASS +
+ * class] (zeroed by the caller: unused tables decode to errors); checks
+ * that the WTAB payloads hold nothing else. */
+wc_status es_read_tables(const wcx_header *h, const es_input *in, bc_dectab *tabs, wc_err *err);
+/* Each block's offset within its component's data, from the index;
+ * checks that the sizes cover each component's data exactly. */
+wc_status es_block_offsets(const wc_layout *lay, const es_input *in, size_t *offset, wc_err *err);
 
 /* Names of bands for messages and `wcodec info`: "LL5", "HL2", "DCT(3,1)". */
 void es_band_name(const wcx_header *h, const wc_layout *lay, uint32_t c, uint32_t b, char out[16]);

@@ -1,0 +1,477 @@
+/*
+ * bc_kernels.cu -- entropy/block_coder.c's coder on the device (see
+ * entropy_cuda.h): a warp codes one code block, producing exactly the
+ * symbols of `walk`, in its order, so with the same tables the bytes are
+ * the CPU's. (A first version walked each block with one thread,
+ * statement for statement; it was 30-40x slower: cuda/PERF_NOTES.md, e1.)
+ *
+ * The CPU walk reads magnitudes from a padded scratch copy of the block;
+ * here the same values come from the plane itself (zero outside the
+ * block, capped at 2^20, MED residuals computed where they are read).
+ * Histograms gather in shared memory per thread block (one component's
+ * 9 x 25 x 67 counters) and go to global memory once per thread block.
+ */
+#include "entropy_cuda.h"
+#include "quantizer.h" /* quant_mag: a coefficient's magnitude, as the CPU takes it */
+
+namespace {
+
+constexpr uint32_t kMagCap = 1u << 20;
+constexpr unsigned kFineOctaves = 12;
+constexpr unsigned kCoarseBase = 4 * (kFineOctaves - 1) + 4;
+constexpr unsigned kRun = 0, kTerm = 24;
+
+__device__ __forceinline__ int32_t med(int32_t a, int32_t b, int32_t c)
+{
+    const int32_t mx = a > b ? a : b, mn = a > b ? b : a;
+    if (c >= mx) return mn;
+    if (c <= mn) return mx;
+    return (int32_t)((uint32_t)a + (uint32_t)b - (uint32_t)c);
+}
+
+/* bc_ctx_lut's bucket of a context sum: s below 2, then two buckets per
+ * octave, 23 from 3072 up (ctx_lut.h's generator). */
+__device__ __forceinline__ unsigned ctx_of(uint32_t s)
+{
+    if (s < 2) return s;
+    const unsigned k = 31u - (unsigned)__clz(s);
+    const unsigned b = 2 * k + ((s >> (k - 1)) & 1u);
+    return b < 23 ? b : 23;
+}
+
+__device__ __forceinline__ unsigned class_of(uint32_t m, uint32_t *extra, unsigned *nbits)
+{
+    if (m < 4) {
+        *extra = 0;
+        *nbits = 0;
+        return m;
+    }
+    const unsigned k = 31u - (unsigned)__clz(m);
+    if (k <= kFineOctaves) {
+        *nbits = k - 2;
+        *extra = m & ((1u << (k - 2)) - 1);
+        return 4 * (k - 1) + ((m >> (k - 2)) & 3);
+    }
+    *nbits = k;
+    *extra = m & ((1u << k) - 1);
+    return kCoarseBase + (k - kFineOctaves - 1);
+}
+
+/* ---- a warp per code block ------------------------------------------------
+
+ * The walk above is serial only in which positions runs swallow; the
+ * encoder knows every value in advance, so a warp takes one row of the
+ * block at a time: lane l holds columns l, l + 32, l + 64, l + 96 (as j =
+ * 0..3), the previous two rows' magnitudes stay in registers, contexts
+ * come from shuffles, and ballots give the row's masks of low contexts
+ * and non-zeros. From those masks every lane follows the same short loop
+ * (one turn per run) that marks which positions are coded as values,
+ * which end a run (the run's symbol, then the terminating value), and
+ * where runs start. Each lane then forms the bits of its positions, a
+ * warp scan places them, and they are OR-ed into a row buffer in shared
+ * memory whose whole words go to the block's slot. The symbols and their
+ * order are exactly walk's. */
+
+constexpr unsigned kFull = 0xFFFFFFFFu;
+constexpr int kRowWords = 336; /* 128 positions x 76 bits + a run + a word */
+
+/* First set bit at or after `from` in a 128-bit row mask, or W. */
+__device__ __forceinline__ int next_set(const uint32_t m[4], int from, int W)
+{
+    for (int k = from >> 5; k < 4; k++) {
+        uint32_t v = m[k];
+        if (k == (from >> 5)) v &= kFull << (from & 31);
+        if (v) return k * 32 + __ffs(v) - 1;
+    }
+    return W;
+}
+
+/* Last set bit at or before x, or -1. */
+__device__ __forceinline__ int last_set(const uint32_t m[4], int x)
+{
+    for (int k = x >> 5; k >= 0; k--) {
+        uint32_t v = m[k];
+        if (k == (x >> 5) && (x & 31) != 31) v &= (1u << ((x & 31) + 1)) - 1;
+        if (v) return k * 32 + 31 - __clz(v);
+    }
+    return -1;
+}
+
+__device__ __forceinline__ void set_range(uint32_t m[4], int a, int b)
+{
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        const int lo = max(a, 32 * k), hi = min(b, 32 * k + 32);
+        if (lo < hi) m[k] |= (hi - lo == 32 ? kFull : ((1u << (hi - lo)) - 1)) << (lo - 32 * k);
+    }
+}
+
+__device__ __forceinline__ bool bit_of(const uint32_t m[4], int x) { return (m[x >> 5] >> (x & 31)) & 1u; }
+
+/* The value at column x + d (d = -2, -1 or +1) of a row held as a[j]: from
+ * the neighbouring lane, across j at the warp's edge, 0 outside 0..127. */
+template <int D>
+__device__ __forceinline__ uint32_t shifted(const uint32_t a[4], int j, int lane)
+{
+    const int src = (lane + D) & 31;
+    const uint32_t same = __shfl_sync(kFull, a[j], src);
+    const int jo = D < 0 ? j - 1 : j + 1;
+    const uint32_t other = (jo >= 0 && jo < 4) ? __shfl_sync(kFull, a[jo < 0 ? 0 : jo > 3 ? 3 : jo], src) : 0u;
+    const bool cross = D < 0 ? lane + D < 0 : lane + D > 31;
+    return cross ? other : same;
+}
+
+/* What a warp knows about its block between rows. */
+struct RowState {
+    int inrun;     /* a run is open at the row's start */
+    uint32_t carry;/* zeros the open run has counted so far */
+};
+
+/* The row's events from its masks (warp-uniform). `carried` gets the run
+ * length of a terminator that ends a run opened in an earlier row. */
+__device__ __forceinline__ void row_events(const uint32_t low[4], const uint32_t nz[4], int W,
+                                           RowState &st, uint32_t normal[4], uint32_t term[4],
+                                           uint32_t start[4], uint32_t &carried)
+{
+#pragma unroll
+    for (int k = 0; k < 4; k++) normal[k] = term[k] = start[k] = 0;
+    int x = 0;
+    if (st.inrun) {
+        const int q = next_set(nz, 0, W);
+        if (q == W) {
+            st.carry += (uint32_t)W;
+            return;
+        }
+        term[q >> 5] |= 1u << (q & 31);
+        carried = st.carry + (uint32_t)q;
+        st.inrun = 0;
+        x = q + 1;
+    }
+    while (x < W) {
+        const int p = next_set(low, x, W);
+        set_range(normal, x, p);
+        if (p == W) break;
+        start[p >> 5] |= 1u << (p & 31);
+        const int q = next_set(nz, p, W);
+        if (q == W) {
+            st.inrun = 1;
+            st.carry = (uint32_t)(W - p);
+            break;
+        }
+        term[q >> 5] |= 1u << (q & 31);
+        x = q + 1;
+    }
+}
+
+/* Up to five pieces of at most 32 bits, in stream order. */
+struct Pieces {
+    uint32_t v[5];
+    uint8_t n[5];
+    int k;
+    uint32_t bits;
+    __device__ __forceinline__ void add(uint32_t val, unsigned len)
+    {
+        v[k] = val;
+        n[k] = (uint8_t)len;
+        k++;
+        bits += len;
+    }
+};
+
+/* Coder::put's bits as pieces. */
+__device__ __forceinline__ void code_pieces(const wcg_huf *t, uint32_t m, int sign_bit, int with_sign,
+                                            Pieces &pc)
+{
+    uint32_t extra;
+    unsigned nb;
+    const unsigned sym = class_of(m, &extra, &nb);
+    const unsigned len = t->bits[sym];
+    if (nb <= 16) {
+        pc.add(t->code[sym] | extra << len | (uint32_t)sign_bit << (len + nb), len + nb + (unsigned)with_sign);
+        return;
+    }
+    pc.add(t->code[sym], len);
+    pc.add(extra, nb);
+    if (with_sign) pc.add((uint32_t)sign_bit, 1);
+}
+
+__device__ __forceinline__ void count_sym(uint32_t *hist, unsigned cls, unsigned tab, uint32_t m)
+{
+    uint32_t extra;
+    unsigned nb;
+    const unsigned sym = class_of(m, &extra, &nb);
+    atomicAdd(&hist[(cls * WCG_NTAB + tab) * WCG_NSYM + sym], 1u);
+}
+
+/* ORs a piece into the row buffer at bit offset o. */
+__device__ __forceinline__ void or_bits(uint32_t *buf, uint32_t o, uint32_t v, unsigned n)
+{
+    if (!n) return;
+    const uint32_t w = o >> 5, s = o & 31;
+    atomicOr(&buf[w], v << s);
+    if (s + n > 32) atomicOr(&buf[w + 1], v >> (32 - s));
+}
+
+/* One block by one warp. CODE: bits into `out` (the slot), returning the
+ * size in bytes; otherwise symbols into `hist` (shared). `buf` is the
+ * warp's row buffer (kRowWords, zeroed). */
+template <bool CODE>
+__device__ uint32_t warp_block(const wcg_bc_job &j, const wcg_cblk &b, uint32_t *hist,
+                               const wcg_huf *tabs, uint32_t *buf, uint32_t *out)
+{
+    const uint32_t capw = b.cap / 4;
+    const int lane = threadIdx.x & 31;
+    const int W = b.w, H = b.h;
+    const uint32_t wa = b.orient == 1 ? 1u : b.orient == 2 ? 3u : 2u;
+    const uint32_t wb = b.orient == 1 ? 3u : b.orient == 2 ? 1u : 2u;
+    const int32_t *d = j.plane[b.comp] + b.base;
+    uint32_t pm[4] = {0, 0, 0, 0}, ppm[4] = {0, 0, 0, 0}; /* magnitudes of rows y-1, y-2 */
+    uint32_t praw[4] = {0, 0, 0, 0};                      /* raw values of row y-1 */
+    RowState st = {0, 0};
+    uint32_t pend = 0;  /* bits in buf[0] not yet written */
+    uint32_t words = 0; /* words written to out */
+    for (int y = 0; y < H; y++) {
+        uint32_t raw[4], q[4], m[4];
+        const int32_t *row = d + (size_t)y * b.stride;
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            const int x = k * 32 + lane;
+            raw[k] = x < W ? (uint32_t)__ldg(row + x) : 0u;
+        }
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            const int x = k * 32 + lane;
+            q[k] = raw[k];
+            if (b.predict) {
+                const uint32_t w_ = shifted<-1>(raw, k, lane), n_ = praw[k], nw_ = shifted<-1>(praw, k, lane);
+                int32_t p;
+                if (y == 0)
+                    p = x ? (int32_t)w_ : 0;
+                else if (x == 0)
+                    p = (int32_t)n_;
+                else
+                    p = med((int32_t)w_, (int32_t)n_, (int32_t)nw_);
+                q[k] = raw[k] - (uint32_t)p;
+            }
+            const uint32_t mm = quant_mag((int32_t)q[k]);
+            m[k] = x < W ? (mm < kMagCap ? mm : kMagCap) : 0u;
+        }
+        uint32_t low[4], nz[4], s[4];
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            const int x = k * 32 + lane;
+            s[k] = wa * shifted<-1>(m, k, lane) + wb * pm[k] + shifted<-1>(pm, k, lane) +
+                   shifted<1>(pm, k, lane) + shifted<-2>(m, k, lane) + ppm[k];
+            low[k] = __ballot_sync(kFull, x < W && s[k] <= j.run_max);
+            nz[k] = __ballot_sync(kFull, x < W && q[k] != 0);
+        }
+        uint32_t normal[4], term[4], start[4], carried = 0;
+        row_events(low, nz, W, st, normal, term, start, carried);
+        /* This lane's symbols. */
+        Pieces pc[4];
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            const int x = k * 32 + lane;
+            pc[k].k = 0;
+            pc[k].bits = 0;
+            if (x >= W) continue;
+            const bool isn = bit_of(normal, x), ist = bit_of(term, x);
+            if (!isn && !ist) continue;
+            const uint32_t mag = quant_mag((int32_t)q[k]);
+            const int neg = (int32_t)q[k] < 0;
+            if (isn) {
+                const unsigned tab = ctx_of(s[k]);
+                if (CODE)
+                    code_pieces(tabs + tab, mag, neg, mag != 0, pc[k]);
+                else
+                    count_sym(hist, b.cls, tab, mag);
+            } else {
+                const int ps = last_set(start, x);
+                const uint32_t r = ps >= 0 ? (uint32_t)(x - ps) : carried;
+                if (CODE) {
+                    code_pieces(tabs + kRun, r, 0, 0, pc[k]);
+                    code_pieces(tabs + kTerm, mag - 1, neg, 1, pc[k]);
+                } else {
+                    count_sym(hist, b.cls, kRun, r);
+                    count_sym(hist, b.cls, kTerm, mag - 1);
+                }
+            }
+        }
+        const bool last = y == H - 1;
+        if (!CODE) {
+            if (last && st.inrun && lane == 0) count_sym(hist, b.cls, kRun, st.carry);
+        } else {
+            /* Place: raster order is k-major, then lane. */
+            uint32_t base = pend;
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                uint32_t incl = pc[k].bits;
+#pragma unroll
+                for (int o = 1; o < 32; o <<= 1) {
+                    const uint32_t v = __shfl_up_sync(kFull, incl, o);
+                    if (lane >= o) incl += v;
+                }
+                uint32_t off = base + incl - pc[k].bits;
+                for (int i = 0; i < pc[k].k; i++) {
+                    or_bits(buf, off, pc[k].v[i], pc[k].n[i]);
+                    off += pc[k].n[i];
+                }
+                base += __shfl_sync(kFull, incl, 31);
+            }
+            if (last && st.inrun) {
+                Pieces e;
+                e.k = 0;
+                e.bits = 0;
+                code_pieces(tabs + kRun, st.carry, 0, 0, e);
+                if (lane == 0)
+                    for (int i = 0, off = base; i < e.k; off += e.n[i], i++) or_bits(buf, off, e.v[i], e.n[i]);
+                base += e.bits;
+            }
+            __syncwarp();
+            /* Whole words out (all of them after the last row). */
+            const uint32_t full = last ? (base + 31) >> 5 : base >> 5;
+            for (uint32_t i = lane; i < full; i += 32)
+                if (words + i < capw) out[words + i] = buf[i];
+            __syncwarp();
+            const uint32_t keep = last ? 0u : buf[full];
+            __syncwarp(); /* every lane has read buf[full] before any clears it */
+            for (uint32_t i = lane; i <= full && i < (uint32_t)kRowWords; i += 32) buf[i] = 0;
+            __syncwarp();
+            if (lane == 0) buf[0] = keep;
+            __syncwarp();
+            words += full;
+            pend = base & 31;
+            if (last) return (words - full) * 4 + ((base + 7) >> 3);
+        }
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            ppm[k] = pm[k];
+            pm[k] = m[k];
+            praw[k] = raw[k];
+        }
+    }
+    return 0;
+}
+
+constexpr int kCountWarps = 8, kEmitWarps = 4;
+
+__global__ void __launch_bounds__(kCountWarps * 32) count_warp_kernel(wcg_bc_job j, unsigned long long *hist)
+{
+    extern __shared__ uint32_t sh[];
+    const uint32_t c = blockIdx.y;
+    for (uint32_t i = threadIdx.x; i < WCG_HIST; i += blockDim.x) sh[i] = 0;
+    __syncthreads();
+    const uint32_t i = blockIdx.x * kCountWarps + threadIdx.x / 32;
+    if (i < j.count[c]) warp_block<false>(j, j.blocks[j.first[c] + i], sh, nullptr, nullptr, nullptr);
+    __syncthreads();
+    unsigned long long *g = hist + (size_t)c * WCG_HIST;
+    for (uint32_t t = threadIdx.x; t < WCG_HIST; t += blockDim.x)
+        if (sh[t]) atomicAdd(g + t, (unsigned long long)sh[t]);
+}
+
+__global__ void __launch_bounds__(kEmitWarps * 32) emit_warp_kernel(wcg_bc_job j, const wcg_huf *tabs,
+                                                                    uint8_t *slots, uint32_t *sizes)
+{
+    __shared__ uint32_t rows[kEmitWarps][kRowWords];
+    const int w = threadIdx.x / 32, lane = threadIdx.x & 31;
+    for (int i = lane; i < kRowWords; i += 32) rows[w][i] = 0;
+    __syncwarp();
+    const uint32_t i = blockIdx.x * kEmitWarps + w;
+    if (i >= j.nblocks) return;
+    const wcg_cblk b = j.blocks[i];
+    const uint32_t n = warp_block<true>(j, b, nullptr, tabs + ((size_t)b.comp * WCG_NCLASS + b.cls) * WCG_NTAB,
+                                        rows[w], (uint32_t *)(slots + b.slot));
+    if (lane == 0) {
+        if (n > b.cap) atomicOr(&sizes[j.nblocks], 1u);
+        sizes[i] = n > b.cap ? 0 : n;
+    }
+}
+
+/* Exclusive scan of the sizes by one thread block: each thread sums a
+ * run of consecutive blocks, the runs' sums are scanned in shared memory,
+ * then each thread writes its run's offsets. */
+constexpr int kScanThreads = 1024;
+__global__ void scan_kernel(const uint32_t *sizes, uint32_t n, unsigned long long *offsets)
+{
+    __shared__ unsigned long long part[kScanThreads];
+    const uint32_t per = (n + kScanThreads - 1) / kScanThreads;
+    const uint32_t lo = threadIdx.x * per, hi = min(n, lo + per);
+    unsigned long long sum = 0;
+    for (uint32_t i = lo; i < hi; i++) sum += sizes[i];
+    part[threadIdx.x] = sum;
+    __syncthreads();
+    for (int d = 1; d < kScanThreads; d *= 2) {
+        const unsigned long long add = threadIdx.x >= (unsigned)d ? part[threadIdx.x - d] : 0;
+        __syncthreads();
+        part[threadIdx.x] += add;
+        __syncthreads();
+    }
+    unsigned long long off = part[threadIdx.x] - sum;
+    for (uint32_t i = lo; i < hi; i++) {
+        offsets[i] = off;
+        off += sizes[i];
+    }
+    if (threadIdx.x == kScanThreads - 1) offsets[n] = part[threadIdx.x];
+}
+
+__global__ void move_kernel(const wcg_cblk *blocks, const uint8_t *slots, const uint32_t *sizes,
+                            const unsigned long long *offsets, uint8_t *payload)
+{
+    const uint32_t i = blockIdx.x;
+    const uint8_t *src = slots + blocks[i].slot;
+    uint8_t *dst = payload + offsets[i];
+    const uint32_t n = sizes[i];
+    for (uint32_t t = threadIdx.x; t < n; t += blockDim.x) dst[t] = src[t];
+}
+
+__global__ void bands_kernel(const int32_t *src, int32_t *dst, uint32_t pw, uint32_t ph)
+{
+    const uint32_t x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    if (x >= pw) return;
+    const uint32_t bw = pw / 8, bh = ph / 8;
+    const uint32_t u = x & 7, bx = x >> 3, v = y & 7, by = y >> 3;
+    dst[(size_t)(v * bh + by) * pw + u * bw + bx] = src[(size_t)y * pw + x];
+}
+
+} /* namespace */
+
+cudaError_t wcg_bc_count(const wcg_bc_job *job, unsigned long long *hist, cudaStream_t st)
+{
+    uint32_t most = 0;
+    for (uint32_t c = 0; c < job->components; c++) most = job->count[c] > most ? job->count[c] : most;
+    if (most == 0) return cudaSuccess;
+    const size_t shmem = WCG_HIST * sizeof(uint32_t);
+    const cudaError_t e = cudaFuncSetAttribute(count_warp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)shmem);
+    if (e != cudaSuccess) return e;
+    const dim3 grid((most + kCountWarps - 1) / kCountWarps, job->components);
+    count_warp_kernel<<<grid, kCountWarps * 32, shmem, st>>>(*job, hist);
+    return cudaGetLastError();
+}
+
+cudaError_t wcg_bc_emit(const wcg_bc_job *job, const wcg_huf *tabs, uint8_t *slots,
+                        uint32_t *sizes, cudaStream_t st)
+{
+    if (job->nblocks == 0) return cudaSuccess;
+    emit_warp_kernel<<<(job->nblocks + kEmitWarps - 1) / kEmitWarps, kEmitWarps * 32, 0, st>>>(
+        *job, tabs, slots, sizes);
+    return cudaGetLastError();
+}
+
+cudaError_t wcg_bc_pack(const wcg_bc_job *job, const uint8_t *slots, const uint32_t *sizes,
+                        unsigned long long *offsets, uint8_t *payload, cudaStream_t st)
+{
+    scan_kernel<<<1, kScanThreads, 0, st>>>(sizes, job->nblocks, offsets);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess || job->nblocks == 0) return e;
+    move_kernel<<<job->nblocks, 128, 0, st>>>(job->blocks, slots, sizes, offsets, payload);
+    return cudaGetLastError();
+}
+
+cudaError_t wcg_blocks_to_bands(const int32_t *src, int32_t *dst, uint32_t pw, uint32_t ph,
+                                cudaStream_t st)
+{
+    if (pw == 0 || ph == 0) return cudaSuccess;
+    bands_kernel<<<dim3((pw + 255) / 256, ph), 256, 0, st>>>(src, dst, pw, ph);
+    return cudaGetLastError();
+}

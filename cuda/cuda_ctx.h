@@ -1,0 +1,91 @@
+/*
+ * cuda_ctx.h -- what the CUDA backend's two host files share: the context
+ * (streams, device buffers, pinned staging, events) and the helpers of
+ * backend_cuda.cu that chain_cuda.cu calls. C++ (CUDA) only, internal to
+ * cuda/.
+ */
+#ifndef WC_CUDA_CTX_H
+#define WC_CUDA_CTX_H
+
+extern "C" {
+#include "chain_host.h" /* backend.h, entropy_stage.h */
+}
+
+#include <cuda_runtime.h>
+
+namespace wcgb {
+
+struct cuda_ctx {
+    int device;
+    cudaStream_t stream;
+    void *px;     /* interleaved samples */
+    size_t px_cap;
+    void *coef;   /* components x width x height coefficients (4 bytes) */
+    size_t coef_cap;
+    void *work;   /* two LL-of-level-1 planes */
+    size_t work_cap;
+    void *planes; /* inverse: components 0..2 before the colour transform */
+    size_t planes_cap;
+    /* The block coder's (encode): */
+    void *bands;  /* DCT/LOT planes regrouped into frequency bands */
+    size_t bands_cap;
+    void *blocks; /* wcg_cblk per code block */
+    size_t blocks_cap;
+    void *slots;  /* each block's coded bytes, bc_bound apart */
+    size_t slots_cap;
+    void *payload;/* the blocks' bytes end to end */
+    size_t payload_cap;
+    void *sizes;  /* uint32 per block + the overflow flag */
+    size_t sizes_cap;
+    void *offsets;/* uint64 per block + the total */
+    size_t offsets_cap;
+    void *hist;   /* uint64 symbol counts */
+    size_t hist_cap;
+    void *tabs;   /* encoder tables */
+    size_t tabs_cap;
+    /* Pinned host staging of the same, kept between calls. */
+    void *h_blocks, *h_hist, *h_tabs, *h_sizes, *h_payload;
+    size_t h_blocks_cap, h_hist_cap, h_tabs_cap, h_sizes_cap, h_payload_cap;
+    cudaEvent_t ev[8];  /* stage boundaries of the device encode */
+    cudaEvent_t user;   /* recorded on the caller's stream (plan->stream) */
+    /* Pageable samples pass through here in pieces (see stage_upload). */
+    void *stage;
+    size_t stage_cap;
+    cudaEvent_t piece[8];
+    int pieces;
+    int events;
+};
+
+#define CUDA_TRY(err, call, what)                                                            \
+    do {                                                                                     \
+        const cudaError_t e_ = (call);                                                       \
+        if (e_ != cudaSuccess) return cuda_fail((err), e_, (what));                          \
+    } while (0)
+
+/* backend_cuda.cu: the context, plans, staging, the stage kernels' calls. */
+wc_status cuda_fail(wc_err *err, cudaError_t e, const char *what);
+wc_status grow(void **p, size_t *cap, size_t need, wc_err *err, const char *what);
+wc_status grow_pinned(void **p, size_t *cap, size_t need, wc_err *err, const char *what);
+double now_s();
+wc_status begin_call(cuda_ctx *c, const wc_stage_plan *p, wc_err *err);
+int is_block(const wc_stage_plan *p, uint32_t c);
+uint32_t ceil8(uint32_t n);
+size_t coef_elems(const wc_stage_plan *p);
+/* co NULL: the whole-chain calls, which own their planes. */
+wc_status check_plan(const wc_stage_plan *p, const wc_coeffs *co, wc_err *err);
+wc_status ensure_buffers(cuda_ctx *c, const wc_stage_plan *p, int inverse, wc_err *err);
+cudaError_t forward_component(cuda_ctx *c, const wc_stage_plan *p, uint32_t k);
+wc_status upload_samples(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in, wc_err *err);
+wc_status upload_gather(cuda_ctx *c, uint8_t *dst, const uint8_t *const *src, const size_t *size, int n,
+                        int threads, wc_err *err);
+wc_status device_inverse(cuda_ctx *c, const wc_stage_plan *p, wc_image *out, wc_err *err);
+
+/* chain_cuda.cu: the whole chain (backend.h's encode and decode). */
+wc_status cuda_encode(void *self, const wc_stage_plan *p, const wc_image *in, wc_chain *ch,
+                      es_output *out, wc_err *err);
+wc_status cuda_decode(void *self, const wc_stage_plan *p, wc_chain *ch, const es_input *in,
+                      wc_image *out, wc_err *err);
+
+} /* namespace wcgb */
+
+#endif /* WC_CUDA_CTX_H */

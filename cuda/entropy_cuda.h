@@ -1,0 +1,102 @@
+/*
+ * entropy_cuda.h -- the CUDA backend's block coder: entropy/block_coder.c's
+ * model (contexts, zero runs, magnitude classes, MED prediction) run on
+ * the device, one thread per code block, in two passes around the host's
+ * table build:
+ *
+ *   wcg_bc_count: every block's symbols into per-(component, class,
+ *                 table) histograms (64-bit counters);
+ *   wcg_bc_emit:  every block coded with the encoder tables into its own
+ *                 slot (bc_bound bytes), its size into sizes[];
+ *   wcg_bc_pack:  an exclusive scan of the sizes, then each block's bytes
+ *                 moved to their place in one contiguous payload.
+ *
+ * The bytes are bc_encode's: tests/gpu/test_cuda_chain.c compares every
+ * file with the CPU backend's. C++ (CUDA) only; all pointers are device
+ * pointers.
+ */
+#ifndef WC_ENTROPY_CUDA_H
+#define WC_ENTROPY_CUDA_H
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define WCG_NCLASS 9
+#define WCG_NTAB 25
+#define WCG_NSYM 67
+#define WCG_HIST (WCG_NCLASS * WCG_NTAB * WCG_NSYM) /* counters per component */
+
+/* A code block as the kernels see it. */
+typedef struct wcg_cblk {
+    unsigned long long base; /* element offset of its top-left in its plane */
+    unsigned long long slot; /* byte offset of its output slot (multiple of 4) */
+    uint32_t stride;         /* plane width */
+    uint32_t cap;            /* slot bytes */
+    uint16_t w, h;
+    uint8_t predict, orient, cls, comp; /* orient: 0 iso, 1 vert, 2 horz */
+} wcg_cblk;
+
+/* Encoder table of one context: the layout of entropy/huffman.h's huf_enc. */
+typedef struct wcg_huf {
+    uint16_t code[128];
+    uint8_t bits[128];
+} wcg_huf;
+
+typedef struct wcg_bc_job {
+    const wcg_cblk *blocks;
+    uint32_t nblocks;
+    uint32_t first[4], count[4]; /* each component's blocks */
+    uint32_t components;
+    const int32_t *plane[4];     /* quantized coefficients, band layout */
+    uint32_t run_max;
+} wcg_bc_job;
+
+/* hist: components x WCG_HIST counters, zeroed by the caller. */
+cudaError_t wcg_bc_count(const wcg_bc_job *job, unsigned long long *hist, cudaStream_t st);
+/* tabs: components x WCG_NCLASS x WCG_NTAB tables; slots: each block's
+ * slot; sizes: nblocks + 1 entries, the last a flag (zeroed by the caller)
+ * that becomes non-zero if a block did not fit its slot. */
+cudaError_t wcg_bc_emit(const wcg_bc_job *job, const wcg_huf *tabs, uint8_t *slots,
+                        uint32_t *sizes, cudaStream_t st);
+/* offsets (nblocks + 1 entries: the last is the total) and the payload. */
+cudaError_t wcg_bc_pack(const wcg_bc_job *job, const uint8_t *slots, const uint32_t *sizes,
+                        unsigned long long *offsets, uint8_t *payload, cudaStream_t st);
+/* A DCT/LOT plane from block layout (each 8x8 block in place) to the band
+ * layout the coder reads (stage/layout.c's layout_blocks_to_bands). */
+cudaError_t wcg_blocks_to_bands(const int32_t *src, int32_t *dst, uint32_t pw, uint32_t ph,
+                                cudaStream_t st);
+
+/* ---- decoding ---------------------------------------------------------- */
+
+/* Why a block failed (status[4 * i]; then the row, column and a detail). */
+enum {
+    WCG_DEC_OK = 0,
+    WCG_DEC_NO_TABLE,      /* detail: the context */
+    WCG_DEC_RANGE,         /* detail: the magnitude */
+    WCG_DEC_NO_RUN_TABLE,
+    WCG_DEC_LONG_RUN,      /* detail: the run */
+    WCG_DEC_NO_TERM_TABLE,
+    WCG_DEC_TRUNCATED,
+    WCG_DEC_SPARE,         /* detail: unused bytes */
+    WCG_DEC_TERM_RANGE     /* detail: the magnitude less one */
+};
+#define BC_NCLASS_ALL WCG_NCLASS
+
+typedef struct wcg_dec_job {
+    const wcg_cblk *blocks; /* slot: the payload's offset in data; cap: its size */
+    uint32_t nblocks;
+    const uint8_t *data;
+    const void *tabs;       /* bc_dectab [component * WCG_NCLASS + class] */
+    int32_t *plane[4];      /* band layout */
+    uint32_t run_max;
+    uint32_t *status;       /* 4 per block, zeroed by the caller */
+} wcg_dec_job;
+
+/* Decodes every block into its plane (one thread a block). */
+cudaError_t wcg_bc_decode(const wcg_dec_job *job, cudaStream_t st);
+/* The inverse of wcg_blocks_to_bands. */
+cudaError_t wcg_bands_to_blocks(const int32_t *src, int32_t *dst, uint32_t pw, uint32_t ph,
+                                cudaStream_t st);
+
+#endif /* WC_ENTROPY_CUDA_H */

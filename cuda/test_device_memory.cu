@@ -1,0 +1,173 @@
+/*
+ * test_device_memory.cu -- the public API's device-memory forms on the
+ * CUDA backend (a test program in cuda/, the one folder that may include
+ * CUDA headers; tests/gpu/CMakeLists.txt registers it, label gpu):
+ *
+ *  - encoding samples that are in device memory (pitched rows, written by
+ *    an asynchronous copy on the caller's stream just before the call)
+ *    gives the bytes of encoding them from host memory;
+ *  - wc_decode_into a pitched device buffer gives wc_decode's pixels;
+ *  - wc_encode_batch / wc_decode_batch on the device give the single
+ *    calls' bytes and pixels.
+ * Exit 77 (ctest SKIP) where there is no CUDA device.
+ */
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+extern "C" {
+#include "wcodec.h"
+}
+
+namespace {
+
+int g_fail;
+
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                        \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fprintf(stderr, "\n");                                                                 \
+            g_fail = 1;                                                                            \
+            return;                                                                                \
+        }                                                                                          \
+    } while (0)
+
+void make_image(uint32_t w, uint32_t h, uint32_t comps, uint32_t depth, unsigned seed, wc_image *img)
+{
+    img->width = w;
+    img->height = h;
+    img->components = comps;
+    img->bit_depth = depth;
+    img->stride = 0;
+    img->pixels = NULL;
+    if (wc_image_alloc(img) != WC_OK) abort();
+    const uint32_t maxv = (1u << depth) - 1;
+    unsigned r = seed;
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w * comps; x++) {
+            r = r * 1103515245u + 12345u;
+            const uint32_t v = ((x * 3 + y * 5) % 200 * maxv / 256 + (r >> 28)) & maxv;
+            const size_t i = (size_t)y * w * comps + x;
+            if (depth > 8)
+                ((uint16_t *)img->pixels)[i] = (uint16_t)v;
+            else
+                ((uint8_t *)img->pixels)[i] = (uint8_t)v;
+        }
+}
+
+void one_case(wc_ctx *ctx, const wc_image *img, int lossless, wc_transform tf)
+{
+    wc_params p;
+    wc_params_init(&p);
+    p.backend = WC_BACKEND_CUDA;
+    p.lossless = lossless;
+    p.transform = tf;
+    void *host_file = NULL;
+    size_t host_size = 0;
+    CHECK(wc_encode_alloc(ctx, &p, img, &host_file, &host_size) == WC_OK, "host encode: %s", wc_ctx_error(ctx));
+
+    const size_t row = wc_image_row_bytes(img), pitch = row + 96;
+    cudaStream_t st;
+    CHECK(cudaStreamCreate(&st) == cudaSuccess, "stream");
+    void *dev = NULL;
+    CHECK(cudaMalloc(&dev, pitch * img->height) == cudaSuccess, "cudaMalloc");
+    CHECK(cudaMemsetAsync(dev, 0xA5, pitch * img->height, st) == cudaSuccess, "memset");
+    /* Queued, not waited for: the encode must order itself after it. */
+    CHECK(cudaMemcpy2DAsync(dev, pitch, img->pixels, row, row, img->height, cudaMemcpyHostToDevice, st) ==
+              cudaSuccess, "upload");
+    wc_image dimg = *img;
+    dimg.pixels = dev;
+    dimg.stride = pitch;
+    p.memory = WC_MEMORY_DEVICE;
+    p.stream = st;
+    void *dev_file = NULL;
+    size_t dev_size = 0;
+    CHECK(wc_encode_alloc(ctx, &p, &dimg, &dev_file, &dev_size) == WC_OK, "device encode: %s", wc_ctx_error(ctx));
+    CHECK(dev_size == host_size && memcmp(dev_file, host_file, host_size) == 0,
+          "%ux%u x%u: the file from device memory differs (%zu vs %zu bytes)", img->width, img->height,
+          img->components, dev_size, host_size);
+
+    /* Decode into device memory, pitched, then compare with wc_decode. */
+    wc_image ref;
+    p.memory = WC_MEMORY_HOST;
+    CHECK(wc_decode(ctx, &p, host_file, host_size, &ref) == WC_OK, "decode: %s", wc_ctx_error(ctx));
+    CHECK(cudaMemsetAsync(dev, 0x5A, pitch * img->height, st) == cudaSuccess, "memset");
+    p.memory = WC_MEMORY_DEVICE;
+    CHECK(wc_decode_into(ctx, &p, host_file, host_size, &dimg) == WC_OK, "decode into device memory: %s",
+          wc_ctx_error(ctx));
+    std::vector<uint8_t> back(row * img->height);
+    CHECK(cudaMemcpy2D(back.data(), row, dev, pitch, row, img->height, cudaMemcpyDeviceToHost) == cudaSuccess,
+          "download");
+    CHECK(memcmp(back.data(), ref.pixels, back.size()) == 0, "pixels decoded into device memory differ");
+    wc_image_free(&ref);
+    cudaFree(dev);
+    cudaStreamDestroy(st);
+    wc_free(host_file);
+    wc_free(dev_file);
+}
+
+void batch_case(wc_ctx *ctx)
+{
+    const int n = 6;
+    std::vector<wc_image> imgs(n);
+    for (int i = 0; i < n; i++) make_image(40 + 17 * i, 30 + 11 * i, 1 + i % 4, i == 3 ? 16 : 8, 9 + i, &imgs[i]);
+    wc_params p;
+    wc_params_init(&p);
+    p.backend = WC_BACKEND_CUDA;
+    p.lossless = 0;
+    std::vector<void *> outs(n);
+    std::vector<size_t> sizes(n);
+    size_t failed = 0;
+    CHECK(wc_encode_batch(ctx, &p, imgs.data(), n, outs.data(), sizes.data(), &failed) == WC_OK, "batch: %s",
+          wc_ctx_error(ctx));
+    std::vector<wc_image> dec(n);
+    CHECK(wc_decode_batch(ctx, &p, (const void *const *)outs.data(), sizes.data(), n, dec.data(), &failed) ==
+              WC_OK, "decode batch: %s", wc_ctx_error(ctx));
+    for (int i = 0; i < n; i++) {
+        void *one = NULL;
+        size_t sz = 0;
+        wc_params q = p;
+        q.backend = WC_BACKEND_CPU;
+        CHECK(wc_encode_alloc(ctx, &q, &imgs[i], &one, &sz) == WC_OK, "cpu encode");
+        CHECK(sz == sizes[i] && memcmp(one, outs[i], sz) == 0, "batch image %d differs from the CPU's", i);
+        wc_image ref;
+        CHECK(wc_decode(ctx, &q, one, sz, &ref) == WC_OK, "cpu decode");
+        CHECK(memcmp(ref.pixels, dec[i].pixels, wc_image_row_bytes(&ref) * ref.height) == 0,
+              "batch decode %d differs", i);
+        wc_image_free(&ref);
+        wc_image_free(&dec[i]);
+        wc_free(one);
+        wc_free(outs[i]);
+        wc_image_free(&imgs[i]);
+    }
+}
+
+} /* namespace */
+
+int main()
+{
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+        printf("no CUDA device: skipping\n");
+        return 77;
+    }
+    wc_ctx *ctx = wc_ctx_create();
+    const uint32_t shapes[][4] = {{301, 217, 3, 8}, {1, 1, 1, 8}, {97, 3, 4, 16}, {64, 129, 2, 12}};
+    for (const auto &s : shapes) {
+        wc_image img;
+        make_image(s[0], s[1], s[2], s[3], s[0] + s[1], &img);
+        one_case(ctx, &img, 1, WC_TRANSFORM_DWT);
+        one_case(ctx, &img, 0, WC_TRANSFORM_DWT);
+        if (s[2] != 2 && s[2] != 4) one_case(ctx, &img, 0, WC_TRANSFORM_DCT);
+        wc_image_free(&img);
+    }
+    batch_case(ctx);
+    wc_ctx_free(ctx);
+    printf(g_fail ? "FAILED\n" : "PASSED\n");
+    return g_fail;
+}

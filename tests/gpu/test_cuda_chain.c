@@ -1,0 +1,295 @@
+/*
+ * test_cuda_chain.c -- whole files from the CUDA backend's device chain
+ * (colour, transform, quantize and the block coder on the device) against
+ * the CPU backend's, byte for byte, through the public API: every mode
+ * (lossless 5/3, lossy 5/3 and 9/7, DCT, LOT, deflate), bit depths 1 to
+ * 16, 1 to 4 components, sizes 1x1, 1xN, Nx1, odd and prime, every
+ * code-block size, fine and coarse steps; and the CUDA file decodes to the
+ * CPU file's pixels, decoded on the device as on the CPU; damaged payloads
+ * behind valid CRCs are refused on the device exactly as on the CPU, with
+ * the same message. Images are smooth with noise and sparse spikes, so
+ * runs, large magnitudes and predicted bands all occur.
+ *
+ * Where no CUDA device is present it says so and returns 77 (ctest SKIP).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <zlib.h>
+
+#include "gpu_pair.h"
+#include "test_support.h"
+#include "wc_common.h"
+#include "wcodec.h"
+
+enum { M_LOSSLESS, M_LOSSY97, M_LOSSY53, M_DCT, M_LOT, M_DEFLATE, NMODES };
+static const char *mode_name[NMODES] = {"lossless", "9/7", "lossy 5/3", "DCT", "LOT", "deflate"};
+
+typedef struct tcase {
+    uint32_t w, h, comps, depth;
+    int mode, block;
+    float quality;
+    uint64_t seed;
+} tcase;
+
+static void make_image(const tcase *t, wc_image *img)
+{
+    test_rng r;
+    test_rng_seed(&r, t->seed);
+    img->width = t->w;
+    img->height = t->h;
+    img->components = t->comps;
+    img->bit_depth = t->depth;
+    img->stride = 0;
+    assert_int_equal(wc_image_alloc(img), WC_OK);
+    const uint32_t maxv = (1u << t->depth) - 1;
+    const int noise = (int)(test_rng_u32(&r) % 9);
+    for (uint32_t y = 0; y < t->h; y++)
+        for (uint32_t x = 0; x < t->w; x++)
+            for (uint32_t c = 0; c < t->comps; c++) {
+                double v = 0.5 + 0.3 * (double)((x * (c + 1) + 2 * y) % 97) / 97.0 +
+                           0.1 * (double)((x / 7 + y / 5) & 1);
+                int64_t s = (int64_t)(v * maxv) + (noise ? test_rng_range(&r, -noise, noise) : 0);
+                if ((test_rng_u32(&r) & 511) == 0) s = test_rng_u32(&r) & maxv; /* spikes */
+                s = s < 0 ? 0 : s > (int64_t)maxv ? (int64_t)maxv : s;
+                size_t i = ((size_t)y * t->w + x) * t->comps + c;
+                if (t->depth <= 8)
+                    ((uint8_t *)img->pixels)[i] = (uint8_t)s;
+                else
+                    ((uint16_t *)img->pixels)[i] = (uint16_t)s;
+            }
+}
+
+static void set_params(const tcase *t, wc_params *p, wc_backend_kind be)
+{
+    wc_params_init(p);
+    p->backend = be;
+    p->block_size = t->block;
+    p->lossless = t->mode == M_LOSSLESS || t->mode == M_DEFLATE;
+    p->quality = t->quality;
+    if (t->mode == M_LOSSY53) p->wavelet = 53;
+    if (t->mode == M_DCT) p->transform = WC_TRANSFORM_DCT;
+    if (t->mode == M_LOT) p->transform = WC_TRANSFORM_LOT;
+    if (t->mode == M_DEFLATE) p->entropy = WC_ENTROPY_DEFLATE;
+}
+
+static wc_ctx *g_ctx_cpu, *g_ctx_gpu;
+
+static void check_case(const tcase *t)
+{
+    wc_image img;
+    make_image(t, &img);
+    wc_params pc, pg;
+    set_params(t, &pc, WC_BACKEND_CPU);
+    set_params(t, &pg, WC_BACKEND_CUDA);
+    void *fc = NULL, *fg = NULL;
+    size_t nc = 0, ng = 0;
+    wc_status sc = wc_encode_alloc(g_ctx_cpu, &pc, &img, &fc, &nc);
+    wc_status sg = wc_encode_alloc(g_ctx_gpu, &pg, &img, &fg, &ng);
+    if (sc != WC_OK || sg != WC_OK || nc != ng || memcmp(fc, fg, nc) != 0) {
+        size_t at = 0;
+        while (sc == WC_OK && sg == WC_OK && at < nc && at < ng && ((uint8_t *)fc)[at] == ((uint8_t *)fg)[at]) at++;
+        print_error("%ux%u x%u %u-bit %s q%.0f block %d: cpu %d (%zu bytes), cuda %d (%zu bytes: %s), "
+                    "first difference at %zu\n",
+                    t->w, t->h, t->comps, t->depth, mode_name[t->mode], (double)t->quality, t->block,
+                    sc, nc, sg, ng, wc_ctx_error(g_ctx_gpu), at);
+        fail();
+    }
+    if (t->mode != M_DEFLATE)
+        assert_non_null(strstr(wc_ctx_note(g_ctx_gpu), "entropy coding: device"));
+    wc_image out, outg;
+    memset(&out, 0, sizeof out);
+    memset(&outg, 0, sizeof outg);
+    assert_int_equal(wc_decode(g_ctx_cpu, &pc, fg, ng, &out), WC_OK);
+    if (t->mode == M_LOSSLESS || t->mode == M_DEFLATE)
+        assert_memory_equal(out.pixels, img.pixels, wc_image_row_bytes(&img) * img.height);
+    /* Decoded on the device: the CPU's pixels. */
+    if (wc_decode(g_ctx_gpu, &pg, fg, ng, &outg) != WC_OK) {
+        print_error("decode on the device: %s\n", wc_ctx_error(g_ctx_gpu));
+        fail();
+    }
+    if (t->mode != M_DEFLATE)
+        assert_non_null(strstr(wc_ctx_note(g_ctx_gpu), "entropy coding: device"));
+    assert_memory_equal(out.pixels, outg.pixels, wc_image_row_bytes(&img) * img.height);
+    wc_image_free(&out);
+    wc_image_free(&outg);
+    wc_free(fc);
+    wc_free(fg);
+    wc_image_free(&img);
+}
+
+static const uint32_t sizes[][2] = {{1, 1}, {1, 37}, {53, 1}, {2, 2}, {17, 13}, {131, 67},
+                                    {64, 64}, {129, 257}};
+
+/* Every mode x size, components and depth turning over. */
+static void test_modes_sizes(void **state)
+{
+    (void)state;
+    static const uint32_t depths[] = {8, 12, 16, 1, 10};
+    static const int blocks[] = {16, 32, 64, 128};
+    int n = 0;
+    for (int m = 0; m < NMODES; m++)
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++, n++) {
+            tcase t = {sizes[s][0], sizes[s][1], (uint32_t)(n % 4) + 1, depths[n % 5], m,
+                       blocks[(n / 3) % 4], 75.0f, 1000u + (uint64_t)n};
+            check_case(&t);
+        }
+}
+
+/* Random shapes and settings. */
+static void test_random(void **state)
+{
+    (void)state;
+    test_rng r;
+    test_rng_seed(&r, 77);
+    static const int blocks[] = {16, 32, 64, 128};
+    static const float q[] = {5, 30, 75, 95, 100};
+    for (int i = 0; i < 60; i++) {
+        tcase t = {(uint32_t)test_rng_range(&r, 1, 300), (uint32_t)test_rng_range(&r, 1, 200),
+                   (uint32_t)test_rng_range(&r, 1, 4), (uint32_t)test_rng_range(&r, 1, 16),
+                   test_rng_range(&r, 0, NMODES - 1), blocks[test_rng_range(&r, 0, 3)],
+                   q[test_rng_range(&r, 0, 4)], 5000u + (uint64_t)i};
+        check_case(&t);
+    }
+}
+
+/* A large image: many blocks per band, every class busy. */
+static void test_large(void **state)
+{
+    (void)state;
+    for (int m = 0; m < M_DEFLATE; m++) {
+        tcase t = {1031, 779, 3, m == M_LOSSLESS ? 16u : 8u, m, 128, 75.0f, 9000u + (uint64_t)m};
+        check_case(&t);
+    }
+}
+
+/* Recomputes the CRC of the chunk at off (after its data was changed). */
+static void fix_crc(uint8_t *buf, size_t off)
+{
+    uint32_t len = wc_rd32le(buf + off);
+    wc_wr32le(buf + off + 8 + len, (uint32_t)crc32(0L, buf + off + 4, (uInt)len + 4u));
+}
+
+static size_t find_chunk(const uint8_t *buf, size_t size, const char *type, int nth)
+{
+    for (size_t off = 8; off + 12 <= size; off += 12 + (size_t)wc_rd32le(buf + off))
+        if (memcmp(buf + off + 4, type, 4) == 0 && nth-- == 0) return off;
+    return 0;
+}
+
+/* Decodes buf on both backends (the CPU with one thread, so it names the
+ * first failing block): the same status, message and pixels. */
+static int same_verdict(uint8_t *buf, size_t size, const char *what, size_t at)
+{
+    wc_params pc, pg;
+    wc_params_init(&pc);
+    wc_params_init(&pg);
+    pc.backend = WC_BACKEND_CPU;
+    pc.threads = 1;
+    pg.backend = WC_BACKEND_CUDA;
+    wc_image a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    wc_status sa = wc_decode(g_ctx_cpu, &pc, buf, size, &a);
+    wc_status sb = wc_decode(g_ctx_gpu, &pg, buf, size, &b);
+    int ok = sa == sb;
+    if (ok && sa != WC_OK) ok = strcmp(wc_ctx_error(g_ctx_cpu), wc_ctx_error(g_ctx_gpu)) == 0;
+    if (ok && sa == WC_OK) ok = memcmp(a.pixels, b.pixels, wc_image_row_bytes(&a) * a.height) == 0;
+    if (!ok)
+        print_error("%s at %zu: cpu %d '%s', cuda %d '%s'\n", what, at, sa, wc_ctx_error(g_ctx_cpu), sb,
+                    wc_ctx_error(g_ctx_gpu));
+    wc_image_free(&a);
+    wc_image_free(&b);
+    return sa != WC_OK;
+}
+
+/* Damaged payloads behind valid CRCs: every byte of every component's
+ * data replaced in turn, and block boundaries moved in the index. The
+ * device decoder must refuse exactly what the CPU refuses, with the same
+ * message (and never write outside a block: compute-sanitizer runs this). */
+static void test_damage(void **state)
+{
+    (void)state;
+    static const tcase cases[] = {{37, 29, 3, 8, M_LOSSY97, 16, 60.0f, 71},
+                                  {23, 31, 2, 12, M_LOSSLESS, 16, 75.0f, 72},
+                                  {40, 24, 1, 8, M_DCT, 16, 90.0f, 73}};
+    /* WC_TEST_STRIDE=k tries every k-th byte (for slow runs under
+     * compute-sanitizer). */
+    const char *env = getenv("WC_TEST_STRIDE");
+    const uint32_t stride = env && atoi(env) > 0 ? (uint32_t)atoi(env) : 1;
+    for (size_t n = 0; n < sizeof cases / sizeof cases[0]; n++) {
+        const tcase *t = &cases[n];
+        wc_image img;
+        make_image(t, &img);
+        wc_params p;
+        set_params(t, &p, WC_BACKEND_CUDA);
+        uint8_t *buf = NULL;
+        size_t size = 0;
+        assert_int_equal(wc_encode_alloc(g_ctx_gpu, &p, &img, (void **)&buf, &size), WC_OK);
+        unsigned refused = 0, tried = 0;
+        for (uint32_t c = 0; c < t->comps; c++) {
+            const size_t dat = find_chunk(buf, size, "WDAT", (int)c);
+            assert_true(dat > 0);
+            const uint32_t len = wc_rd32le(buf + dat);
+            for (uint32_t i = 0; i < len; i += stride, tried++) {
+                const uint8_t keep = buf[dat + 8 + i];
+                buf[dat + 8 + i] = (uint8_t)(i & 1 ? ~keep : keep ^ 0x10);
+                fix_crc(buf, dat);
+                refused += (unsigned)same_verdict(buf, size, "WDAT byte", i);
+                buf[dat + 8 + i] = keep;
+            }
+            fix_crc(buf, dat);
+        }
+        /* Index entries: a byte moved from one block to the next. */
+        const size_t idx = find_chunk(buf, size, "WIDX", 0);
+        assert_true(idx > 0);
+        const uint32_t ilen = wc_rd32le(buf + idx);
+        for (uint32_t i = 0; i + 1 < ilen; i++) {
+            uint8_t *e = buf + idx + 8 + i;
+            if (e[0] == 0 || e[0] >= 0x7F || e[1] >= 0x7F || (i && e[-1] >= 0x80)) continue;
+            e[0]--, e[1]++;
+            fix_crc(buf, idx);
+            refused += (unsigned)same_verdict(buf, size, "index entry", i);
+            tried++;
+            e[0]++, e[1]--;
+        }
+        fix_crc(buf, idx);
+        assert_true(refused > 0 && refused < tried);
+        assert_int_equal(same_verdict(buf, size, "the file itself", 0), 0);
+        wc_free(buf);
+        wc_image_free(&img);
+    }
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    g_ctx_cpu = wc_ctx_create();
+    g_ctx_gpu = wc_ctx_create();
+    return g_ctx_cpu && g_ctx_gpu ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    wc_ctx_free(g_ctx_cpu);
+    wc_ctx_free(g_ctx_gpu);
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_modes_sizes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_random, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_large, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_damage, setup, teardown),
+    };
+    return gpu_pair_main("cuda_chain", tests, sizeof tests / sizeof tests[0]);
+}
