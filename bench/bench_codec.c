@@ -56,7 +56,8 @@ static int make_photo(const char *dir, uint32_t side, wc_image *out)
             uint32_t u = x % tw, v = y % th;
             if (tx & 1) u = tw - 1 - u;
             if (ty & 1) v = th - 1 - v;
-            const uint8_t *src = (const uint8_t *)tiles[t].pixels + (size_t)v * tiles[t].stride + u * 3;
+            const uint8_t *src =
+                (const uint8_t *)tiles[t].pixels + (size_t)v * tiles[t].stride + u * 3;
             memcpy(px + ((size_t)y * side + x) * 3, src, 3);
         }
     for (int i = 0; i < n; i++) wc_image_free(&tiles[i]);
@@ -124,11 +125,13 @@ int main(int argc, char **argv)
     /* DCT q58 lands near the rate of libjpeg-turbo's default quality 75
      * on this image (1.39 against cjpeg's 1.36 bpp): the rate-matched
      * comparison for issue 4's speed target. */
-    static const struct { const char *name; int lossless, transform; float quality; } modes[] = {
-        {"lossless 5/3", 1, WC_TRANSFORM_DWT, 0},
-        {"lossy 9/7 q75", 0, WC_TRANSFORM_DWT, 75},
-        {"lossy DCT q75", 0, WC_TRANSFORM_DCT, 75},
-        {"lossy DCT q58", 0, WC_TRANSFORM_DCT, 58},
+    static const struct {
+        const char *name;
+        int lossless, transform;
+        float quality;
+    } modes[] = {
+        {"lossless 5/3", 1, WC_TRANSFORM_DWT, 0},   {"lossy 9/7 q75", 0, WC_TRANSFORM_DWT, 75},
+        {"lossy DCT q75", 0, WC_TRANSFORM_DCT, 75}, {"lossy DCT q58", 0, WC_TRANSFORM_DCT, 58},
         {"lossy LOT q75", 0, WC_TRANSFORM_LOT, 75},
     };
     for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++)

@@ -46,7 +46,7 @@ typedef struct run {
     atomic_size_t next;
     atomic_int failed;
     pthread_barrier_t start;
-    uint64_t *hash;     /* per job */
+    uint64_t *hash; /* per job */
     double t0;
     double stage[WORKER_STAGES][MAX_WORKERS]; /* seconds per stage, per worker */
 } run;
@@ -94,14 +94,16 @@ static void *work(void *arg)
     p.threads = 1;
     p.device = r->ndevices ? r->devices[w->index % r->ndevices] : -1;
     uint64_t warm = 0;
-    if (!ctx || encode(ctx, &p, &r->img[w->index % r->nimg], &warm)) atomic_fetch_add(&r->failed, 1);
+    if (!ctx || encode(ctx, &p, &r->img[w->index % r->nimg], &warm))
+        atomic_fetch_add(&r->failed, 1);
     pthread_barrier_wait(&r->start);
     if (w->index == 0) r->t0 = now();
     pthread_barrier_wait(&r->start);
     for (;;) {
         size_t j = atomic_fetch_add(&r->next, 1);
         if (j >= r->jobs) break;
-        if (ctx && encode(ctx, &p, &r->img[j % r->nimg], &r->hash[j])) atomic_fetch_add(&r->failed, 1);
+        if (ctx && encode(ctx, &p, &r->img[j % r->nimg], &r->hash[j]))
+            atomic_fetch_add(&r->failed, 1);
         wc_times t;
         wc_ctx_times(ctx, &t);
         r->stage[0][w->index] += t.transform;
@@ -202,10 +204,14 @@ int main(int argc, char **argv)
     wc_params p;
     wc_params_init(&p);
     for (int i = 2; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--repeat")) repeat = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--threads")) threads = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--devices")) devices = argv[i + 1];
-        else if (!strcmp(argv[i], "--runs")) runs = atoi(argv[i + 1]);
+        if (!strcmp(argv[i], "--repeat"))
+            repeat = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--threads"))
+            threads = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--devices"))
+            devices = argv[i + 1];
+        else if (!strcmp(argv[i], "--runs"))
+            runs = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--quality")) {
             p.lossless = 0;
             p.quality = (float)atof(argv[i + 1]);
@@ -264,8 +270,14 @@ int main(int argc, char **argv)
         wc_ctx_free(c);
         have_ref = c != NULL;
     }
-    run r1 = {.img = img, .nimg = nimg, .jobs = jobs, .p = &p, .devices = all,
-              .ndevices = nall ? 1 : 0, .workers = threads, .hash = hash};
+    run r1 = {.img = img,
+              .nimg = nimg,
+              .jobs = jobs,
+              .p = &p,
+              .devices = all,
+              .ndevices = nall ? 1 : 0,
+              .workers = threads,
+              .hash = hash};
     const double one = measure(&r1, runs, ref, &have_ref, &same);
     printf("1 device  (%d):   %8.1f images/s\n", nall ? all[0] : -1, one);
     print_stages(&r1);
@@ -284,7 +296,8 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("ratio %.2fx over %d device(s); files identical across runs and devices%s: %s\n",
-           many / one, nall ? nall : 1, count ? " and to the CPU backend's" : "", same ? "yes" : "NO");
+           many / one, nall ? nall : 1, count ? " and to the CPU backend's" : "",
+           same ? "yes" : "NO");
     for (size_t i = 0; i < nimg; i++) wc_image_free(&img[i]);
     free(hash);
     return same ? 0 : 1;

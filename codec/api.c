@@ -34,7 +34,8 @@ wc_status wc_params_init_abi(wc_params *p, unsigned abi, size_t size)
     p->levels = 5;
     p->entropy = WC_ENTROPY_HUFFMAN;
     p->deflate_level = 6;
-    p->block_size = 128; /* measured: 0.02 bpp smaller lossless, +0.07..0.16 dB lossy than 64 on Kodak */
+    p->block_size =
+        128; /* measured: 0.02 bpp smaller lossless, +0.07..0.16 dB lossy than 64 on Kodak */
     p->threads = 0;
     p->backend = WC_BACKEND_AUTO;
     p->device = -1;
@@ -153,8 +154,7 @@ wc_status ctx_backend(wc_ctx *ctx, wc_backend_kind kind)
         kind = WC_BACKEND_CUDA;
     } else if (env && *env && strcmp(env, "auto") != 0) {
         /* A typo must not quietly run somewhere else. */
-        return wc_fail(&ctx->err, WC_ERR_ARG,
-                       "WC_BACKEND=%.40s: expected cpu, cuda or auto", env);
+        return wc_fail(&ctx->err, WC_ERR_ARG, "WC_BACKEND=%.40s: expected cpu, cuda or auto", env);
     }
     if (kind == WC_BACKEND_CPU) return use_backend(ctx, wc_backend_cpu(), &ctx->err);
     const wc_backend_ops *cuda = wc_backend_cuda();
@@ -188,15 +188,12 @@ void ctx_note_chain(wc_ctx *ctx, const char *where)
         snprintf(ctx->note + n, sizeof ctx->note - n, "; entropy coding: %s", where);
 }
 
-size_t wc_image_row_bytes(const wc_image *img)
-{
-    return img ? wc_packed_row_bytes(img) : 0;
-}
+size_t wc_image_row_bytes(const wc_image *img) { return img ? wc_packed_row_bytes(img) : 0; }
 
 wc_status wc_image_alloc(wc_image *img)
 {
-    if (!img || img->width == 0 || img->height == 0 || img->components < 1 ||
-        img->components > 4 || img->bit_depth < 1 || img->bit_depth > 16)
+    if (!img || img->width == 0 || img->height == 0 || img->components < 1 || img->components > 4 ||
+        img->bit_depth < 1 || img->bit_depth > 16)
         return WC_ERR_ARG;
     size_t row = wc_image_row_bytes(img), total;
     if (row == 0 || wc_mul_overflow(row, img->height, &total)) return WC_ERR_LIMIT;

@@ -83,10 +83,10 @@ static wc_status forward_float_comp(const wc_stage_plan *p, uint32_t c, float *p
 /* The components' transforms are independent: one worker each. */
 typedef struct comp_job {
     const wc_stage_plan *p;
-    const wc_coeffs *cin;  /* inverse */
-    wc_coeffs *cout;       /* forward */
-    int32_t **pl;          /* inverse: sample planes */
-    float **fl;            /* float planes */
+    const wc_coeffs *cin; /* inverse */
+    wc_coeffs *cout;      /* forward */
+    int32_t **pl;         /* inverse: sample planes */
+    float **fl;           /* float planes */
     wc_status status[4];
     wc_err errs[4];
 } comp_job;
@@ -104,7 +104,8 @@ static void forward_comp(void *arg, size_t c, int worker)
         j->status[c] = forward_float_comp(p, (uint32_t)c, j->fl[c], out, &j->errs[c]);
         return;
     }
-    int32_t *scratch = pool_alloc_array(p->pool, dwt_scratch_elems(p->width, p->height), sizeof(int32_t));
+    int32_t *scratch =
+        pool_alloc_array(p->pool, dwt_scratch_elems(p->width, p->height), sizeof(int32_t));
     if (!scratch) {
         j->status[c] = wc_fail(&j->errs[c], WC_ERR_NOMEM, "out of memory (DWT scratch)");
         return;
@@ -176,7 +177,7 @@ static wc_status inverse_float_comp(const wc_stage_plan *p, uint32_t c, const wc
     float *scratch = NULL;
     if (p->transform[c] != WC_TRANSFORM_DCT) {
         size_t sn = p->transform[c] == WC_TRANSFORM_LOT ? lot8_scratch_elems(pw, ph)
-                                                         : dwt_scratch_elems(pw, ph);
+                                                        : dwt_scratch_elems(pw, ph);
         scratch = pool_alloc_array(p->pool, sn, sizeof(float));
         if (!scratch) {
             pool_free(p->pool, coef);
@@ -199,7 +200,8 @@ static wc_status inverse_float_comp(const wc_stage_plan *p, uint32_t c, const wc
 static wc_status inverse_int_comp(const wc_stage_plan *p, uint32_t c, const wc_coeffs *in,
                                   int32_t *dst, wc_err *err)
 {
-    int32_t *scratch = pool_alloc_array(p->pool, dwt_scratch_elems(p->width, p->height), sizeof(int32_t));
+    int32_t *scratch =
+        pool_alloc_array(p->pool, dwt_scratch_elems(p->width, p->height), sizeof(int32_t));
     WC_RETURN_IF(!scratch, err, WC_ERR_NOMEM, "out of memory (DWT scratch)");
     if (dst != in->q[c]) memcpy(dst, in->q[c], (size_t)p->width * p->height * sizeof(int32_t));
     quant_layout lay = layout_of(p, c, p->width, p->height);
@@ -273,7 +275,7 @@ static wc_status cpu_decode(void *self, const wc_stage_plan *p, wc_chain *chain,
     return wc_chain_decode_host(wc_backend_cpu(), self, p, chain, in, out, err);
 }
 
-static const wc_backend_ops cpu_ops = {"cpu", cpu_create, cpu_destroy, cpu_forward, cpu_inverse,
-                                       cpu_encode, cpu_decode};
+static const wc_backend_ops cpu_ops = {"cpu",       cpu_create, cpu_destroy, cpu_forward,
+                                       cpu_inverse, cpu_encode, cpu_decode};
 
 const wc_backend_ops *wc_backend_cpu(void) { return &cpu_ops; }

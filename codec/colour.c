@@ -78,7 +78,8 @@ void colour_round_plane(const float *src, int32_t *dst, size_t n, uint32_t bit_d
  * colour_extract + colour_rct/ict_forward and colour_rct/ict_inverse +
  * colour_round_plane + colour_insert, so the results are identical. */
 
-COLOUR_INLINE void extract_rct_rows(const wc_image *img, int wide, int32_t *y, int32_t *u, int32_t *v)
+COLOUR_INLINE void extract_rct_rows(const wc_image *img, int wide, int32_t *y, int32_t *u,
+                                    int32_t *v)
 {
     const int32_t shift = level_shift(img->bit_depth);
     const size_t nc = img->components, w = img->width, stride = wc_row_stride(img);
@@ -86,7 +87,8 @@ COLOUR_INLINE void extract_rct_rows(const wc_image *img, int wide, int32_t *y, i
         const uint8_t *row = (const uint8_t *)img->pixels + r * stride;
         const size_t o = (size_t)r * w;
         for (size_t x = 0; x < w; x++) {
-            const int32_t R = get_px(row, wide, x * nc) - shift, G = get_px(row, wide, x * nc + 1) - shift,
+            const int32_t R = get_px(row, wide, x * nc) - shift,
+                          G = get_px(row, wide, x * nc + 1) - shift,
                           B = get_px(row, wide, x * nc + 2) - shift;
             y[o + x] = rct_y(R, G, B);
             u[o + x] = rct_u(G, B);
@@ -103,8 +105,8 @@ void colour_extract_rct(const wc_image *img, int32_t *y, int32_t *u, int32_t *v)
         extract_rct_rows(img, 0, y, u, v);
 }
 
-COLOUR_INLINE void ict_row(const uint8_t *row, int wide, size_t nc, size_t w, int32_t shift, float *y,
-                           float *cb, float *cr)
+COLOUR_INLINE void ict_row(const uint8_t *row, int wide, size_t nc, size_t w, int32_t shift,
+                           float *y, float *cb, float *cr)
 {
     for (size_t x = 0; x < w; x++) {
         const float R = (float)(get_px(row, wide, x * nc) - shift),
@@ -122,7 +124,8 @@ COLOUR_INLINE void extract_ict_rows(const wc_image *img, int wide, float *y, flo
     const size_t nc = img->components, w = img->width, stride = wc_row_stride(img);
     for (uint32_t r = 0; r < img->height; r++) {
         const size_t o = (size_t)r * w;
-        ict_row((const uint8_t *)img->pixels + r * stride, wide, nc, w, shift, y + o, cb + o, cr + o);
+        ict_row((const uint8_t *)img->pixels + r * stride, wide, nc, w, shift, y + o, cb + o,
+                cr + o);
     }
 }
 
@@ -142,9 +145,11 @@ void colour_row_float(const wc_image *img, uint32_t r, uint32_t c, float *out)
     const uint8_t *row = (const uint8_t *)img->pixels + r * wc_row_stride(img);
     const size_t nc = img->components;
     if (img->bit_depth > 8)
-        for (size_t x = 0; x < img->width; x++) out[x] = (float)(get_px(row, 1, x * nc + c) - shift);
+        for (size_t x = 0; x < img->width; x++)
+            out[x] = (float)(get_px(row, 1, x * nc + c) - shift);
     else
-        for (size_t x = 0; x < img->width; x++) out[x] = (float)(get_px(row, 0, x * nc + c) - shift);
+        for (size_t x = 0; x < img->width; x++)
+            out[x] = (float)(get_px(row, 0, x * nc + c) - shift);
 }
 
 void colour_extract_ict(const wc_image *img, float *y, float *cb, float *cr)
@@ -155,8 +160,8 @@ void colour_extract_ict(const wc_image *img, float *y, float *cb, float *cr)
         extract_ict_rows(img, 0, y, cb, cr);
 }
 
-COLOUR_INLINE void insert_rct_rows(const int32_t *y, const int32_t *u, const int32_t *v, wc_image *img,
-                                   int wide)
+COLOUR_INLINE void insert_rct_rows(const int32_t *y, const int32_t *u, const int32_t *v,
+                                   wc_image *img, int wide)
 {
     const int32_t shift = level_shift(img->bit_depth);
     const int32_t maxv = (int32_t)((1u << img->bit_depth) - 1);
@@ -211,4 +216,3 @@ void colour_insert_ict(const float *y, const float *cb, const float *cr, wc_imag
     else
         insert_ict_rows(y, cb, cr, img, 0);
 }
-

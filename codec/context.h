@@ -16,14 +16,14 @@ typedef struct wc_stage_times {
 
 struct wc_ctx {
     wc_err err;
-    char note[320];                 /* what --verbose reports */
-    const wc_backend_ops *backend;  /* the one in use, created lazily */
+    char note[320];                /* what --verbose reports */
+    const wc_backend_ops *backend; /* the one in use, created lazily */
     void *backend_self;
     wc_backend_kind backend_asked;
     wc_stage_times times;
-    wc_pool pool;                   /* large work buffers kept between calls */
-    int device;                     /* the call's wc_params.device (-1: current) */
-    int backend_device;             /* the one the CUDA backend was made for */
+    wc_pool pool;       /* large work buffers kept between calls */
+    int device;         /* the call's wc_params.device (-1: current) */
+    int backend_device; /* the one the CUDA backend was made for */
 };
 
 /* Clears the error of a new call. */

@@ -22,8 +22,8 @@ typedef struct strip_job {
     const wc_image *img;
     wc_coeffs *out;
     uint32_t pw, ph;
-    float *fbuf;     /* per worker: components x 8 rows x pw floats */
-    int32_t *qbuf;   /* per worker: 8 rows x pw quantized values */
+    float *fbuf;   /* per worker: components x 8 rows x pw floats */
+    int32_t *qbuf; /* per worker: 8 rows x pw quantized values */
 } strip_job;
 
 /* Strip `by`: rows 8 by .. 8 by + 7 of the padded plane, each the mirror
@@ -56,11 +56,13 @@ static void do_strip(void *arg, size_t by, int worker)
     }
 }
 
-wc_status dct_strips_forward(const wc_stage_plan *p, const wc_image *img, wc_coeffs *out, wc_err *err)
+wc_status dct_strips_forward(const wc_stage_plan *p, const wc_image *img, wc_coeffs *out,
+                             wc_err *err)
 {
     strip_job j = {p, img, out, (p->width + 7) & ~7u, (p->height + 7) & ~7u, NULL, NULL};
     const int nw = wc_thread_count(p->threads);
-    j.fbuf = pool_alloc_array(p->pool, (size_t)nw * p->components * 8, (size_t)j.pw * sizeof(float));
+    j.fbuf =
+        pool_alloc_array(p->pool, (size_t)nw * p->components * 8, (size_t)j.pw * sizeof(float));
     j.qbuf = pool_alloc_array(p->pool, (size_t)nw * 8, (size_t)j.pw * sizeof(int32_t));
     wc_status s = WC_OK;
     if (!j.fbuf || !j.qbuf) {

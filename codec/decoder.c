@@ -40,8 +40,8 @@ static wc_status read_index(const wcx_chunk *k, parsed *ps, wc_err *err)
                          k->index, k->offset, i, ps->lay.nblocks);
             uint8_t b = *p++;
             WC_RETURN_IF(shift == 28 && b > 0x07, err, WC_ERR_CORRUPT,
-                         "chunk %u (WIDX) at byte %zu: size of block %zu out of range",
-                         k->index, k->offset, i);
+                         "chunk %u (WIDX) at byte %zu: size of block %zu out of range", k->index,
+                         k->offset, i);
             v |= (uint32_t)(b & 0x7F) << shift;
             if (!(b & 0x80)) break;
             shift += 7;
@@ -60,8 +60,8 @@ static wc_status read_index(const wcx_chunk *k, parsed *ps, wc_err *err)
         for (size_t i = ps->lay.first_block[c]; i < last; i++) sum += ps->block_size[i];
         WC_RETURN_IF(sum != ps->in.data_size[c], err, WC_ERR_CORRUPT,
                      "chunk %u (WIDX) at byte %zu: the blocks of component %u add up to %llu "
-                     "bytes, its data chunk (WDAT) has %zu", k->index, k->offset, c,
-                     (unsigned long long)sum, ps->in.data_size[c]);
+                     "bytes, its data chunk (WDAT) has %zu",
+                     k->index, k->offset, c, (unsigned long long)sum, ps->in.data_size[c]);
     }
     return WC_OK;
 }
@@ -88,7 +88,8 @@ static wc_status collect(parsed *ps, wc_err *err)
                          k->offset);
             WC_RETURN_IF(!nidx, err, WC_ERR_CORRUPT,
                          "chunk %u (WDAT) at byte %zu: misplaced: data before the block index "
-                         "(WIDX)", k->index, k->offset);
+                         "(WIDX)",
+                         k->index, k->offset);
             ps->in.data[ndat] = k->data;
             ps->in.data_size[ndat++] = k->size;
         } else if (k->type == WCX_WIDX) {
@@ -97,15 +98,16 @@ static wc_status collect(parsed *ps, wc_err *err)
             unsigned want_tab = ps->h.entropy == WC_ENTROPY_HUFFMAN ? ps->h.components : 0;
             WC_RETURN_IF(ntab != want_tab, err, WC_ERR_CORRUPT,
                          "chunk %u (WIDX) at byte %zu: misplaced: after %u of the %u table chunks "
-                         "(WTAB)", k->index, k->offset, ntab, want_tab);
+                         "(WTAB)",
+                         k->index, k->offset, ntab, want_tab);
             idx = k;
         }
     }
     unsigned want_tab = ps->h.entropy == WC_ENTROPY_HUFFMAN ? ps->h.components : 0;
     WC_RETURN_IF(ntab != want_tab, err, WC_ERR_CORRUPT, "%u table chunks (WTAB), expected %u", ntab,
                  want_tab);
-    WC_RETURN_IF(ndat != ps->h.components, err, WC_ERR_CORRUPT, "%u data chunks (WDAT), expected %u",
-                 ndat, ps->h.components);
+    WC_RETURN_IF(ndat != ps->h.components, err, WC_ERR_CORRUPT,
+                 "%u data chunks (WDAT), expected %u", ndat, ps->h.components);
     WC_RETURN_IF(!idx, err, WC_ERR_CORRUPT, "no block index chunk (WIDX)");
     ps->block_size = wc_malloc_array(ps->lay.nblocks ? ps->lay.nblocks : 1, sizeof(uint32_t));
     WC_RETURN_IF(!ps->block_size, err, WC_ERR_NOMEM, "out of memory (block index)");
@@ -132,8 +134,8 @@ static wc_status parse(const void *src, size_t size, parsed *ps, wc_err *err)
     int levels = plan_levels(ps->h.width, ps->h.height, ps->h.bit_depth, ps->h.levels);
     WC_RETURN_IF(levels != ps->h.levels, err, WC_ERR_CORRUPT,
                  "chunk 0 (WHDR) at byte %zu: %u levels is more than a %ux%u %u-bit image "
-                 "allows (%d)", k->offset, ps->h.levels, ps->h.width, ps->h.height,
-                 ps->h.bit_depth, levels);
+                 "allows (%d)",
+                 k->offset, ps->h.levels, ps->h.width, ps->h.height, ps->h.bit_depth, levels);
     /* The reversible colour transform is integer: it follows the 5/3 DWT
      * only. No encoder pairs it with the DCT/LOT, whose planes are float. */
     WC_RETURN_IF(ps->h.colour == WC_COLOUR_RCT && ps->h.transform != WC_TRANSFORM_DWT, err,
@@ -161,7 +163,8 @@ static wc_status check_blocks(const parsed *ps, wc_err *err)
     WC_RETURN_IF(!idx, err, WC_ERR_CORRUPT, "no block index chunk (WIDX)");
     WC_RETURN_IF(n > idx->size, err, WC_ERR_CORRUPT,
                  "chunk %u (WIDX) at byte %zu: %lu bytes cannot list the %zu code blocks the "
-                 "header implies", idx->index, idx->offset, (unsigned long)idx->size, n);
+                 "header implies",
+                 idx->index, idx->offset, (unsigned long)idx->size, n);
     return WC_OK;
 }
 
@@ -279,7 +282,8 @@ static wc_status decode_parsed(wc_ctx *ctx, const wc_params *p, parsed *ps, wc_i
     if (into) {
         if (s == WC_OK && (out->width != img.width || out->height != img.height ||
                            out->components != img.components || out->bit_depth != img.bit_depth))
-            s = wc_fail(err, WC_ERR_ARG, "the output image is %ux%u x%u %u-bit, the file %ux%u x%u %u-bit",
+            s = wc_fail(err, WC_ERR_ARG,
+                        "the output image is %ux%u x%u %u-bit, the file %ux%u x%u %u-bit",
                         out->width, out->height, out->components, out->bit_depth, img.width,
                         img.height, img.components, img.bit_depth);
         if (s == WC_OK && (!out->pixels || (out->stride && out->stride < wc_image_row_bytes(&img))))
@@ -311,8 +315,8 @@ static wc_status decode_parsed(wc_ctx *ctx, const wc_params *p, parsed *ps, wc_i
     return s;
 }
 
-static wc_status decode(wc_ctx *ctx, const wc_params *p, const void *src, size_t size, wc_image *out,
-                        int into)
+static wc_status decode(wc_ctx *ctx, const wc_params *p, const void *src, size_t size,
+                        wc_image *out, int into)
 {
     if (!ctx) return WC_ERR_ARG;
     ctx_begin(ctx);
@@ -340,7 +344,8 @@ wc_status wc_decode(wc_ctx *ctx, const wc_params *p, const void *src, size_t siz
     return decode(ctx, p, src, size, out, 0);
 }
 
-wc_status wc_decode_into(wc_ctx *ctx, const wc_params *p, const void *src, size_t size, wc_image *out)
+wc_status wc_decode_into(wc_ctx *ctx, const wc_params *p, const void *src, size_t size,
+                         wc_image *out)
 {
     return decode(ctx, p, src, size, out, 1);
 }
@@ -396,7 +401,8 @@ wc_status dec_inspect(wc_ctx *ctx, const void *src, size_t size, wc_info *info)
             info->component_bytes[k->comp] += ps.block_size[i];
             info->band_bytes[k->comp][k->band] += ps.block_size[i];
         }
-        for (uint32_t c = 0; c < h->components; c++) info->component_bytes[c] += ps.in.table_size[c];
+        for (uint32_t c = 0; c < h->components; c++)
+            info->component_bytes[c] += ps.in.table_size[c];
     }
     parsed_free(&ps);
     return s;

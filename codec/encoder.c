@@ -26,9 +26,9 @@ typedef struct enc_state {
     wcx_header h;
     wc_layout lay;
     wc_stage_plan plan;
-    int32_t *q[4];      /* quantized planes, band layout for DCT/LOT */
-    int32_t *raw[4];    /* rate control: unquantized int (5/3) planes */
-    float *f[4];        /* rate control: unquantized float planes */
+    int32_t *q[4];   /* quantized planes, band layout for DCT/LOT */
+    int32_t *raw[4]; /* rate control: unquantized int (5/3) planes */
+    float *f[4];     /* rate control: unquantized float planes */
 } enc_state;
 
 static void free_planes(enc_state *st)
@@ -60,10 +60,7 @@ static wc_status to_band_layout(enc_state *st)
     return WC_OK;
 }
 
-static void code_times(enc_state *st, double t0)
-{
-    st->ctx->times.entropy += ctx_now() - t0;
-}
+static void code_times(enc_state *st, double t0) { st->ctx->times.entropy += ctx_now() - t0; }
 
 /* Quantizes the unquantized planes with the header's current steps into
  * q (host-side, exactly as a backend would) and codes them. */
@@ -87,7 +84,10 @@ static wc_status enc_code_step(enc_state *st, es_output *out)
     return s;
 }
 
-static size_t varint_size(uint32_t v) { return v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5; }
+static size_t varint_size(uint32_t v)
+{
+    return v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
+}
 
 /* Exact size of the file the header, layout and payloads make. */
 static size_t enc_file_size(const enc_state *st, const es_output *out)
@@ -238,7 +238,8 @@ static wc_status encode_payloads(enc_state *st, const wc_image *img, es_output *
         /* The whole chain on the backend: samples in, coded blocks out. */
         st->plan.quantize = 1;
         wc_chain chain = {&st->h, &st->lay, p->deflate_level, 0.0, 0.0, NULL};
-        wc_status s = st->ctx->backend->encode(st->ctx->backend_self, &st->plan, img, &chain, out, err);
+        wc_status s =
+            st->ctx->backend->encode(st->ctx->backend_self, &st->plan, img, &chain, out, err);
         st->ctx->times.transform = chain.t_transform;
         st->ctx->times.entropy = chain.t_entropy;
         ctx_note_chain(st->ctx, chain.where);
@@ -292,8 +293,8 @@ uint64_t wc_encode_memory(const wc_image *img, const wc_params *p)
     const uint64_t raw = w * h * img->components * (img->bit_depth > 8 ? 2 : 1);
     const int rate = !p->lossless && p->bpp > 0;
     /* A DCT image without alpha goes through dct_strips: no float planes. */
-    const int strips = !p->lossless && !rate && p->transform == WC_TRANSFORM_DCT &&
-                       img->components % 2 == 1;
+    const int strips =
+        !p->lossless && !rate && p->transform == WC_TRANSFORM_DCT && img->components % 2 == 1;
     uint64_t need = ENCODE_FIXED_BYTES + raw + (p->lossless ? raw + raw / 8 : raw / 2) * 2;
     for (uint32_t c = 0; c < img->components; c++) {
         const int alpha = layout_is_alpha(img->components, c);
@@ -350,7 +351,8 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
             cap = size;
             if (!dst) s = wc_fail(&ctx->err, WC_ERR_NOMEM, "out of memory (%zu-byte output)", size);
         } else if (cap < size) {
-            s = wc_fail(&ctx->err, WC_ERR_BUFFER, "output needs %zu bytes, buffer has %zu", size, cap);
+            s = wc_fail(&ctx->err, WC_ERR_BUFFER, "output needs %zu bytes, buffer has %zu", size,
+                        cap);
         }
         if (s == WC_OK) write_file(&st, &out, dst, cap, written);
         ctx->times.container = ctx_now() - t0;
@@ -363,14 +365,16 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
 wc_status wc_encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, void *dst, size_t cap,
                     size_t *written)
 {
-    if (!dst || !written) return ctx ? wc_fail(&ctx->err, WC_ERR_ARG, "no output buffer") : WC_ERR_ARG;
+    if (!dst || !written)
+        return ctx ? wc_fail(&ctx->err, WC_ERR_ARG, "no output buffer") : WC_ERR_ARG;
     return encode(ctx, p, img, dst, cap, NULL, written);
 }
 
 wc_status wc_encode_alloc(wc_ctx *ctx, const wc_params *p, const wc_image *img, void **out,
                           size_t *out_size)
 {
-    if (!out || !out_size) return ctx ? wc_fail(&ctx->err, WC_ERR_ARG, "no output pointer") : WC_ERR_ARG;
+    if (!out || !out_size)
+        return ctx ? wc_fail(&ctx->err, WC_ERR_ARG, "no output pointer") : WC_ERR_ARG;
     *out = NULL;
     wc_status s = encode(ctx, p, img, NULL, 0, out, out_size);
     if (s != WC_OK) {
@@ -390,8 +394,8 @@ size_t wc_encode_bound(const wc_image *img, const wc_params *p)
     uint64_t pw = ((uint64_t)img->width + 7) & ~7ull, ph = ((uint64_t)img->height + 7) & ~7ull;
     uint64_t coefs = pw * ph * img->components;
     uint64_t blocks = (pw / 16 + 46) * (ph / 16 + 46) * img->components;
-    uint64_t n = coefs * 8 + blocks * 80 + img->components * 20000ull + 4096 +
-                 meta_file_bytes(p->meta);
+    uint64_t n =
+        coefs * 8 + blocks * 80 + img->components * 20000ull + 4096 + meta_file_bytes(p->meta);
     return n > SIZE_MAX ? 0 : (size_t)n;
 }
 

@@ -77,11 +77,11 @@ static wc_status meta_check(const wc_meta *m, wc_meta_kind kind, uint32_t flags,
     WC_RETURN_IF(klen > WC_META_MAX_KEY, err, WC_ERR_ARG, "metadata: a %zu-byte key (at most %d)",
                  klen, WC_META_MAX_KEY);
     WC_RETURN_IF(key && memchr(key, 0, klen), err, WC_ERR_ARG, "metadata: a NUL byte in a key");
-    WC_RETURN_IF(kind == WC_META_TEXT && klen == 0, err, WC_ERR_ARG, "metadata: text without a key");
-    WC_RETURN_IF(flags & ~(WC_META_TEXT_COMPRESSED | WC_META_TEXT_UTF8) ||
-                     (flags && kind != WC_META_TEXT),
-                 err, WC_ERR_ARG, "metadata: flags 0x%x on %s", (unsigned)flags,
-                 wc_meta_kind_name(kind));
+    WC_RETURN_IF(kind == WC_META_TEXT && klen == 0, err, WC_ERR_ARG,
+                 "metadata: text without a key");
+    WC_RETURN_IF(
+        flags & ~(WC_META_TEXT_COMPRESSED | WC_META_TEXT_UTF8) || (flags && kind != WC_META_TEXT),
+        err, WC_ERR_ARG, "metadata: flags 0x%x on %s", (unsigned)flags, wc_meta_kind_name(kind));
     size_t want = fixed_size(kind);
     WC_RETURN_IF(want && size != want, err, WC_ERR_ARG, "metadata: %s of %zu bytes (must be %zu)",
                  wc_meta_kind_name(kind), size, want);
@@ -155,8 +155,8 @@ void meta_put_chunks(wcx_writer *w, const wc_meta *m)
 {
     for (size_t i = 0; i < wc_meta_count(m); i++) {
         const wc_meta_item *it = &m->slots[i].item;
-        wcx_meta_item c = {(uint8_t)it->kind, (uint8_t)it->flags, (uint8_t)strlen(it->key),
-                           (const uint8_t *)it->key, it->data, (uint32_t)it->size};
+        wcx_meta_item c = {(uint8_t)it->kind,        (uint8_t)it->flags, (uint8_t)strlen(it->key),
+                           (const uint8_t *)it->key, it->data,           (uint32_t)it->size};
         wcx_meta_put(w, &c);
     }
 }

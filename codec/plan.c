@@ -11,10 +11,9 @@ wc_status plan_check(const wc_params *p, const wc_image *img, wc_err *err)
     WC_RETURN_IF(!p || !img || !img->pixels, err, WC_ERR_ARG, "missing image or parameters");
     WC_RETURN_IF(p->abi != WC_ABI_VERSION, err, WC_ERR_ARG,
                  "parameters were not set up with wc_params_init");
-    WC_RETURN_IF(img->width < 1 || img->height < 1 || img->width > (1u << 24) ||
-                     img->height > (1u << 24),
-                 err, WC_ERR_ARG, "image size %ux%u out of range 1..16777216", img->width,
-                 img->height);
+    WC_RETURN_IF(
+        img->width < 1 || img->height < 1 || img->width > (1u << 24) || img->height > (1u << 24),
+        err, WC_ERR_ARG, "image size %ux%u out of range 1..16777216", img->width, img->height);
     WC_RETURN_IF(img->components < 1 || img->components > 4, err, WC_ERR_ARG,
                  "%u components (1..4 supported)", img->components);
     WC_RETURN_IF(img->bit_depth < 1 || img->bit_depth > 16, err, WC_ERR_ARG,
@@ -93,7 +92,8 @@ void plan_set_step(wcx_header *h, float step)
 {
     h->base_step = step;
     for (uint32_t c = 0; c < h->components; c++) {
-        int lossless_comp = h->wavelet[c] == 53 && ((h->flags & 1) || layout_is_alpha(h->components, c));
+        int lossless_comp =
+            h->wavelet[c] == 53 && ((h->flags & 1) || layout_is_alpha(h->components, c));
         double cw = h->colour == WC_COLOUR_ICT && c < 3 ? ict_weight[c] : 1.0;
         if (layout_comp_transform(h, c) != WC_TRANSFORM_DWT) {
             for (unsigned f = 0; f < 64; f++)
@@ -104,7 +104,8 @@ void plan_set_step(wcx_header *h, float step)
         dwt_band b[3 * WC_MAX_LEVELS + 1];
         unsigned nb = dwt_bands(h->width, h->height, h->levels, b);
         for (unsigned i = 0; i < nb; i++) {
-            double g = dwt_band_gain(h->wavelet[c], b[i].level ? b[i].level : h->levels, b[i].orient);
+            double g =
+                dwt_band_gain(h->wavelet[c], b[i].level ? b[i].level : h->levels, b[i].orient);
             h->steps[c][i] = lossless_comp ? 1.0f : (float)(step / sqrt(g * cw));
         }
         for (unsigned i = nb; i < WCX_MAX_STEPS; i++) h->steps[c][i] = 1.0f;
@@ -130,8 +131,9 @@ void plan_header(const wc_params *p, const wc_image *img, float step, wcx_header
     h->colour = colour_comps ? (wav == 53 ? WC_COLOUR_RCT : WC_COLOUR_ICT) : WC_COLOUR_NONE;
     if (colour_comps && !p->lossless && h->transform != WC_TRANSFORM_DWT) h->colour = WC_COLOUR_ICT;
     for (uint32_t c = 0; c < img->components; c++)
-        h->wavelet[c] = (uint8_t)(layout_is_alpha(img->components, c) ? 53
-                                  : (h->transform != WC_TRANSFORM_DWT ? 97 : wav));
+        h->wavelet[c] = (uint8_t)(layout_is_alpha(img->components, c)
+                                      ? 53
+                                      : (h->transform != WC_TRANSFORM_DWT ? 97 : wav));
     h->recon = p->lossless ? 0.0f : 0.4f;
     h->nsteps = h->transform != WC_TRANSFORM_DWT ? 64 : (uint8_t)(3 * h->levels + 1);
     if (h->transform != WC_TRANSFORM_DWT && (img->components == 2 || img->components == 4)) {

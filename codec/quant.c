@@ -23,7 +23,8 @@ static void for_each_band(const quant_layout *lay, const float *steps, band_fn f
     for (unsigned b = 0; b < nb; b++) {
         const float st[8] = {steps[b], steps[b], steps[b], steps[b],
                              steps[b], steps[b], steps[b], steps[b]};
-        if (bands[b].w && bands[b].h) fn(arg, bands[b].x0, bands[b].y0, bands[b].w, bands[b].h, st, 0);
+        if (bands[b].w && bands[b].h)
+            fn(arg, bands[b].x0, bands[b].y0, bands[b].w, bands[b].h, st, 0);
     }
 }
 
@@ -59,7 +60,8 @@ static void q_int(void *arg, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, c
         float s8[8]; /* a local copy: the compiler then knows no store changes it */
         memcpy(s8, st, sizeof s8);
         for (; x + 8 <= end; x += 8)
-            for (k = 0; k < 8; k++) row[x + k] = quant_value((float)row[x + k], s8[k], a->threshold);
+            for (k = 0; k < 8; k++)
+                row[x + k] = quant_value((float)row[x + k], s8[k], a->threshold);
         for (k = 0; x < end; x++, k++) row[x] = quant_value((float)row[x], s8[k], a->threshold);
     }
 }
@@ -100,8 +102,8 @@ static void dq_int(void *arg, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, 
     }
 }
 
-static void dq_float(void *arg, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, const float *steps,
-                     int blocked)
+static void dq_float(void *arg, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h,
+                     const float *steps, int blocked)
 {
     qargs *a = arg;
     for (uint32_t y = y0; y < y0 + h; y++) {
@@ -137,8 +139,8 @@ void dequant_int_plane(int32_t *plane, const quant_layout *lay, const float *ste
     for_each_band(lay, steps, dq_int, &a);
 }
 
-void dequant_float_plane(const int32_t *src, float *dst, const quant_layout *lay, const float *steps,
-                         float recon)
+void dequant_float_plane(const int32_t *src, float *dst, const quant_layout *lay,
+                         const float *steps, float recon)
 {
     qargs a = {.idst = (int32_t *)src, .fdst = dst, .stride = lay->width, .recon = recon};
     for_each_band(lay, steps, dq_float, &a);

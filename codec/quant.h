@@ -14,8 +14,8 @@
  * block planes by (y & 7) * 8 + (x & 7). */
 typedef struct quant_layout {
     uint32_t width, height;
-    int blocked;       /* 1: DCT/LOT frequency steps */
-    int levels;        /* DWT levels (when !blocked) */
+    int blocked; /* 1: DCT/LOT frequency steps */
+    int levels;  /* DWT levels (when !blocked) */
 } quant_layout;
 
 /* In place on an int plane (5/3 coefficients). D == 1 and T == 0 leaves
@@ -27,7 +27,7 @@ void quant_float_plane(const float *src, int32_t *dst, const quant_layout *lay, 
 /* In place on an int plane; D == 1 is the identity. */
 void dequant_int_plane(int32_t *plane, const quant_layout *lay, const float *steps, float recon);
 /* From an int plane into a float plane. */
-void dequant_float_plane(const int32_t *src, float *dst, const quant_layout *lay, const float *steps,
-                         float recon);
+void dequant_float_plane(const int32_t *src, float *dst, const quant_layout *lay,
+                         const float *steps, float recon);
 
 #endif

@@ -37,8 +37,7 @@ extern "C" {
 #define WC_VERSION_MAJOR 0
 #define WC_VERSION_MINOR 1
 #define WC_VERSION_PATCH 0
-#define WC_VERSION_NUMBER \
-    (WC_VERSION_MAJOR * 10000 + WC_VERSION_MINOR * 100 + WC_VERSION_PATCH)
+#define WC_VERSION_NUMBER (WC_VERSION_MAJOR * 10000 + WC_VERSION_MINOR * 100 + WC_VERSION_PATCH)
 
 /* Returns WC_VERSION_NUMBER of the library actually linked. */
 WC_API unsigned wc_version_number(void);
@@ -58,7 +57,11 @@ WC_API void wc_image_free(wc_image *img);
 /* ---- parameters ----------------------------------------------------------- */
 
 typedef enum wc_entropy { WC_ENTROPY_HUFFMAN = 0, WC_ENTROPY_DEFLATE = 1 } wc_entropy;
-typedef enum wc_backend_kind { WC_BACKEND_AUTO = 0, WC_BACKEND_CPU = 1, WC_BACKEND_CUDA = 2 } wc_backend_kind;
+typedef enum wc_backend_kind {
+    WC_BACKEND_AUTO = 0,
+    WC_BACKEND_CPU = 1,
+    WC_BACKEND_CUDA = 2
+} wc_backend_kind;
 /* Where image samples live: host memory, or CUDA device memory (a pointer
  * from cudaMalloc, on the device the CUDA backend uses). */
 typedef enum wc_memory { WC_MEMORY_HOST = 0, WC_MEMORY_DEVICE = 1 } wc_memory;
@@ -76,23 +79,23 @@ typedef enum wc_memory { WC_MEMORY_HOST = 0, WC_MEMORY_DEVICE = 1 } wc_memory;
  * in the order bpp, step, quality; lossless ignores all three.
  */
 typedef struct wc_params {
-    uint32_t abi;          /* set by wc_params_init; do not touch */
-    int lossless;          /* 1 (default): DWT 5/3, step 1, exact */
-    wc_transform transform;/* lossy only: DWT (default), DCT, LOT */
-    int wavelet;           /* 53 or 97; lossy default 97 */
-    int levels;            /* DWT levels 0..15, default 5 (capped by size) */
-    float quality;         /* 1..100; 0 = not set (lossy default 75) */
-    float step;            /* base quantizer step > 0; 0 = not set */
-    float bpp;             /* target bits per pixel > 0; 0 = not set */
-    float threshold;       /* zero coefficients with |c| < threshold */
-    wc_entropy entropy;    /* Huffman (default) or deflate */
-    int deflate_level;     /* 1..9, default 6 */
-    int block_size;        /* code-block side: 16, 32, 64, 128 (default) */
-    int threads;           /* 0 = all cores, else that many */
-    wc_backend_kind backend; /* AUTO (default), CPU or CUDA */
-    uint64_t max_pixels;   /* encode and decode refuse images larger than
+    uint32_t abi;               /* set by wc_params_init; do not touch */
+    int lossless;               /* 1 (default): DWT 5/3, step 1, exact */
+    wc_transform transform;     /* lossy only: DWT (default), DCT, LOT */
+    int wavelet;                /* 53 or 97; lossy default 97 */
+    int levels;                 /* DWT levels 0..15, default 5 (capped by size) */
+    float quality;              /* 1..100; 0 = not set (lossy default 75) */
+    float step;                 /* base quantizer step > 0; 0 = not set */
+    float bpp;                  /* target bits per pixel > 0; 0 = not set */
+    float threshold;            /* zero coefficients with |c| < threshold */
+    wc_entropy entropy;         /* Huffman (default) or deflate */
+    int deflate_level;          /* 1..9, default 6 */
+    int block_size;             /* code-block side: 16, 32, 64, 128 (default) */
+    int threads;                /* 0 = all cores, else that many */
+    wc_backend_kind backend;    /* AUTO (default), CPU or CUDA */
+    uint64_t max_pixels;        /* encode and decode refuse images larger than
                               this (default WC_DEFAULT_MAX_PIXELS; 0 = that) */
-    uint64_t max_memory;   /* encode and decode refuse to need more bytes,
+    uint64_t max_memory;        /* encode and decode refuse to need more bytes,
                               counting all the call holds: the input (image
                               or file) too (default WC_DEFAULT_MAX_MEMORY;
                               0 = no limit). Checked before allocating. */
@@ -100,7 +103,7 @@ typedef struct wc_params {
                               (see "metadata"); NULL (default) for none.
                               Not owned; read during the call only. A bpp
                               target counts its bytes too. */
-    int device;            /* the CUDA device (0..wc_device_count()-1) the
+    int device;                 /* the CUDA device (0..wc_device_count()-1) the
                               context's GPU backend lives on: its streams,
                               buffers and kernels, and the calling thread's
                               current device from then on; -1 (default):
@@ -109,10 +112,10 @@ typedef struct wc_params {
                               moves there. CUDA asked by name fails on a
                               device out of range; AUTO falls back to the
                               CPU (wc_ctx_note says why). */
-    wc_memory memory;      /* where img->pixels (encode) and out->pixels
+    wc_memory memory;           /* where img->pixels (encode) and out->pixels
                               (wc_decode_into) live; WC_MEMORY_DEVICE needs
                               the CUDA backend (else WC_ERR_UNSUPPORTED) */
-    void *stream;          /* a cudaStream_t (as void *) whose earlier work
+    void *stream;               /* a cudaStream_t (as void *) whose earlier work
                               the CUDA backend waits for before reading the
                               samples, and on which it leaves the decoded
                               ones; NULL: none. The call returns when its
@@ -187,12 +190,12 @@ WC_API size_t wc_encode_bound(const wc_image *img, const wc_params *p);
  * Encodes img into dst[0..cap). On WC_OK *written holds the file's size.
  * The output depends only on img and p: not on threads, backend or machine.
  */
-WC_API wc_status wc_encode(wc_ctx *ctx, const wc_params *p, const wc_image *img,
-                           void *dst, size_t cap, size_t *written);
+WC_API wc_status wc_encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, void *dst,
+                           size_t cap, size_t *written);
 
 /* Like wc_encode but allocates the output; free *out with wc_free. */
-WC_API wc_status wc_encode_alloc(wc_ctx *ctx, const wc_params *p, const wc_image *img,
-                                 void **out, size_t *out_size);
+WC_API wc_status wc_encode_alloc(wc_ctx *ctx, const wc_params *p, const wc_image *img, void **out,
+                                 size_t *out_size);
 
 /* What a file's header says, read without decoding. Fields are only ever
  * added at the end: the library fills as much of the struct as the
@@ -202,13 +205,13 @@ typedef struct wc_info {
     uint32_t format_major, format_minor;
     int lossless;
     wc_transform transform;
-    int wavelet;              /* 53 or 97 */
+    int wavelet; /* 53 or 97 */
     int levels;
-    int colour;               /* 0 none, 1 RCT, 2 ICT */
+    int colour; /* 0 none, 1 RCT, 2 ICT */
     wc_entropy entropy;
     int block_size;
     float base_step;
-    uint32_t bands;           /* bands of component 0 */
+    uint32_t bands; /* bands of component 0 */
     uint64_t file_bytes;
     uint64_t component_bytes[4];
     /* Coded bytes per band in coding order: DWT: LL, then HL, LH, HH from
@@ -219,7 +222,8 @@ typedef struct wc_info {
 WC_API wc_status wc_inspect_sized(wc_ctx *ctx, const void *src, size_t size, wc_info *info,
                                   size_t info_size);
 /* Reads the header and index of a file in memory into *info. */
-#define wc_inspect(ctx, src, size, info) wc_inspect_sized((ctx), (src), (size), (info), sizeof *(info))
+#define wc_inspect(ctx, src, size, info) \
+    wc_inspect_sized((ctx), (src), (size), (info), sizeof *(info))
 
 /* Frees memory the library allocated for the program (wc_encode_alloc's
  * output); NULL is accepted. Images have wc_image_free. */
@@ -325,8 +329,8 @@ typedef enum wc_meta_kind {
  * next wc_meta_add, wc_meta_clear or wc_meta_free on it. */
 typedef struct wc_meta_item {
     wc_meta_kind kind;
-    uint32_t flags;     /* WC_META_TEXT_* for text, else 0 */
-    const char *key;    /* NUL-terminated; "" when the kind has none */
+    uint32_t flags;  /* WC_META_TEXT_* for text, else 0 */
+    const char *key; /* NUL-terminated; "" when the kind has none */
     const uint8_t *data;
     size_t size;
 } wc_meta_item;

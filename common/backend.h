@@ -50,24 +50,24 @@ enum { WC_COLOUR_NONE = 0, WC_COLOUR_RCT = 1, WC_COLOUR_ICT = 2 };
  */
 typedef struct wc_stage_plan {
     uint32_t width, height, components, bit_depth;
-    int colour;                      /* WC_COLOUR_* */
-    int transform[4];                /* WC_TRANSFORM_* per component */
-    int wavelet[4];                  /* 53 or 97 per component (DWT) */
-    int levels;                      /* DWT levels */
-    float steps[4][WC_MAX_STEPS];    /* per component, per band */
-    float threshold[4];              /* per component */
-    float recon;                     /* reconstruction offset in [0, 1) */
-    int quantize;                    /* forward: 0 = stop before quantizing */
-    int threads;                     /* host threads a backend may use (0 = all);
+    int colour;                   /* WC_COLOUR_* */
+    int transform[4];             /* WC_TRANSFORM_* per component */
+    int wavelet[4];               /* 53 or 97 per component (DWT) */
+    int levels;                   /* DWT levels */
+    float steps[4][WC_MAX_STEPS]; /* per component, per band */
+    float threshold[4];           /* per component */
+    float recon;                  /* reconstruction offset in [0, 1) */
+    int quantize;                 /* forward: 0 = stop before quantizing */
+    int threads;                  /* host threads a backend may use (0 = all);
                                         results never depend on it */
-    struct wc_pool *pool;            /* where a host backend takes its large
+    struct wc_pool *pool;         /* where a host backend takes its large
                                         buffers (pool.h); NULL: malloc */
-    int band_output;                 /* forward may leave DCT/LOT planes in
+    int band_output;              /* forward may leave DCT/LOT planes in
                                         band layout (wc_coeffs.banded) */
-    int device_memory;               /* samples (in or out) are CUDA device
+    int device_memory;            /* samples (in or out) are CUDA device
                                         memory: a host backend refuses with
                                         WC_ERR_UNSUPPORTED */
-    void *stream;                    /* the caller's cudaStream_t, or NULL */
+    void *stream;                 /* the caller's cudaStream_t, or NULL */
 } wc_stage_plan;
 
 /* Whether component c's planes hold floats: 9/7 and the block transforms
@@ -121,17 +121,17 @@ typedef struct wc_backend_ops {
      * WC_ERR_BACKEND and a message when no device can be used. */
     wc_status (*create)(void **self, wc_err *err);
     void (*destroy)(void *self);
-    wc_status (*forward)(void *self, const wc_stage_plan *plan, const wc_image *in,
-                         wc_coeffs *out, wc_err *err);
+    wc_status (*forward)(void *self, const wc_stage_plan *plan, const wc_image *in, wc_coeffs *out,
+                         wc_err *err);
     /* out->pixels is allocated by the caller for the plan's size/layout. */
-    wc_status (*inverse)(void *self, const wc_stage_plan *plan, const wc_coeffs *in,
-                         wc_image *out, wc_err *err);
+    wc_status (*inverse)(void *self, const wc_stage_plan *plan, const wc_coeffs *in, wc_image *out,
+                         wc_err *err);
     /* The whole chain, samples -> coded code blocks: colour, transform,
      * quantize (plan->quantize is 1), then entropy coding of every block
      * into *out (stage/entropy_stage.h; the caller frees it with
      * es_output_free). The bytes are the CPU backend's whatever runs them. */
-    wc_status (*encode)(void *self, const wc_stage_plan *plan, const wc_image *in,
-                        wc_chain *chain, struct es_output *out, wc_err *err);
+    wc_status (*encode)(void *self, const wc_stage_plan *plan, const wc_image *in, wc_chain *chain,
+                        struct es_output *out, wc_err *err);
     /* The whole chain back, coded code blocks -> samples: entropy decoding
      * of every block (damaged data gives an error, never a write outside
      * its block), dequantize, inverse transform, colour. out->pixels is

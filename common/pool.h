@@ -22,8 +22,8 @@
 
 typedef struct wc_pool {
     pthread_mutex_t lock;
-    void *slot[WC_POOL_SLOTS];   /* free buffers, NULL when empty */
-    size_t size[WC_POOL_SLOTS];  /* their usable sizes */
+    void *slot[WC_POOL_SLOTS];  /* free buffers, NULL when empty */
+    size_t size[WC_POOL_SLOTS]; /* their usable sizes */
 } wc_pool;
 
 void pool_init(wc_pool *pool);

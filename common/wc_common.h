@@ -26,15 +26,15 @@ wc_status wc_fail(wc_err *err, wc_status s, const char *fmt, ...)
 #endif
     ;
 
-#define WC_RETURN_IF(cond, err, status, ...)                                 \
-    do {                                                                     \
-        if (cond) return wc_fail((err), (status), __VA_ARGS__);              \
+#define WC_RETURN_IF(cond, err, status, ...)                    \
+    do {                                                        \
+        if (cond) return wc_fail((err), (status), __VA_ARGS__); \
     } while (0)
 
-#define WC_FORWARD_IF_ERROR(expr)                                            \
-    do {                                                                     \
-        wc_status wc_s_ = (expr);                                            \
-        if (wc_s_ != WC_OK) return wc_s_;                                    \
+#define WC_FORWARD_IF_ERROR(expr)         \
+    do {                                  \
+        wc_status wc_s_ = (expr);         \
+        if (wc_s_ != WC_OK) return wc_s_; \
     } while (0)
 
 /* ---- allocation ------------------------------------------------------------ */
@@ -60,10 +60,17 @@ static inline uint32_t wc_rd32le(const uint8_t *p)
 }
 static inline void wc_wr32le(uint8_t *p, uint32_t v)
 {
-    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
 }
 static inline uint16_t wc_rd16le(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static inline void wc_wr16le(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static inline void wc_wr16le(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
 
 /* Multiplies with overflow detection: returns 0 and sets *out on success. */
 static inline int wc_mul_overflow(size_t a, size_t b, size_t *out)
@@ -81,7 +88,7 @@ static inline size_t wc_packed_row_bytes(const wc_image *img)
 {
     size_t n, bytes_per_sample = img->bit_depth > 8 ? 2 : 1;
     return wc_mul_overflow((size_t)img->width, (size_t)img->components * bytes_per_sample, &n) ? 0
-                                                                                              : n;
+                                                                                               : n;
 }
 
 /* Bytes from one row of img to the next. */

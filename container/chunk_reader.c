@@ -56,8 +56,8 @@ static wc_status wcx_read_one(const uint8_t *src, size_t size, size_t off, unsig
     uint32_t len = wc_rd32le(src + off);
     uint32_t type = wc_rd32le(src + off + 4);
     WC_RETURN_IF(len > WCX_MAX_CHUNK_SIZE, err, WC_ERR_CORRUPT,
-                 "chunk %u (%s) at byte %zu: length %lu exceeds the %lu-byte maximum", index,
-                 name, off, (unsigned long)len, (unsigned long)WCX_MAX_CHUNK_SIZE);
+                 "chunk %u (%s) at byte %zu: length %lu exceeds the %lu-byte maximum", index, name,
+                 off, (unsigned long)len, (unsigned long)WCX_MAX_CHUNK_SIZE);
     /* left >= 8 and len <= 2^31 - 1, so neither side can wrap. */
     WC_RETURN_IF((size_t)len + 4 > left - 8, err, WC_ERR_TRUNCATED,
                  "chunk %u (%s) at byte %zu: length %lu needs %zu bytes, only %zu left", index,

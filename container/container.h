@@ -76,7 +76,7 @@ typedef struct wcx_chunk {
     uint32_t type;
     uint32_t size;
     const uint8_t *data;
-    size_t offset; /* of the chunk's length field in the file */
+    size_t offset;  /* of the chunk's length field in the file */
     unsigned index; /* position in the file, 0-based */
 } wcx_chunk;
 
@@ -95,18 +95,18 @@ void wcx_type_name(uint32_t type, char out[9]);
 typedef struct wcx_header {
     uint16_t version_major, version_minor;
     uint32_t width, height;
-    uint8_t components;   /* 1..4 */
-    uint8_t bit_depth;    /* 1..16 */
-    uint8_t colour;       /* 0 none, 1 RCT, 2 ICT */
-    uint8_t transform;    /* 0 DWT, 1 DCT, 2 LOT */
-    uint8_t levels;       /* 0..15 (DWT) */
-    uint8_t entropy;      /* 0 Huffman, 1 deflate */
-    uint8_t block_log2;   /* code-block side 2^block_log2, 4..7 */
-    uint8_t flags;        /* bit 0: lossless */
-    uint8_t wavelet[4];   /* per component: 53 or 97 */
-    float base_step;      /* the step the user chose (informative) */
-    float recon;          /* dequantization offset, [0, 1) */
-    uint8_t nsteps;       /* steps per component */
+    uint8_t components; /* 1..4 */
+    uint8_t bit_depth;  /* 1..16 */
+    uint8_t colour;     /* 0 none, 1 RCT, 2 ICT */
+    uint8_t transform;  /* 0 DWT, 1 DCT, 2 LOT */
+    uint8_t levels;     /* 0..15 (DWT) */
+    uint8_t entropy;    /* 0 Huffman, 1 deflate */
+    uint8_t block_log2; /* code-block side 2^block_log2, 4..7 */
+    uint8_t flags;      /* bit 0: lossless */
+    uint8_t wavelet[4]; /* per component: 53 or 97 */
+    float base_step;    /* the step the user chose (informative) */
+    float recon;        /* dequantization offset, [0, 1) */
+    uint8_t nsteps;     /* steps per component */
     float steps[4][WCX_MAX_STEPS];
 } wcx_header;
 

@@ -20,7 +20,7 @@
 
 #include "container.h"
 
-#define WCX_HDR_FIXED 20u    /* bytes before wavelet[] */
+#define WCX_HDR_FIXED 20u /* bytes before wavelet[] */
 #define WCX_HDR_MAX_DIM (1u << 24)
 #define WCX_FLAG_LOSSLESS 0x01u
 #define WCX_FLAGS_KNOWN WCX_FLAG_LOSSLESS

@@ -26,8 +26,8 @@ wc_status wcx_meta_parse(const wcx_chunk *k, wcx_meta_item *it, wc_err *err)
 {
     memset(it, 0, sizeof *it);
     WC_RETURN_IF(k->size < WCX_META_FIXED, err, WC_ERR_CORRUPT,
-                 "chunk %u (WMET) at byte %zu: %u bytes, less than the %u of its fields",
-                 k->index, k->offset, (unsigned)k->size, (unsigned)WCX_META_FIXED);
+                 "chunk %u (WMET) at byte %zu: %u bytes, less than the %u of its fields", k->index,
+                 k->offset, (unsigned)k->size, (unsigned)WCX_META_FIXED);
     it->kind = k->data[0];
     it->flags = k->data[1];
     it->key_len = k->data[2];

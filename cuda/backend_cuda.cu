@@ -36,7 +36,8 @@ extern "C" {
 #include <string.h>
 #include <time.h>
 
-namespace wcgb {
+namespace wcgb
+{
 
 wc_status cuda_fail(wc_err *err, cudaError_t e, const char *what)
 {
@@ -104,7 +105,8 @@ void cuda_destroy(void *self)
     cudaFree(c->coef);
     cudaFree(c->work);
     cudaFree(c->planes);
-    void *dev[] = {c->bands, c->blocks, c->slots, c->payload, c->sizes, c->offsets, c->hist, c->tabs};
+    void *dev[] = {c->bands, c->blocks,  c->slots, c->payload,
+                   c->sizes, c->offsets, c->hist,  c->tabs};
     for (void *p : dev) cudaFree(p);
     void *host[] = {c->h_blocks, c->h_hist, c->h_tabs, c->h_sizes, c->h_payload, c->stage};
     for (int i = 0; i < c->pieces; i++) cudaEventDestroy(c->piece[i]);
@@ -121,8 +123,10 @@ wc_status begin_call(cuda_ctx *c, const wc_stage_plan *p, wc_err *err)
 {
     CUDA_TRY(err, cudaSetDevice(c->device), "selecting the device");
     if (p->stream) {
-        CUDA_TRY(err, cudaEventRecord(c->user, (cudaStream_t)p->stream), "waiting for the caller's stream");
-        CUDA_TRY(err, cudaStreamWaitEvent(c->stream, c->user, 0), "waiting for the caller's stream");
+        CUDA_TRY(err, cudaEventRecord(c->user, (cudaStream_t)p->stream),
+                 "waiting for the caller's stream");
+        CUDA_TRY(err, cudaStreamWaitEvent(c->stream, c->user, 0),
+                 "waiting for the caller's stream");
     }
     return WC_OK;
 }
@@ -243,9 +247,11 @@ wc_status ensure_stage(cuda_ctx *c, size_t bytes, wc_err *err)
 {
     /* Nothing may still be copying out of the buffer it replaces. */
     if (bytes > c->stage_cap) CUDA_TRY(err, cudaStreamSynchronize(c->stream), "staging");
-    WC_FORWARD_IF_ERROR(grow_pinned(&c->stage, &c->stage_cap, bytes, err, "allocating the pinned stage"));
+    WC_FORWARD_IF_ERROR(
+        grow_pinned(&c->stage, &c->stage_cap, bytes, err, "allocating the pinned stage"));
     for (; c->pieces < 8; c->pieces++)
-        CUDA_TRY(err, cudaEventCreateWithFlags(&c->piece[c->pieces], cudaEventDisableTiming), "creating events");
+        CUDA_TRY(err, cudaEventCreateWithFlags(&c->piece[c->pieces], cudaEventDisableTiming),
+                 "creating events");
     return WC_OK;
 }
 
@@ -255,8 +261,9 @@ wc_status upload_samples(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in
     const size_t row = host_row_bytes(p), stride = in->stride ? in->stride : row;
     const size_t dpitch = device_row_bytes(p);
     if (p->device_memory || row * p->height < kStageMin || !pageable(in->pixels)) {
-        CUDA_TRY(err, cudaMemcpy2DAsync(c->px, dpitch, in->pixels, stride, row, p->height,
-                                        cudaMemcpyDefault, c->stream),
+        CUDA_TRY(err,
+                 cudaMemcpy2DAsync(c->px, dpitch, in->pixels, stride, row, p->height,
+                                   cudaMemcpyDefault, c->stream),
                  "uploading the samples");
         return WC_OK;
     }
@@ -267,8 +274,10 @@ wc_status upload_samples(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in
         const size_t n = p->height - y < per ? p->height - y : per;
         j.y0 = y;
         wc_parallel_for(p->threads, n, copy_row, &j);
-        CUDA_TRY(err, cudaMemcpy2DAsync((uint8_t *)c->px + y * dpitch, dpitch, (uint8_t *)c->stage + y * row, row,
-                                        row, n, cudaMemcpyHostToDevice, c->stream),
+        CUDA_TRY(err,
+                 cudaMemcpy2DAsync((uint8_t *)c->px + y * dpitch, dpitch,
+                                   (uint8_t *)c->stage + y * row, row, row, n,
+                                   cudaMemcpyHostToDevice, c->stream),
                  "uploading the samples");
     }
     return WC_OK;
@@ -296,8 +305,8 @@ void gather_piece(void *arg, size_t i, int worker)
     }
 }
 
-wc_status upload_gather(cuda_ctx *c, uint8_t *dst, const uint8_t *const *src, const size_t *size, int n,
-                        int threads, wc_err *err)
+wc_status upload_gather(cuda_ctx *c, uint8_t *dst, const uint8_t *const *src, const size_t *size,
+                        int n, int threads, wc_err *err)
 {
     gather g = {};
     size_t total = 0;
@@ -313,8 +322,10 @@ wc_status upload_gather(cuda_ctx *c, uint8_t *dst, const uint8_t *const *src, co
     if (!stage || total < kStageMin) {
         for (int k = 0; k < n; k++)
             if (size[k])
-                CUDA_TRY(err, cudaMemcpyAsync(dst + g.base[k], src[k], size[k], cudaMemcpyDefault, c->stream),
-                         "uploading the payload");
+                CUDA_TRY(
+                    err,
+                    cudaMemcpyAsync(dst + g.base[k], src[k], size[k], cudaMemcpyDefault, c->stream),
+                    "uploading the payload");
         return WC_OK;
     }
     WC_FORWARD_IF_ERROR(ensure_stage(c, total, err));
@@ -325,8 +336,10 @@ wc_status upload_gather(cuda_ctx *c, uint8_t *dst, const uint8_t *const *src, co
         g.hi = lo + piece < total ? lo + piece : total;
         g.per = chunk;
         wc_parallel_for(threads, (g.hi - lo + chunk - 1) / chunk, gather_piece, &g);
-        CUDA_TRY(err, cudaMemcpyAsync(dst + lo, g.stage + lo, g.hi - lo, cudaMemcpyHostToDevice, c->stream),
-                 "uploading the payload");
+        CUDA_TRY(
+            err,
+            cudaMemcpyAsync(dst + lo, g.stage + lo, g.hi - lo, cudaMemcpyHostToDevice, c->stream),
+            "uploading the payload");
     }
     return WC_OK;
 }
@@ -337,8 +350,9 @@ wc_status download_samples(cuda_ctx *c, const wc_stage_plan *p, wc_image *out, w
     const size_t row = host_row_bytes(p), stride = out->stride ? out->stride : row;
     const size_t dpitch = device_row_bytes(p);
     if (p->device_memory || row * p->height < kStageMin || !pageable(out->pixels)) {
-        CUDA_TRY(err, cudaMemcpy2DAsync(out->pixels, stride, c->px, dpitch, row, p->height,
-                                        cudaMemcpyDefault, c->stream),
+        CUDA_TRY(err,
+                 cudaMemcpy2DAsync(out->pixels, stride, c->px, dpitch, row, p->height,
+                                   cudaMemcpyDefault, c->stream),
                  "downloading the samples");
         return WC_OK;
     }
@@ -347,8 +361,10 @@ wc_status download_samples(cuda_ctx *c, const wc_stage_plan *p, wc_image *out, w
     int k = 0;
     for (size_t y = 0; y < p->height; y += per, k++) {
         const size_t n = p->height - y < per ? p->height - y : per;
-        CUDA_TRY(err, cudaMemcpy2DAsync((uint8_t *)c->stage + y * row, row, (uint8_t *)c->px + y * dpitch, dpitch,
-                                        row, n, cudaMemcpyDeviceToHost, c->stream),
+        CUDA_TRY(err,
+                 cudaMemcpy2DAsync((uint8_t *)c->stage + y * row, row,
+                                   (uint8_t *)c->px + y * dpitch, dpitch, row, n,
+                                   cudaMemcpyDeviceToHost, c->stream),
                  "downloading the samples");
         CUDA_TRY(err, cudaEventRecord(c->piece[k], c->stream), "downloading the samples");
     }
@@ -362,7 +378,6 @@ wc_status download_samples(cuda_ctx *c, const wc_stage_plan *p, wc_image *out, w
     return WC_OK;
 }
 
-
 /* Sizes every buffer a plan needs (inverse: with the colour planes). */
 wc_status ensure_buffers(cuda_ctx *c, const wc_stage_plan *p, int inverse, wc_err *err)
 {
@@ -372,11 +387,11 @@ wc_status ensure_buffers(cuda_ctx *c, const wc_stage_plan *p, int inverse, wc_er
                              "allocating the sample buffer"));
     WC_FORWARD_IF_ERROR(grow(&c->coef, &c->coef_cap, coef_elems(p) * p->components * 4, err,
                              "allocating the coefficient planes"));
-    WC_FORWARD_IF_ERROR(grow(&c->work, &c->work_cap, 2 * ll * 4, err,
-                             "allocating the DWT work planes"));
+    WC_FORWARD_IF_ERROR(
+        grow(&c->work, &c->work_cap, 2 * ll * 4, err, "allocating the DWT work planes"));
     if (inverse && colour_active(p))
-        WC_FORWARD_IF_ERROR(grow(&c->planes, &c->planes_cap, 3 * n * 4, err,
-                                 "allocating the colour planes"));
+        WC_FORWARD_IF_ERROR(
+            grow(&c->planes, &c->planes_cap, 3 * n * 4, err, "allocating the colour planes"));
     return WC_OK;
 }
 
@@ -469,8 +484,9 @@ wc_status cuda_forward(void *self, const wc_stage_plan *p, const wc_image *in, w
     for (uint32_t k = 0; k < p->components; k++) {
         void *dst = !p->quantize && is_float(p, k) ? (void *)out->f[k] : (void *)out->q[k];
         const size_t bytes = (size_t)out->width[k] * out->height[k] * 4;
-        CUDA_TRY(err, cudaMemcpyAsync(dst, (char *)c->coef + k * n * 4, bytes,
-                                      cudaMemcpyDeviceToHost, c->stream),
+        CUDA_TRY(err,
+                 cudaMemcpyAsync(dst, (char *)c->coef + k * n * 4, bytes, cudaMemcpyDeviceToHost,
+                                 c->stream),
                  "downloading the coefficients");
     }
     CUDA_TRY(err, cudaStreamSynchronize(c->stream), "forward transform");
@@ -484,11 +500,13 @@ wc_status device_inverse(cuda_ctx *c, const wc_stage_plan *p, wc_image *out, wc_
     const size_t n = (size_t)p->width * p->height;
     const int colour = colour_active(p);
     for (uint32_t k = 0; k < p->components; k++)
-        CUDA_TRY(err, inverse_component(c, p, k, colour && k < 3 ? (char *)c->planes + k * n * 4 : NULL),
+        CUDA_TRY(err,
+                 inverse_component(c, p, k, colour && k < 3 ? (char *)c->planes + k * n * 4 : NULL),
                  "inverse transform");
     if (colour) {
         const wcg_samples s = device_samples(c, p);
-        const void *planes[3] = {c->planes, (char *)c->planes + n * 4, (char *)c->planes + 2 * n * 4};
+        const void *planes[3] = {c->planes, (char *)c->planes + n * 4,
+                                 (char *)c->planes + 2 * n * 4};
         const int fl[3] = {is_float(p, 0), is_float(p, 1), is_float(p, 2)};
         CUDA_TRY(err, wcg_colour_inverse(&s, p->width, p->height, planes, fl, p->width, c->stream),
                  "inverse colour transform");
@@ -512,9 +530,10 @@ wc_status cuda_inverse(void *self, const wc_stage_plan *p, const wc_coeffs *in, 
 
     const size_t slot = coef_elems(p);
     for (uint32_t k = 0; k < p->components; k++)
-        CUDA_TRY(err, cudaMemcpyAsync((char *)c->coef + k * slot * 4, in->q[k],
-                                      (size_t)in->width[k] * in->height[k] * 4,
-                                      cudaMemcpyHostToDevice, c->stream),
+        CUDA_TRY(err,
+                 cudaMemcpyAsync((char *)c->coef + k * slot * 4, in->q[k],
+                                 (size_t)in->width[k] * in->height[k] * 4, cudaMemcpyHostToDevice,
+                                 c->stream),
                  "uploading the coefficients");
     WC_FORWARD_IF_ERROR(device_inverse(c, p, out, err));
     CUDA_TRY(err, cudaStreamSynchronize(c->stream), "inverse transform");
@@ -523,12 +542,13 @@ wc_status cuda_inverse(void *self, const wc_stage_plan *p, const wc_coeffs *in, 
 
 } /* namespace wcgb */
 
-namespace {
+namespace
+{
 
 using namespace wcgb;
 
-const wc_backend_ops cuda_ops = {"cuda", cuda_create, cuda_destroy, cuda_forward, cuda_inverse,
-                                 cuda_encode, cuda_decode};
+const wc_backend_ops cuda_ops = {"cuda",       cuda_create, cuda_destroy, cuda_forward,
+                                 cuda_inverse, cuda_encode, cuda_decode};
 
 } /* namespace */
 

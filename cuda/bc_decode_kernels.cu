@@ -16,21 +16,25 @@ extern "C" {
 #include "block_coder.h"
 }
 
-namespace {
+namespace
+{
 
 constexpr uint32_t kMagCap = 1u << 20;
 constexpr unsigned kRun = 0, kTerm = 24;
 
 __constant__ uint32_t c_base[BC_NSYM] = {
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 112,
-    128, 160, 192, 224, 256, 320, 384, 448, 512, 640, 768, 896, 1024, 1280, 1536, 1792,
-    2048, 2560, 3072, 3584, 4096, 5120, 6144, 7168, 8192, 16384, 32768, 65536, 131072,
-    262144, 524288, 1048576, 2097152, 4194304, 8388608, 16777216, 33554432, 67108864,
-    134217728, 268435456, 536870912, 1073741824, 2147483648u};
+    0,         1,         2,          3,          4,       5,        6,        7,        8,
+    10,        12,        14,         16,         20,      24,       28,       32,       40,
+    48,        56,        64,         80,         96,      112,      128,      160,      192,
+    224,       256,       320,        384,        448,     512,      640,      768,      896,
+    1024,      1280,      1536,       1792,       2048,    2560,     3072,     3584,     4096,
+    5120,      6144,      7168,       8192,       16384,   32768,    65536,    131072,   262144,
+    524288,    1048576,   2097152,    4194304,    8388608, 16777216, 33554432, 67108864, 134217728,
+    268435456, 536870912, 1073741824, 2147483648u};
 __constant__ uint8_t c_bits[BC_NSYM] = {
-    0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4,
-    5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7, 8, 8, 8, 8, 9, 9, 9, 9, 10, 10, 10, 10,
-    13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+    0,  0,  0,  0,  0,  0,  0,  0,  1,  1,  1,  1,  2,  2,  2,  2,  3,  3,  3,  3,  4, 4,  4,
+    4,  5,  5,  5,  5,  6,  6,  6,  6,  7,  7,  7,  7,  8,  8,  8,  8,  9,  9,  9,  9, 10, 10,
+    10, 10, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
 
 /* bitio.h's reader, a byte at a time. */
 struct Bits {
@@ -137,8 +141,14 @@ __device__ __forceinline__ int get_value(Bits &r, const bc_dectab *T, unsigned t
     return 1;
 }
 
-__device__ __forceinline__ int mag_fits(uint32_t m, uint32_t sign) { return m < 0x80000000u || (m == 0x80000000u && sign); }
-__device__ __forceinline__ int32_t signed_of(uint32_t m, uint32_t sign) { return (int32_t)(sign ? 0u - m : m); }
+__device__ __forceinline__ int mag_fits(uint32_t m, uint32_t sign)
+{
+    return m < 0x80000000u || (m == 0x80000000u && sign);
+}
+__device__ __forceinline__ int32_t signed_of(uint32_t m, uint32_t sign)
+{
+    return (int32_t)(sign ? 0u - m : m);
+}
 __device__ __forceinline__ uint32_t capped(int32_t v)
 {
     const uint32_t m = quant_mag(v);
@@ -187,7 +197,8 @@ __global__ void decode_kernel(wcg_dec_job j)
     int x = 0, y = 0;
     uint32_t a = 0, a2 = 0;
     for (;;) {
-        const uint32_t s = wa * a + wb * up(x, y - 1) + up(x - 1, y - 1) + up(x + 1, y - 1) + a2 + up(x, y - 2);
+        const uint32_t s =
+            wa * a + wb * up(x, y - 1) + up(x - 1, y - 1) + up(x + 1, y - 1) + a2 + up(x, y - 2);
         uint32_t m, sign;
         if (s > j.run_max) {
             const unsigned ctx = ctx_of(s);
@@ -198,7 +209,8 @@ __global__ void decode_kernel(wcg_dec_job j)
             a = m < kMagCap ? m : kMagCap;
         } else {
             uint32_t run;
-            if (!get_value(r, T, kRun, 0, &run, &sign)) return fail(st, WCG_DEC_NO_RUN_TABLE, y, x, 0);
+            if (!get_value(r, T, kRun, 0, &run, &sign))
+                return fail(st, WCG_DEC_NO_RUN_TABLE, y, x, 0);
             const uint32_t left = (uint32_t)((H - y) * W - x);
             if (run > left) return fail(st, WCG_DEC_LONG_RUN, y, x, run);
             bool end = false;
@@ -216,7 +228,8 @@ __global__ void decode_kernel(wcg_dec_job j)
                 }
             }
             if (end) break;
-            if (!get_value(r, T, kTerm, 2, &m, &sign)) return fail(st, WCG_DEC_NO_TERM_TABLE, y, x, 0);
+            if (!get_value(r, T, kTerm, 2, &m, &sign))
+                return fail(st, WCG_DEC_NO_TERM_TABLE, y, x, 0);
             m += 1;
             if (m == 0 || !mag_fits(m, sign)) return fail(st, WCG_DEC_TERM_RANGE, y, x, m - 1);
             d[(size_t)y * ds + x] = signed_of(m, sign);
@@ -231,7 +244,8 @@ __global__ void decode_kernel(wcg_dec_job j)
     }
     if (r.fake > r.n) return fail(st, WCG_DEC_TRUNCATED, H, 0, 0);
     const size_t used = (size_t)(r.p - (j.data + b.slot)) * 8 + r.fake - r.n;
-    if ((used + 7) / 8 != b.cap) return fail(st, WCG_DEC_SPARE, H, 0, b.cap - (uint32_t)((used + 7) / 8));
+    if ((used + 7) / 8 != b.cap)
+        return fail(st, WCG_DEC_SPARE, H, 0, b.cap - (uint32_t)((used + 7) / 8));
     if (b.predict) /* bc_unpredict */
         for (int yy = 0; yy < H; yy++)
             for (int xx = 0; xx < W; xx++) {

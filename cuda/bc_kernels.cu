@@ -14,7 +14,8 @@
 #include "entropy_cuda.h"
 #include "quantizer.h" /* quant_mag: a coefficient's magnitude, as the CPU takes it */
 
-namespace {
+namespace
+{
 
 constexpr uint32_t kMagCap = 1u << 20;
 constexpr unsigned kFineOctaves = 12;
@@ -106,25 +107,32 @@ __device__ __forceinline__ void set_range(uint32_t m[4], int a, int b)
     }
 }
 
-__device__ __forceinline__ bool bit_of(const uint32_t m[4], int x) { return (m[x >> 5] >> (x & 31)) & 1u; }
+__device__ __forceinline__ bool bit_of(const uint32_t m[4], int x)
+{
+    return (m[x >> 5] >> (x & 31)) & 1u;
+}
 
 /* The value at column x + d (d = -2, -1 or +1) of a row held as a[j]: from
  * the neighbouring lane, across j at the warp's edge, 0 outside 0..127. */
-template <int D>
-__device__ __forceinline__ uint32_t shifted(const uint32_t a[4], int j, int lane)
+template <int D> __device__ __forceinline__ uint32_t shifted(const uint32_t a[4], int j, int lane)
 {
     const int src = (lane + D) & 31;
     const uint32_t same = __shfl_sync(kFull, a[j], src);
     const int jo = D < 0 ? j - 1 : j + 1;
-    const uint32_t other = (jo >= 0 && jo < 4) ? __shfl_sync(kFull, a[jo < 0 ? 0 : jo > 3 ? 3 : jo], src) : 0u;
+    const uint32_t other = (jo >= 0 && jo < 4) ? __shfl_sync(kFull,
+                                                             a[jo < 0   ? 0
+                                                               : jo > 3 ? 3
+                                                                        : jo],
+                                                             src)
+                                               : 0u;
     const bool cross = D < 0 ? lane + D < 0 : lane + D > 31;
     return cross ? other : same;
 }
 
 /* What a warp knows about its block between rows. */
 struct RowState {
-    int inrun;     /* a run is open at the row's start */
-    uint32_t carry;/* zeros the open run has counted so far */
+    int inrun;      /* a run is open at the row's start */
+    uint32_t carry; /* zeros the open run has counted so far */
 };
 
 /* The row's events from its masks (warp-uniform). `carried` gets the run
@@ -179,15 +187,16 @@ struct Pieces {
 };
 
 /* Coder::put's bits as pieces. */
-__device__ __forceinline__ void code_pieces(const wcg_huf *t, uint32_t m, int sign_bit, int with_sign,
-                                            Pieces &pc)
+__device__ __forceinline__ void code_pieces(const wcg_huf *t, uint32_t m, int sign_bit,
+                                            int with_sign, Pieces &pc)
 {
     uint32_t extra;
     unsigned nb;
     const unsigned sym = class_of(m, &extra, &nb);
     const unsigned len = t->bits[sym];
     if (nb <= 16) {
-        pc.add(t->code[sym] | extra << len | (uint32_t)sign_bit << (len + nb), len + nb + (unsigned)with_sign);
+        pc.add(t->code[sym] | extra << len | (uint32_t)sign_bit << (len + nb),
+               len + nb + (unsigned)with_sign);
         return;
     }
     pc.add(t->code[sym], len);
@@ -243,7 +252,8 @@ __device__ uint32_t warp_block(const wcg_bc_job &j, const wcg_cblk &b, uint32_t 
             const int x = k * 32 + lane;
             q[k] = raw[k];
             if (b.predict) {
-                const uint32_t w_ = shifted<-1>(raw, k, lane), n_ = praw[k], nw_ = shifted<-1>(praw, k, lane);
+                const uint32_t w_ = shifted<-1>(raw, k, lane), n_ = praw[k],
+                               nw_ = shifted<-1>(praw, k, lane);
                 int32_t p;
                 if (y == 0)
                     p = x ? (int32_t)w_ : 0;
@@ -324,7 +334,8 @@ __device__ uint32_t warp_block(const wcg_bc_job &j, const wcg_cblk &b, uint32_t 
                 e.bits = 0;
                 code_pieces(tabs + kRun, st.carry, 0, 0, e);
                 if (lane == 0)
-                    for (int i = 0, off = base; i < e.k; off += e.n[i], i++) or_bits(buf, off, e.v[i], e.n[i]);
+                    for (int i = 0, off = base; i < e.k; off += e.n[i], i++)
+                        or_bits(buf, off, e.v[i], e.n[i]);
                 base += e.bits;
             }
             __syncwarp();
@@ -355,22 +366,24 @@ __device__ uint32_t warp_block(const wcg_bc_job &j, const wcg_cblk &b, uint32_t 
 
 constexpr int kCountWarps = 8, kEmitWarps = 4;
 
-__global__ void __launch_bounds__(kCountWarps * 32) count_warp_kernel(wcg_bc_job j, unsigned long long *hist)
+__global__ void __launch_bounds__(kCountWarps * 32)
+    count_warp_kernel(wcg_bc_job j, unsigned long long *hist)
 {
     extern __shared__ uint32_t sh[];
     const uint32_t c = blockIdx.y;
     for (uint32_t i = threadIdx.x; i < WCG_HIST; i += blockDim.x) sh[i] = 0;
     __syncthreads();
     const uint32_t i = blockIdx.x * kCountWarps + threadIdx.x / 32;
-    if (i < j.count[c]) warp_block<false>(j, j.blocks[j.first[c] + i], sh, nullptr, nullptr, nullptr);
+    if (i < j.count[c])
+        warp_block<false>(j, j.blocks[j.first[c] + i], sh, nullptr, nullptr, nullptr);
     __syncthreads();
     unsigned long long *g = hist + (size_t)c * WCG_HIST;
     for (uint32_t t = threadIdx.x; t < WCG_HIST; t += blockDim.x)
         if (sh[t]) atomicAdd(g + t, (unsigned long long)sh[t]);
 }
 
-__global__ void __launch_bounds__(kEmitWarps * 32) emit_warp_kernel(wcg_bc_job j, const wcg_huf *tabs,
-                                                                    uint8_t *slots, uint32_t *sizes)
+__global__ void __launch_bounds__(kEmitWarps * 32)
+    emit_warp_kernel(wcg_bc_job j, const wcg_huf *tabs, uint8_t *slots, uint32_t *sizes)
 {
     __shared__ uint32_t rows[kEmitWarps][kRowWords];
     const int w = threadIdx.x / 32, lane = threadIdx.x & 31;
@@ -379,8 +392,9 @@ __global__ void __launch_bounds__(kEmitWarps * 32) emit_warp_kernel(wcg_bc_job j
     const uint32_t i = blockIdx.x * kEmitWarps + w;
     if (i >= j.nblocks) return;
     const wcg_cblk b = j.blocks[i];
-    const uint32_t n = warp_block<true>(j, b, nullptr, tabs + ((size_t)b.comp * WCG_NCLASS + b.cls) * WCG_NTAB,
-                                        rows[w], (uint32_t *)(slots + b.slot));
+    const uint32_t n =
+        warp_block<true>(j, b, nullptr, tabs + ((size_t)b.comp * WCG_NCLASS + b.cls) * WCG_NTAB,
+                         rows[w], (uint32_t *)(slots + b.slot));
     if (lane == 0) {
         if (n > b.cap) atomicOr(&sizes[j.nblocks], 1u);
         sizes[i] = n > b.cap ? 0 : n;
@@ -438,19 +452,20 @@ __global__ void bands_kernel(const int32_t *src, int32_t *dst, uint32_t pw, uint
 cudaError_t wcg_bc_count(const wcg_bc_job *job, unsigned long long *hist, cudaStream_t st)
 {
     uint32_t most = 0;
-    for (uint32_t c = 0; c < job->components; c++) most = job->count[c] > most ? job->count[c] : most;
+    for (uint32_t c = 0; c < job->components; c++)
+        most = job->count[c] > most ? job->count[c] : most;
     if (most == 0) return cudaSuccess;
     const size_t shmem = WCG_HIST * sizeof(uint32_t);
-    const cudaError_t e = cudaFuncSetAttribute(count_warp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         (int)shmem);
+    const cudaError_t e = cudaFuncSetAttribute(
+        count_warp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
     if (e != cudaSuccess) return e;
     const dim3 grid((most + kCountWarps - 1) / kCountWarps, job->components);
     count_warp_kernel<<<grid, kCountWarps * 32, shmem, st>>>(*job, hist);
     return cudaGetLastError();
 }
 
-cudaError_t wcg_bc_emit(const wcg_bc_job *job, const wcg_huf *tabs, uint8_t *slots,
-                        uint32_t *sizes, cudaStream_t st)
+cudaError_t wcg_bc_emit(const wcg_bc_job *job, const wcg_huf *tabs, uint8_t *slots, uint32_t *sizes,
+                        cudaStream_t st)
 {
     if (job->nblocks == 0) return cudaSuccess;
     emit_warp_kernel<<<(job->nblocks + kEmitWarps - 1) / kEmitWarps, kEmitWarps * 32, 0, st>>>(

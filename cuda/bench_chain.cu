@@ -32,7 +32,8 @@ extern "C" {
 #include "wcodec.h"
 }
 
-namespace {
+namespace
+{
 
 const uint32_t W = 7680, H = 4320;
 int g_reps = 9;
@@ -50,13 +51,13 @@ double median(std::vector<double> v)
     return v.empty() ? 0 : v[v.size() / 2];
 }
 
-#define CK(call)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));           \
-            exit(1);                                                                               \
-        }                                                                                          \
+#define CK(call)                                                                        \
+    do {                                                                                \
+        cudaError_t e_ = (call);                                                        \
+        if (e_ != cudaSuccess) {                                                        \
+            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
+            exit(1);                                                                    \
+        }                                                                               \
     } while (0)
 
 /* The 8K RGB photograph: landscape Kodak images side by side, 10 x 9
@@ -149,7 +150,8 @@ double time_encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, std::ve
     }
     if (stages) {
         std::vector<double> a, b, c;
-        for (auto &x : st) a.push_back(x.transform), b.push_back(x.entropy), c.push_back(x.container);
+        for (auto &x : st)
+            a.push_back(x.transform), b.push_back(x.entropy), c.push_back(x.container);
         stages->transform = median(a);
         stages->entropy = median(b);
         stages->container = median(c);
@@ -158,8 +160,8 @@ double time_encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, std::ve
 }
 
 /* wc_decode_into a buffer of the caller's (pinned host or device). */
-double time_decode_into(wc_ctx *ctx, wc_memory mem, const std::vector<uint8_t> &file, const wc_image &like,
-                        void *buf)
+double time_decode_into(wc_ctx *ctx, wc_memory mem, const std::vector<uint8_t> &file,
+                        const wc_image &like, void *buf)
 {
     wc_params p;
     wc_params_init(&p);
@@ -200,17 +202,18 @@ double time_decode(wc_ctx *ctx, wc_backend_kind be, const std::vector<uint8_t> &
 }
 
 #ifdef WC_HAVE_NVJPEG
-#define NJ(call)                                                                                   \
-    do {                                                                                           \
-        nvjpegStatus_t s_ = (call);                                                                \
-        if (s_ != NVJPEG_STATUS_SUCCESS) {                                                         \
-            fprintf(stderr, "%s:%d: nvJPEG error %d\n", __FILE__, __LINE__, (int)s_);              \
-            exit(1);                                                                               \
-        }                                                                                          \
+#define NJ(call)                                                                      \
+    do {                                                                              \
+        nvjpegStatus_t s_ = (call);                                                   \
+        if (s_ != NVJPEG_STATUS_SUCCESS) {                                            \
+            fprintf(stderr, "%s:%d: nvJPEG error %d\n", __FILE__, __LINE__, (int)s_); \
+            exit(1);                                                                  \
+        }                                                                             \
     } while (0)
 
-void nvj_close(nvjpegHandle_t h, nvjpegEncoderState_t es, nvjpegEncoderParams_t ep, nvjpegJpegState_t js,
-               cudaStream_t st, void *d_rgb, void *d_out, void *h_jpg, void *h_out)
+void nvj_close(nvjpegHandle_t h, nvjpegEncoderState_t es, nvjpegEncoderParams_t ep,
+               nvjpegJpegState_t js, cudaStream_t st, void *d_rgb, void *d_out, void *h_jpg,
+               void *h_out)
 {
     nvjpegJpegStateDestroy(js);
     nvjpegEncoderParamsDestroy(ep);
@@ -314,7 +317,8 @@ void batch(const char *dir)
         if (image_read(path, 0, &t, &err) == WC_OK) kodak.push_back(t);
     }
     if (kodak.empty()) return;
-    printf("\n| batch (Kodak x N, 9/7 q75, host to host) | images | encode images/s | decode images/s |\n"
+    printf("\n| batch (Kodak x N, 9/7 q75, host to host) | images | encode images/s | decode "
+           "images/s |\n"
            "| --- | --- | --- | --- |\n");
     for (int be = 0; be < 2; be++) {
         const int times = be ? 40 : 4; /* the CPU backend: fewer, it is slow */
@@ -330,7 +334,8 @@ void batch(const char *dir)
         std::vector<size_t> sizes(n);
         size_t failed = 0;
         /* First call (set-up) outside the timing. */
-        if (wc_encode_batch(ctx, &p, imgs.data(), 1, outs.data(), sizes.data(), &failed) != WC_OK) return;
+        if (wc_encode_batch(ctx, &p, imgs.data(), 1, outs.data(), sizes.data(), &failed) != WC_OK)
+            return;
         wc_free(outs[0]);
         double t0 = now_ms();
         if (wc_encode_batch(ctx, &p, imgs.data(), n, outs.data(), sizes.data(), &failed) != WC_OK) {
@@ -340,12 +345,14 @@ void batch(const char *dir)
         const double enc = now_ms() - t0;
         std::vector<wc_image> dec(n);
         t0 = now_ms();
-        if (wc_decode_batch(ctx, &p, (const void *const *)outs.data(), sizes.data(), n, dec.data(), &failed) != WC_OK) {
+        if (wc_decode_batch(ctx, &p, (const void *const *)outs.data(), sizes.data(), n, dec.data(),
+                            &failed) != WC_OK) {
             fprintf(stderr, "batch decode: %s\n", wc_ctx_error(ctx));
             return;
         }
         const double dect = now_ms() - t0;
-        printf("| %s backend | %zu | %.0f | %.0f |\n", be ? "cuda" : "cpu", n, n / (enc * 1e-3), n / (dect * 1e-3));
+        printf("| %s backend | %zu | %.0f | %.0f |\n", be ? "cuda" : "cpu", n, n / (enc * 1e-3),
+               n / (dect * 1e-3));
         for (size_t i = 0; i < n; i++) {
             wc_free(outs[i]);
             wc_image_free(&dec[i]);
@@ -398,14 +405,16 @@ void batch(const char *dir)
                 memset(&out, 0, sizeof out);
                 out.channel[0] = d_out;
                 out.pitch[0] = kodak[i].width * 3;
-                NJ(nvjpegDecode(h, js, jpgs[i].data(), jpgs[i].size(), NVJPEG_OUTPUT_RGBI, &out, st));
+                NJ(nvjpegDecode(h, js, jpgs[i].data(), jpgs[i].size(), NVJPEG_OUTPUT_RGBI, &out,
+                                st));
                 CK(cudaMemcpyAsync(h_out, d_out, (size_t)kodak[i].width * kodak[i].height * 3,
                                    cudaMemcpyDeviceToHost, st));
                 CK(cudaStreamSynchronize(st));
             }
         const double dect = now_ms() - t0;
         const size_t n = (size_t)times * kodak.size();
-        printf("| nvJPEG (one call an image) | %zu | %.0f | %.0f |\n", n, n / (enc * 1e-3), n / (dect * 1e-3));
+        printf("| nvJPEG (one call an image) | %zu | %.0f | %.0f |\n", n, n / (enc * 1e-3),
+               n / (dect * 1e-3));
         nvj_close(h, es, ep, js, st, d_rgb, d_out, h_jpg, h_out);
     }
 #endif
@@ -422,8 +431,10 @@ int main(int argc, char **argv)
     }
     const char *ppm = NULL;
     for (int i = 2; i + 1 < argc; i++) {
-        if (!strcmp(argv[i], "--reps")) g_reps = atoi(argv[++i]) > 0 ? atoi(argv[i]) : 9;
-        else if (!strcmp(argv[i], "--ppm")) ppm = argv[++i];
+        if (!strcmp(argv[i], "--reps"))
+            g_reps = atoi(argv[++i]) > 0 ? atoi(argv[i]) : 9;
+        else if (!strcmp(argv[i], "--ppm"))
+            ppm = argv[++i];
     }
     wc_image img;
     if (!make_photo(argv[1], &img)) {
@@ -462,10 +473,13 @@ int main(int argc, char **argv)
                     {"9/7 @ nvJPEG rate", 0, 0, nvj_bpp, 0, 0},
                     {"9/7 @ 1 bpp", 0, 0, 1.0f, 0, 0},
                     {"DCT q75", 0, 1, 0, 75, 0}};
-    printf("\n| mode | bpp | PSNR dB | same bytes | cpu enc ms | cuda enc pageable ms | cuda enc pinned ms "
-           "| cuda enc device ms | cuda first call ms | cuda enc stages (xform / entropy / container) ms "
-           "| cpu dec ms | cuda dec to new host ms | cuda dec to pinned ms | cuda dec to device ms |\n"
-           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    printf(
+        "\n| mode | bpp | PSNR dB | same bytes | cpu enc ms | cuda enc pageable ms | cuda enc "
+        "pinned ms "
+        "| cuda enc device ms | cuda first call ms | cuda enc stages (xform / entropy / container) "
+        "ms "
+        "| cpu dec ms | cuda dec to new host ms | cuda dec to pinned ms | cuda dec to device ms |\n"
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
     for (mode &m : modes) {
         wc_params p;
         if (m.bpp > 0) { /* find the step once (rate control), then fix it */
@@ -515,10 +529,12 @@ int main(int argc, char **argv)
             time_decode_into(gc, WC_MEMORY_HOST, fgpu, img, pinned_out);
             unsetenv("WC_CUDA_TIMES");
         }
-        printf("| %s | %.3f | %.2f | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f / %.1f / %.1f | %.1f | %.1f | %.1f | %.1f |\n",
-               m.name, 8.0 * fgpu.size() / ((double)W * H), met.psnr_rgb, r.identical ? "yes" : "NO", cpu,
-               r.enc_pageable, r.enc_pinned, enc_dev, r.enc_first, st.transform * 1e3, st.entropy * 1e3,
-               st.container * 1e3, cdec, gdec, gdec_pinned, gdec_dev);
+        printf("| %s | %.3f | %.2f | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f / %.1f / %.1f | "
+               "%.1f | %.1f | %.1f | %.1f |\n",
+               m.name, 8.0 * fgpu.size() / ((double)W * H), met.psnr_rgb,
+               r.identical ? "yes" : "NO", cpu, r.enc_pageable, r.enc_pinned, enc_dev, r.enc_first,
+               st.transform * 1e3, st.entropy * 1e3, st.container * 1e3, cdec, gdec, gdec_pinned,
+               gdec_dev);
         fflush(stdout);
         printf("  (%s)\n", wc_ctx_note(gc));
         wc_ctx_free(cc);

@@ -39,16 +39,16 @@ extern "C" {
 #include "blk8_cuda.h"
 #include "dwt_cuda.h"
 
-namespace {
+namespace
+{
 
-#define CHECK(call)                                                                         \
-    do {                                                                                    \
-        const cudaError_t e_ = (call);                                                      \
-        if (e_ != cudaSuccess) {                                                            \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                   \
-                    cudaGetErrorString(e_));                                                \
-            exit(1);                                                                        \
-        }                                                                                   \
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        const cudaError_t e_ = (call);                                                             \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+            exit(1);                                                                               \
+        }                                                                                          \
     } while (0)
 
 /* Pseudo-random smooth-plus-noise samples, made on the device. */
@@ -193,14 +193,17 @@ void bench_size(unsigned n, unsigned only_bits, int reps, cudaStream_t st, resul
             const unsigned floor_blocks = (unsigned)((px + 16 * 256 - 1) / (16 * 256));
             const float fl = time_ms(st, sets, reps, [&](int i) {
                 if (bytes == 1)
-                    floor_kernel<<<floor_blocks, 256, 0, st>>>((const uint8_t *)s[i].px, (int32_t *)s[i].coef, px, shift);
+                    floor_kernel<<<floor_blocks, 256, 0, st>>>((const uint8_t *)s[i].px,
+                                                               (int32_t *)s[i].coef, px, shift);
                 else
-                    floor_kernel<<<floor_blocks, 256, 0, st>>>((const uint16_t *)s[i].px, (int32_t *)s[i].coef, px, shift);
+                    floor_kernel<<<floor_blocks, 256, 0, st>>>((const uint16_t *)s[i].px,
+                                                               (int32_t *)s[i].coef, px, shift);
                 CHECK(cudaGetLastError());
             });
             const double io = (double)px * bytes + (double)px * 4;
-            out[(*nout)++] = {n, bits, 0, "floor", fl, (float)(px / (fl * 1e6)), (float)(io / (fl * 1e6)),
-                              copy_gbs, "-"};
+            out[(*nout)++] = {
+                n,        bits, 0, "floor", fl, (float)(px / (fl * 1e6)), (float)(io / (fl * 1e6)),
+                copy_gbs, "-"};
         }
         for (int wav = 53; wav <= 97; wav += 44) {
             wcg_component_job j = {};
@@ -225,8 +228,14 @@ void bench_size(unsigned n, unsigned only_bits, int reps, cudaStream_t st, resul
                 k.coef = s[i].coef;
                 CHECK(wcg_forward_component(&k, st));
             });
-            out[(*nout)++] = {n, bits, (unsigned)wav, "forward", fwd, (float)(px / (fwd * 1e6)),
-                              (float)(io / (fwd * 1e6)), copy_gbs};
+            out[(*nout)++] = {n,
+                              bits,
+                              (unsigned)wav,
+                              "forward",
+                              fwd,
+                              (float)(px / (fwd * 1e6)),
+                              (float)(io / (fwd * 1e6)),
+                              copy_gbs};
 
             /* The inverse starts from quantized (step 1) coefficients. */
             j.quantize = 1;
@@ -242,8 +251,14 @@ void bench_size(unsigned n, unsigned only_bits, int reps, cudaStream_t st, resul
                 k.coef = s[i].coef;
                 CHECK(wcg_inverse_component(&k, st));
             });
-            out[(*nout)++] = {n, bits, (unsigned)wav, "inverse", inv, (float)(px / (inv * 1e6)),
-                              (float)(io / (inv * 1e6)), copy_gbs};
+            out[(*nout)++] = {n,
+                              bits,
+                              (unsigned)wav,
+                              "inverse",
+                              inv,
+                              (float)(px / (inv * 1e6)),
+                              (float)(io / (inv * 1e6)),
+                              copy_gbs};
         }
         for (int tx = WC_TRANSFORM_DCT; tx <= WC_TRANSFORM_LOT; ++tx) {
             const char *name = tx == WC_TRANSFORM_DCT ? "dct" : "lot";
@@ -268,12 +283,26 @@ void bench_size(unsigned n, unsigned only_bits, int reps, cudaStream_t st, resul
                     CHECK(inverse ? wcg_lot8_inverse(&k, st) : wcg_lot8_forward(&k, st));
             };
             const float fwd = time_ms(st, sets, reps, [&](int i) { run(i, 0); });
-            out[(*nout)++] = {n, bits, 0, "forward", fwd, (float)(px / (fwd * 1e6)),
-                              (float)(io / (fwd * 1e6)), copy_gbs, name};
+            out[(*nout)++] = {n,
+                              bits,
+                              0,
+                              "forward",
+                              fwd,
+                              (float)(px / (fwd * 1e6)),
+                              (float)(io / (fwd * 1e6)),
+                              copy_gbs,
+                              name};
             /* The inverse reads the coefficients the forward left. */
             const float inv = time_ms(st, sets, reps, [&](int i) { run(i, 1); });
-            out[(*nout)++] = {n, bits, 0, "inverse", inv, (float)(px / (inv * 1e6)),
-                              (float)(io / (inv * 1e6)), copy_gbs, name};
+            out[(*nout)++] = {n,
+                              bits,
+                              0,
+                              "inverse",
+                              inv,
+                              (float)(px / (inv * 1e6)),
+                              (float)(io / (inv * 1e6)),
+                              copy_gbs,
+                              name};
         }
     }
     for (int i = 0; i < sets; ++i) {
@@ -348,7 +377,8 @@ void bench_full(unsigned n, unsigned comps, unsigned bits, int reps, cudaStream_
     });
     const float down = time_ms(st, 1, reps, [&](int) {
         for (unsigned c = 0; c < comps; ++c)
-            CHECK(cudaMemcpyAsync(co.q[c], (char *)dco + c * px * 4, px * 4, cudaMemcpyDeviceToHost, st));
+            CHECK(cudaMemcpyAsync(co.q[c], (char *)dco + c * px * 4, px * 4, cudaMemcpyDeviceToHost,
+                                  st));
     });
     printf("full backend %ux%u %u-bit %u comp 9/7 q: forward %.2f ms, inverse %.2f ms host to host "
            "(upload %.2f ms, coefficient download %.2f ms, pageable)\n",
@@ -385,7 +415,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--full")) {
             full = 1;
         } else {
-            fprintf(stderr, "usage: %s [--sizes a,b,...] [--bits 8|16] [--reps N] [--csv FILE] [--full]\n",
+            fprintf(stderr,
+                    "usage: %s [--sizes a,b,...] [--bits 8|16] [--reps N] [--csv FILE] [--full]\n",
                     argv[0]);
             return 2;
         }

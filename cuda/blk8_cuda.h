@@ -33,8 +33,8 @@ typedef struct wcg_blk8_job {
     /* Inverse: a width x height float plane (pitch width) for a component
      * that the inverse colour transform joins later; NULL writes samples. */
     float *plane;
-    int quantize;         /* forward only */
-    float steps[64];      /* by (y & 7) * 8 + (x & 7) */
+    int quantize;    /* forward only */
+    float steps[64]; /* by (y & 7) * 8 + (x & 7) */
     float threshold;
     float recon;
 } wcg_blk8_job;

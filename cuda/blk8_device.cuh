@@ -21,7 +21,8 @@ extern "C" {
 #include "lot8.h"
 }
 
-namespace wcg {
+namespace wcg
+{
 
 /* ---- the 1-D kernels ----------------------------------------------------------
  * dct8_fwd8/dct8_inv8 (transform/dct8.h) and the lot8_stage* functions

@@ -15,7 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-namespace wcgb {
+namespace wcgb
+{
 
 /* ---- the whole chain on the device ----------------------------------------- */
 
@@ -52,7 +53,8 @@ size_t describe_blocks(const wc_layout *lay, wcg_cblk *d)
 
 wc_status ensure_events(cuda_ctx *c, wc_err *err)
 {
-    for (; c->events < 8; c->events++) CUDA_TRY(err, cudaEventCreate(&c->ev[c->events]), "creating events");
+    for (; c->events < 8; c->events++)
+        CUDA_TRY(err, cudaEventCreate(&c->ev[c->events]), "creating events");
     return WC_OK;
 }
 
@@ -71,15 +73,21 @@ wc_status ensure_coder(cuda_ctx *c, const wc_stage_plan *p, const wc_layout *lay
     *slots = describe_blocks(lay, (wcg_cblk *)c->h_blocks);
     const size_t hist = (size_t)p->components * WCG_HIST * sizeof(unsigned long long);
     const size_t tabs = (size_t)p->components * WC_NCLASS * BC_NTAB * sizeof(wcg_huf);
-    WC_FORWARD_IF_ERROR(grow(&c->blocks, &c->blocks_cap, nb * sizeof(wcg_cblk), err, "allocating block descriptors"));
+    WC_FORWARD_IF_ERROR(grow(&c->blocks, &c->blocks_cap, nb * sizeof(wcg_cblk), err,
+                             "allocating block descriptors"));
     WC_FORWARD_IF_ERROR(grow(&c->slots, &c->slots_cap, *slots + 4, err, "allocating block slots"));
-    WC_FORWARD_IF_ERROR(grow(&c->payload, &c->payload_cap, *slots + 4, err, "allocating the payload"));
-    WC_FORWARD_IF_ERROR(grow(&c->sizes, &c->sizes_cap, (nb + 1) * 4, err, "allocating block sizes"));
-    WC_FORWARD_IF_ERROR(grow(&c->offsets, &c->offsets_cap, (nb + 1) * 8, err, "allocating block offsets"));
+    WC_FORWARD_IF_ERROR(
+        grow(&c->payload, &c->payload_cap, *slots + 4, err, "allocating the payload"));
+    WC_FORWARD_IF_ERROR(
+        grow(&c->sizes, &c->sizes_cap, (nb + 1) * 4, err, "allocating block sizes"));
+    WC_FORWARD_IF_ERROR(
+        grow(&c->offsets, &c->offsets_cap, (nb + 1) * 8, err, "allocating block offsets"));
     WC_FORWARD_IF_ERROR(grow(&c->hist, &c->hist_cap, hist, err, "allocating histograms"));
     WC_FORWARD_IF_ERROR(grow(&c->tabs, &c->tabs_cap, tabs, err, "allocating tables"));
-    WC_FORWARD_IF_ERROR(grow_pinned(&c->h_hist, &c->h_hist_cap, hist, err, "allocating pinned histograms"));
-    WC_FORWARD_IF_ERROR(grow_pinned(&c->h_tabs, &c->h_tabs_cap, tabs, err, "allocating pinned tables"));
+    WC_FORWARD_IF_ERROR(
+        grow_pinned(&c->h_hist, &c->h_hist_cap, hist, err, "allocating pinned histograms"));
+    WC_FORWARD_IF_ERROR(
+        grow_pinned(&c->h_tabs, &c->h_tabs_cap, tabs, err, "allocating pinned tables"));
     WC_FORWARD_IF_ERROR(grow_pinned(&c->h_sizes, &c->h_sizes_cap, (nb + 1) * 4 + 8, err,
                                     "allocating pinned sizes"));
     WC_FORWARD_IF_ERROR(ensure_events(c, err));
@@ -94,8 +102,8 @@ double elapsed_s(cudaEvent_t a, cudaEvent_t b)
 
 /* Forward transform and quantization of every component into the planes
  * the coder reads (band layout). */
-wc_status device_forward(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in,
-                         wcg_bc_job *job, wc_err *err)
+wc_status device_forward(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in, wcg_bc_job *job,
+                         wc_err *err)
 {
     const size_t n = coef_elems(p);
     WC_FORWARD_IF_ERROR(upload_samples(c, p, in, err));
@@ -104,8 +112,10 @@ wc_status device_forward(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in
         int32_t *plane = (int32_t *)((char *)c->coef + k * n * 4);
         if (is_block(p, k)) {
             int32_t *bands = (int32_t *)((char *)c->bands + k * n * 4);
-            CUDA_TRY(err, wcg_blocks_to_bands(plane, bands, ceil8(p->width), ceil8(p->height), c->stream),
-                     "regrouping into bands");
+            CUDA_TRY(
+                err,
+                wcg_blocks_to_bands(plane, bands, ceil8(p->width), ceil8(p->height), c->stream),
+                "regrouping into bands");
             plane = bands;
         }
         job->plane[k] = plane;
@@ -114,8 +124,8 @@ wc_status device_forward(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in
 }
 
 /* Counts on the device, tables on the host (the one algorithm), tables up. */
-wc_status device_tables(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, int threads, es_output *out,
-                        wc_err *err)
+wc_status device_tables(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, int threads,
+                        es_output *out, wc_err *err)
 {
     const wcx_header *h = ch->header;
     const size_t hist = (size_t)h->components * WCG_HIST * sizeof(unsigned long long);
@@ -128,8 +138,10 @@ wc_status device_tables(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, 
     CUDA_TRY(err, cudaStreamSynchronize(c->stream), "counting symbols");
     huf_enc(*enc)[WC_NCLASS][BC_NTAB] = (huf_enc(*)[WC_NCLASS][BC_NTAB])c->h_tabs;
     WC_FORWARD_IF_ERROR(es_build_tables(h, (const uint64_t *)c->h_hist, threads, enc, out, err));
-    CUDA_TRY(err, cudaMemcpyAsync(c->tabs, c->h_tabs, (size_t)h->components * WC_NCLASS * BC_NTAB * sizeof(wcg_huf),
-                                  cudaMemcpyHostToDevice, c->stream),
+    CUDA_TRY(err,
+             cudaMemcpyAsync(c->tabs, c->h_tabs,
+                             (size_t)h->components * WC_NCLASS * BC_NTAB * sizeof(wcg_huf),
+                             cudaMemcpyHostToDevice, c->stream),
              "uploading tables");
     return WC_OK;
 }
@@ -142,19 +154,22 @@ wc_status device_code(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, es
     const size_t nb = lay->nblocks;
     CUDA_TRY(err, cudaMemsetAsync((uint32_t *)c->sizes + nb, 0, 4, c->stream), "clearing a flag");
     CUDA_TRY(err, cudaEventRecord(c->ev[4], c->stream), "timing");
-    CUDA_TRY(err, wcg_bc_emit(job, (const wcg_huf *)c->tabs, (uint8_t *)c->slots, (uint32_t *)c->sizes,
-                              c->stream),
+    CUDA_TRY(err,
+             wcg_bc_emit(job, (const wcg_huf *)c->tabs, (uint8_t *)c->slots, (uint32_t *)c->sizes,
+                         c->stream),
              "coding blocks");
     CUDA_TRY(err, cudaEventRecord(c->ev[5], c->stream), "timing");
-    CUDA_TRY(err, wcg_bc_pack(job, (const uint8_t *)c->slots, (const uint32_t *)c->sizes,
-                              (unsigned long long *)c->offsets, (uint8_t *)c->payload, c->stream),
+    CUDA_TRY(err,
+             wcg_bc_pack(job, (const uint8_t *)c->slots, (const uint32_t *)c->sizes,
+                         (unsigned long long *)c->offsets, (uint8_t *)c->payload, c->stream),
              "packing the payload");
     uint32_t *hs = (uint32_t *)c->h_sizes;
     CUDA_TRY(err, cudaEventRecord(c->ev[6], c->stream), "timing");
     CUDA_TRY(err, cudaMemcpyAsync(hs, c->sizes, (nb + 1) * 4, cudaMemcpyDeviceToHost, c->stream),
              "downloading block sizes");
     CUDA_TRY(err, cudaStreamSynchronize(c->stream), "coding blocks");
-    WC_RETURN_IF(hs[nb] != 0, err, WC_ERR_BACKEND, "CUDA backend: a code block overflowed its slot");
+    WC_RETURN_IF(hs[nb] != 0, err, WC_ERR_BACKEND,
+                 "CUDA backend: a code block overflowed its slot");
     out->block_size = (uint32_t *)wc_malloc_array(nb ? nb : 1, sizeof(uint32_t));
     WC_RETURN_IF(!out->block_size, err, WC_ERR_NOMEM, "out of memory (block sizes)");
     memcpy(out->block_size, hs, nb * 4);
@@ -169,8 +184,10 @@ wc_status device_code(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, es
     WC_FORWARD_IF_ERROR(grow_pinned(&c->h_payload, &c->h_payload_cap, total ? total : 1, err,
                                     "allocating the pinned payload"));
     if (total)
-        CUDA_TRY(err, cudaMemcpyAsync(c->h_payload, c->payload, total, cudaMemcpyDeviceToHost, c->stream),
-                 "downloading the payload");
+        CUDA_TRY(
+            err,
+            cudaMemcpyAsync(c->h_payload, c->payload, total, cudaMemcpyDeviceToHost, c->stream),
+            "downloading the payload");
     CUDA_TRY(err, cudaEventRecord(c->ev[7], c->stream), "timing");
     CUDA_TRY(err, cudaStreamSynchronize(c->stream), "downloading the payload");
     /* The container is written from the pinned buffer itself: one copy of
@@ -189,7 +206,8 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
                            es_output *out, wc_err *err)
 {
     const wc_layout *lay = ch->layout;
-    WC_RETURN_IF(lay->nblocks > 0xFFFFFFFFu, err, WC_ERR_LIMIT, "CUDA backend: too many code blocks");
+    WC_RETURN_IF(lay->nblocks > 0xFFFFFFFFu, err, WC_ERR_LIMIT,
+                 "CUDA backend: too many code blocks");
     WC_FORWARD_IF_ERROR(begin_call(c, p, err));
     WC_FORWARD_IF_ERROR(ensure_buffers(c, p, 0, err));
     size_t slots = 0;
@@ -209,8 +227,9 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
     CUDA_TRY(err, cudaEventRecord(c->ev[1], c->stream), "timing");
     CUDA_TRY(err, cudaEventSynchronize(c->ev[1]), "forward transform");
     const double t_entropy = now_s();
-    CUDA_TRY(err, cudaMemcpyAsync(c->blocks, c->h_blocks, lay->nblocks * sizeof(wcg_cblk),
-                                  cudaMemcpyHostToDevice, c->stream),
+    CUDA_TRY(err,
+             cudaMemcpyAsync(c->blocks, c->h_blocks, lay->nblocks * sizeof(wcg_cblk),
+                             cudaMemcpyHostToDevice, c->stream),
              "uploading block descriptors");
     WC_FORWARD_IF_ERROR(device_tables(c, ch, &job, p->threads, out, err));
     WC_FORWARD_IF_ERROR(device_code(c, ch, &job, out, err));
@@ -218,7 +237,8 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
     ch->t_entropy = now_s() - t_entropy;
     if (getenv("WC_CUDA_TIMES"))
         fprintf(stderr,
-                "cuda encode ms: upload+transform %.3f | count %.3f | tables (host, sync to sync) %.3f | "
+                "cuda encode ms: upload+transform %.3f | count %.3f | tables (host, sync to sync) "
+                "%.3f | "
                 "emit %.3f | pack %.3f | sizes+payload down %.3f | entropy wall %.3f\n",
                 1e3 * elapsed_s(c->ev[0], c->ev[1]), 1e3 * elapsed_s(c->ev[2], c->ev[3]),
                 1e3 * elapsed_s(c->ev[3], c->ev[4]), 1e3 * elapsed_s(c->ev[4], c->ev[5]),
@@ -235,9 +255,11 @@ wc_status cuda_encode(void *self, const wc_stage_plan *p, const wc_image *in, wc
     WC_RETURN_IF(!c || !p || !in || !ch || !out || !in->pixels, err, WC_ERR_ARG,
                  "CUDA backend: NULL argument");
     /* Deflate mode codes on the host, from the device's coefficients. */
-    if (ch->header->entropy != 0) return wc_chain_encode_host(wc_backend_cuda(), self, p, in, ch, out, err);
+    if (ch->header->entropy != 0)
+        return wc_chain_encode_host(wc_backend_cuda(), self, p, in, ch, out, err);
     WC_RETURN_IF(in->width != p->width || in->height != p->height ||
-                     in->components != p->components || in->bit_depth != p->bit_depth || !p->quantize,
+                     in->components != p->components || in->bit_depth != p->bit_depth ||
+                     !p->quantize,
                  err, WC_ERR_ARG, "CUDA backend: image and plan disagree");
     WC_FORWARD_IF_ERROR(check_plan(p, NULL, err));
     memset(out, 0, sizeof *out);
@@ -260,17 +282,36 @@ wc_status decode_failure(const wc_chain *ch, size_t i, const uint32_t *st, wc_er
     char name[16];
     es_band_name(ch->header, lay, k->comp, k->band, name);
     size_t nth = 0; /* block number within its band */
-    for (size_t q = i; q > lay->first_block[k->comp] && lay->blocks[q - 1].band == k->band; q--) nth++;
+    for (size_t q = i; q > lay->first_block[k->comp] && lay->blocks[q - 1].band == k->band; q--)
+        nth++;
     char what[96];
     wc_status s = WC_ERR_CORRUPT;
     switch (st[0]) {
-    case WCG_DEC_NO_TABLE: snprintf(what, sizeof what, "row %u col %u: context %u has no table", st[1], st[2], st[3]); break;
-    case WCG_DEC_RANGE: snprintf(what, sizeof what, "row %u col %u: magnitude %u out of the int32 range", st[1], st[2], st[3]); break;
-    case WCG_DEC_TERM_RANGE: snprintf(what, sizeof what, "row %u col %u: magnitude %llu out of the int32 range", st[1], st[2], (unsigned long long)st[3] + 1); break;
-    case WCG_DEC_NO_RUN_TABLE: snprintf(what, sizeof what, "row %u col %u: no run table", st[1], st[2]); break;
-    case WCG_DEC_LONG_RUN: snprintf(what, sizeof what, "row %u col %u: run of %u past end of block", st[1], st[2], st[3]); break;
-    case WCG_DEC_NO_TERM_TABLE: snprintf(what, sizeof what, "row %u col %u: no run-end table", st[1], st[2]); break;
-    case WCG_DEC_TRUNCATED: snprintf(what, sizeof what, "block data ends early"); s = WC_ERR_TRUNCATED; break;
+    case WCG_DEC_NO_TABLE:
+        snprintf(what, sizeof what, "row %u col %u: context %u has no table", st[1], st[2], st[3]);
+        break;
+    case WCG_DEC_RANGE:
+        snprintf(what, sizeof what, "row %u col %u: magnitude %u out of the int32 range", st[1],
+                 st[2], st[3]);
+        break;
+    case WCG_DEC_TERM_RANGE:
+        snprintf(what, sizeof what, "row %u col %u: magnitude %llu out of the int32 range", st[1],
+                 st[2], (unsigned long long)st[3] + 1);
+        break;
+    case WCG_DEC_NO_RUN_TABLE:
+        snprintf(what, sizeof what, "row %u col %u: no run table", st[1], st[2]);
+        break;
+    case WCG_DEC_LONG_RUN:
+        snprintf(what, sizeof what, "row %u col %u: run of %u past end of block", st[1], st[2],
+                 st[3]);
+        break;
+    case WCG_DEC_NO_TERM_TABLE:
+        snprintf(what, sizeof what, "row %u col %u: no run-end table", st[1], st[2]);
+        break;
+    case WCG_DEC_TRUNCATED:
+        snprintf(what, sizeof what, "block data ends early");
+        s = WC_ERR_TRUNCATED;
+        break;
     default: snprintf(what, sizeof what, "%u unused bytes at the end of the block", st[3]); break;
     }
     return wc_fail(err, s, "component %u, subband %s, block %zu: %s", k->comp, name, nth, what);
@@ -284,7 +325,8 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     const wcx_header *h = ch->header;
     const wc_layout *lay = ch->layout;
     const size_t nb = lay->nblocks ? lay->nblocks : 1;
-    WC_RETURN_IF(lay->nblocks > 0xFFFFFFFFu, err, WC_ERR_LIMIT, "CUDA backend: too many code blocks");
+    WC_RETURN_IF(lay->nblocks > 0xFFFFFFFFu, err, WC_ERR_LIMIT,
+                 "CUDA backend: too many code blocks");
     /* Tables and offsets on the host: they are small, and validating them
      * here gives the CPU decoder's messages. */
     const size_t ntab = (size_t)h->components * WC_NCLASS;
@@ -318,21 +360,29 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     if (blocked)
         WC_FORWARD_IF_ERROR(grow(&c->bands, &c->bands_cap, coef_elems(p) * p->components * 4, err,
                                  "allocating the band planes"));
-    WC_FORWARD_IF_ERROR(grow(&c->payload, &c->payload_cap, total + 8, err, "allocating the payload"));
-    WC_FORWARD_IF_ERROR(grow(&c->tabs, &c->tabs_cap, ntab * sizeof(bc_dectab), err, "allocating tables"));
-    WC_FORWARD_IF_ERROR(grow(&c->blocks, &c->blocks_cap, nb * sizeof(wcg_cblk), err, "allocating block descriptors"));
+    WC_FORWARD_IF_ERROR(
+        grow(&c->payload, &c->payload_cap, total + 8, err, "allocating the payload"));
+    WC_FORWARD_IF_ERROR(
+        grow(&c->tabs, &c->tabs_cap, ntab * sizeof(bc_dectab), err, "allocating tables"));
+    WC_FORWARD_IF_ERROR(grow(&c->blocks, &c->blocks_cap, nb * sizeof(wcg_cblk), err,
+                             "allocating block descriptors"));
     WC_FORWARD_IF_ERROR(grow(&c->sizes, &c->sizes_cap, nb * 16, err, "allocating block status"));
-    WC_FORWARD_IF_ERROR(grow_pinned(&c->h_sizes, &c->h_sizes_cap, nb * 16, err, "allocating pinned status"));
+    WC_FORWARD_IF_ERROR(
+        grow_pinned(&c->h_sizes, &c->h_sizes_cap, nb * 16, err, "allocating pinned status"));
     WC_FORWARD_IF_ERROR(ensure_events(c, err));
     CUDA_TRY(err, cudaEventRecord(c->ev[0], c->stream), "timing");
-    WC_FORWARD_IF_ERROR(upload_gather(c, (uint8_t *)c->payload, in->data, in->data_size, (int)h->components,
-                                      p->threads, err));
-    CUDA_TRY(err, cudaMemcpyAsync(c->tabs, c->h_tabs, ntab * sizeof(bc_dectab), cudaMemcpyHostToDevice, c->stream),
+    WC_FORWARD_IF_ERROR(upload_gather(c, (uint8_t *)c->payload, in->data, in->data_size,
+                                      (int)h->components, p->threads, err));
+    CUDA_TRY(err,
+             cudaMemcpyAsync(c->tabs, c->h_tabs, ntab * sizeof(bc_dectab), cudaMemcpyHostToDevice,
+                             c->stream),
              "uploading tables");
-    CUDA_TRY(err, cudaMemcpyAsync(c->blocks, c->h_blocks, lay->nblocks * sizeof(wcg_cblk),
-                                  cudaMemcpyHostToDevice, c->stream),
+    CUDA_TRY(err,
+             cudaMemcpyAsync(c->blocks, c->h_blocks, lay->nblocks * sizeof(wcg_cblk),
+                             cudaMemcpyHostToDevice, c->stream),
              "uploading block descriptors");
-    CUDA_TRY(err, cudaMemsetAsync(c->sizes, 0, lay->nblocks * 16, c->stream), "clearing block status");
+    CUDA_TRY(err, cudaMemsetAsync(c->sizes, 0, lay->nblocks * 16, c->stream),
+             "clearing block status");
     wcg_dec_job job = {};
     job.blocks = (const wcg_cblk *)c->blocks;
     job.nblocks = (uint32_t)lay->nblocks;
@@ -346,16 +396,19 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     CUDA_TRY(err, cudaEventRecord(c->ev[1], c->stream), "timing");
     CUDA_TRY(err, wcg_bc_decode(&job, c->stream), "decoding blocks");
     CUDA_TRY(err, cudaEventRecord(c->ev[2], c->stream), "timing");
-    CUDA_TRY(err, cudaMemcpyAsync(c->h_sizes, c->sizes, lay->nblocks * 16, cudaMemcpyDeviceToHost, c->stream),
-             "downloading block status");
+    CUDA_TRY(
+        err,
+        cudaMemcpyAsync(c->h_sizes, c->sizes, lay->nblocks * 16, cudaMemcpyDeviceToHost, c->stream),
+        "downloading block status");
     CUDA_TRY(err, cudaStreamSynchronize(c->stream), "decoding blocks");
     const uint32_t *st = (const uint32_t *)c->h_sizes;
     for (size_t i = 0; i < lay->nblocks; i++) /* the first failing block, as the CPU names it */
         if (st[4 * i]) return decode_failure(ch, i, st + 4 * i, err);
     for (uint32_t k = 0; k < p->components; k++)
         if (is_block(p, k))
-            CUDA_TRY(err, wcg_bands_to_blocks(job.plane[k], (int32_t *)((char *)c->coef + k * n * 4),
-                                              ceil8(p->width), ceil8(p->height), c->stream),
+            CUDA_TRY(err,
+                     wcg_bands_to_blocks(job.plane[k], (int32_t *)((char *)c->coef + k * n * 4),
+                                         ceil8(p->width), ceil8(p->height), c->stream),
                      "regrouping into blocks");
     return WC_OK;
 }
@@ -367,7 +420,8 @@ wc_status cuda_decode(void *self, const wc_stage_plan *p, wc_chain *ch, const es
     WC_RETURN_IF(!c || !p || !ch || !in || !out || !out->pixels, err, WC_ERR_ARG,
                  "CUDA backend: NULL argument");
     /* Deflate mode decodes on the host, then inverts on the device. */
-    if (ch->header->entropy != 0) return wc_chain_decode_host(wc_backend_cuda(), self, p, ch, in, out, err);
+    if (ch->header->entropy != 0)
+        return wc_chain_decode_host(wc_backend_cuda(), self, p, ch, in, out, err);
     WC_RETURN_IF(out->width != p->width || out->height != p->height ||
                      out->components != p->components || out->bit_depth != p->bit_depth,
                  err, WC_ERR_ARG, "CUDA backend: image and plan disagree");
@@ -384,8 +438,9 @@ wc_status cuda_decode(void *self, const wc_stage_plan *p, wc_chain *ch, const es
     if (s == WC_OK) CUDA_TRY(err, cudaStreamSynchronize(c->stream), "inverse transform");
     ch->t_transform = now_s() - t1;
     if (s == WC_OK && getenv("WC_CUDA_TIMES"))
-        fprintf(stderr, "cuda decode ms: upload payload+tables %.3f | decode blocks %.3f | "
-                        "inverse+download %.3f | entropy wall %.3f | transform wall %.3f\n",
+        fprintf(stderr,
+                "cuda decode ms: upload payload+tables %.3f | decode blocks %.3f | "
+                "inverse+download %.3f | entropy wall %.3f | transform wall %.3f\n",
                 1e3 * elapsed_s(c->ev[0], c->ev[1]), 1e3 * elapsed_s(c->ev[1], c->ev[2]),
                 1e3 * elapsed_s(c->ev[2], c->ev[3]), 1e3 * ch->t_entropy, 1e3 * ch->t_transform);
     if (s != WC_OK) cudaStreamSynchronize(c->stream);

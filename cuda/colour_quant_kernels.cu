@@ -7,8 +7,10 @@
  */
 #include "dwt_device.cuh"
 
-namespace wcg {
-namespace {
+namespace wcg
+{
+namespace
+{
 
 constexpr int ELEM_THREADS = 256;
 

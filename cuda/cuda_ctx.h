@@ -13,41 +13,42 @@ extern "C" {
 
 #include <cuda_runtime.h>
 
-namespace wcgb {
+namespace wcgb
+{
 
 struct cuda_ctx {
     int device;
     cudaStream_t stream;
-    void *px;     /* interleaved samples */
+    void *px; /* interleaved samples */
     size_t px_cap;
-    void *coef;   /* components x width x height coefficients (4 bytes) */
+    void *coef; /* components x width x height coefficients (4 bytes) */
     size_t coef_cap;
-    void *work;   /* two LL-of-level-1 planes */
+    void *work; /* two LL-of-level-1 planes */
     size_t work_cap;
     void *planes; /* inverse: components 0..2 before the colour transform */
     size_t planes_cap;
     /* The block coder's (encode): */
-    void *bands;  /* DCT/LOT planes regrouped into frequency bands */
+    void *bands; /* DCT/LOT planes regrouped into frequency bands */
     size_t bands_cap;
     void *blocks; /* wcg_cblk per code block */
     size_t blocks_cap;
-    void *slots;  /* each block's coded bytes, bc_bound apart */
+    void *slots; /* each block's coded bytes, bc_bound apart */
     size_t slots_cap;
-    void *payload;/* the blocks' bytes end to end */
+    void *payload; /* the blocks' bytes end to end */
     size_t payload_cap;
-    void *sizes;  /* uint32 per block + the overflow flag */
+    void *sizes; /* uint32 per block + the overflow flag */
     size_t sizes_cap;
-    void *offsets;/* uint64 per block + the total */
+    void *offsets; /* uint64 per block + the total */
     size_t offsets_cap;
-    void *hist;   /* uint64 symbol counts */
+    void *hist; /* uint64 symbol counts */
     size_t hist_cap;
-    void *tabs;   /* encoder tables */
+    void *tabs; /* encoder tables */
     size_t tabs_cap;
     /* Pinned host staging of the same, kept between calls. */
     void *h_blocks, *h_hist, *h_tabs, *h_sizes, *h_payload;
     size_t h_blocks_cap, h_hist_cap, h_tabs_cap, h_sizes_cap, h_payload_cap;
-    cudaEvent_t ev[8];  /* stage boundaries of the device encode */
-    cudaEvent_t user;   /* recorded on the caller's stream (plan->stream) */
+    cudaEvent_t ev[8]; /* stage boundaries of the device encode */
+    cudaEvent_t user;  /* recorded on the caller's stream (plan->stream) */
     /* Pageable samples pass through here in pieces (see stage_upload). */
     void *stage;
     size_t stage_cap;
@@ -56,10 +57,10 @@ struct cuda_ctx {
     int events;
 };
 
-#define CUDA_TRY(err, call, what)                                                            \
-    do {                                                                                     \
-        const cudaError_t e_ = (call);                                                       \
-        if (e_ != cudaSuccess) return cuda_fail((err), e_, (what));                          \
+#define CUDA_TRY(err, call, what)                                   \
+    do {                                                            \
+        const cudaError_t e_ = (call);                              \
+        if (e_ != cudaSuccess) return cuda_fail((err), e_, (what)); \
     } while (0)
 
 /* backend_cuda.cu: the context, plans, staging, the stage kernels' calls. */
@@ -76,8 +77,8 @@ wc_status check_plan(const wc_stage_plan *p, const wc_coeffs *co, wc_err *err);
 wc_status ensure_buffers(cuda_ctx *c, const wc_stage_plan *p, int inverse, wc_err *err);
 cudaError_t forward_component(cuda_ctx *c, const wc_stage_plan *p, uint32_t k);
 wc_status upload_samples(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in, wc_err *err);
-wc_status upload_gather(cuda_ctx *c, uint8_t *dst, const uint8_t *const *src, const size_t *size, int n,
-                        int threads, wc_err *err);
+wc_status upload_gather(cuda_ctx *c, uint8_t *dst, const uint8_t *const *src, const size_t *size,
+                        int n, int threads, wc_err *err);
 wc_status device_inverse(cuda_ctx *c, const wc_stage_plan *p, wc_image *out, wc_err *err);
 
 /* chain_cuda.cu: the whole chain (backend.h's encode and decode). */

@@ -20,12 +20,14 @@
  */
 #include "blk8_device.cuh"
 
-namespace wcg {
-namespace {
+namespace wcg
+{
+namespace
+{
 
-constexpr int TW = 64, TH = 32;         /* tile: 8 x 4 blocks */
-constexpr int PITCH = TW + 1;           /* odd: conflict-free row pass */
-constexpr int THREADS = 256;            /* = row items = column items */
+constexpr int TW = 64, TH = 32; /* tile: 8 x 4 blocks */
+constexpr int PITCH = TW + 1;   /* odd: conflict-free row pass */
+constexpr int THREADS = 256;    /* = row items = column items */
 constexpr int ROW_ITEMS = TH * (TW / 8);
 constexpr int COL_ITEMS = TW * (TH / 8);
 
@@ -68,7 +70,8 @@ template <bool INVERSE> __device__ __forceinline__ void row_pass(float *s, const
     }
 }
 
-template <bool QUANT> __global__ void __launch_bounds__(THREADS) dct8_fwd_kernel(const wcg_blk8_job j)
+template <bool QUANT>
+__global__ void __launch_bounds__(THREADS) dct8_fwd_kernel(const wcg_blk8_job j)
 {
     __shared__ float s[TH * PITCH];
     __shared__ float steps[64];
@@ -89,7 +92,8 @@ template <bool QUANT> __global__ void __launch_bounds__(THREADS) dct8_fwd_kernel
             for (int k = 0; k < 8; ++k) v[k] = s[(8 * b + k) * PITCH + x];
             dct8_fwd8(v, v);
 #pragma unroll
-            for (int k = 0; k < 8; ++k) put_coeff<QUANT>(j, steps, t.x0 + x, t.y0 + 8 * b + k, v[k]);
+            for (int k = 0; k < 8; ++k)
+                put_coeff<QUANT>(j, steps, t.x0 + x, t.y0 + 8 * b + k, v[k]);
         }
     }
 }
@@ -119,7 +123,8 @@ __global__ void __launch_bounds__(THREADS) dct8_inv_kernel(const wcg_blk8_job j)
     for (int i = threadIdx.x; i < TW * TH; i += THREADS) {
         const int x = i % TW, y = i / TW;
         const uint32_t gx = t.x0 + x, gy = t.y0 + y;
-        if (x < t.w && y < t.h && gx < j.width && gy < j.height) put_result(j, gx, gy, s[y * PITCH + x]);
+        if (x < t.w && y < t.h && gx < j.width && gy < j.height)
+            put_result(j, gx, gy, s[y * PITCH + x]);
     }
 }
 

@@ -9,8 +9,10 @@
  */
 #include "dwt_level.cuh"
 
-namespace wcg {
-namespace {
+namespace wcg
+{
+namespace
+{
 
 __device__ __forceinline__ int32_t w_add(int32_t a, int32_t b)
 {
@@ -58,8 +60,8 @@ struct Dwt53 {
         }
     };
 
-    template <int K> static __device__ __forceinline__ void hfwd(int32_t (&e)[K], int32_t (&o)[K],
-                                                                 int lane)
+    template <int K>
+    static __device__ __forceinline__ void hfwd(int32_t (&e)[K], int32_t (&o)[K], int lane)
     {
         int32_t n[K], p[K];
         from_next<K>(e, n, lane);
@@ -70,8 +72,8 @@ struct Dwt53 {
         for (int k = 0; k < K; ++k) e[k] = w_add(e[k], w_quarter(p[k], o[k]));
     }
 
-    template <int K> static __device__ __forceinline__ void hinv(int32_t (&e)[K], int32_t (&o)[K],
-                                                                 int lane)
+    template <int K>
+    static __device__ __forceinline__ void hinv(int32_t (&e)[K], int32_t (&o)[K], int lane)
     {
         int32_t n[K], p[K];
         from_prev<K>(o, p, lane);
@@ -84,8 +86,8 @@ struct Dwt53 {
 
     /* The same on rows where each lane holds N consecutive pairs: only the
      * first even value goes left and the last odd value right. */
-    template <int N> static __device__ __forceinline__ void hfwd_c(int32_t (&e)[N], int32_t (&o)[N],
-                                                                   int lane)
+    template <int N>
+    static __device__ __forceinline__ void hfwd_c(int32_t (&e)[N], int32_t (&o)[N], int lane)
     {
         const int32_t en = __shfl_sync(FULL_MASK, e[0], (lane + 1) & 31);
 #pragma unroll
@@ -95,8 +97,8 @@ struct Dwt53 {
         for (int i = N - 1; i >= 0; --i) e[i] = w_add(e[i], w_quarter(i > 0 ? o[i - 1] : op, o[i]));
     }
 
-    template <int N> static __device__ __forceinline__ void hinv_c(int32_t (&e)[N], int32_t (&o)[N],
-                                                                   int lane)
+    template <int N>
+    static __device__ __forceinline__ void hinv_c(int32_t (&e)[N], int32_t (&o)[N], int lane)
     {
         const int32_t op = __shfl_sync(FULL_MASK, o[N - 1], (lane + 31) & 31);
 #pragma unroll

@@ -13,8 +13,10 @@ extern "C" {
 }
 #include "dwt_level.cuh"
 
-namespace wcg {
-namespace {
+namespace wcg
+{
+namespace
+{
 
 constexpr float A97 = DWT97_ALPHA, B97 = DWT97_BETA, G97 = DWT97_GAMMA, D97 = DWT97_DELTA;
 constexpr float K97 = DWT97_K, IK97 = DWT97_INV_K;
@@ -63,8 +65,8 @@ struct Dwt97 {
         }
     };
 
-    template <int K> static __device__ __forceinline__ void hfwd(float (&e)[K], float (&o)[K],
-                                                                 int lane)
+    template <int K>
+    static __device__ __forceinline__ void hfwd(float (&e)[K], float (&o)[K], int lane)
     {
         float n[K], p[K];
         from_next<K>(e, n, lane);
@@ -84,8 +86,8 @@ struct Dwt97 {
         }
     }
 
-    template <int K> static __device__ __forceinline__ void hinv(float (&e)[K], float (&o)[K],
-                                                                 int lane)
+    template <int K>
+    static __device__ __forceinline__ void hinv(float (&e)[K], float (&o)[K], int lane)
     {
         float n[K], p[K];
 #pragma unroll
@@ -109,15 +111,18 @@ struct Dwt97 {
 
     /* The same on rows where each lane holds N consecutive pairs: each
      * step sends one value to a neighbour lane. */
-    template <int N> static __device__ __forceinline__ float next_e(const float (&e)[N], int i, float en)
+    template <int N>
+    static __device__ __forceinline__ float next_e(const float (&e)[N], int i, float en)
     {
         return i + 1 < N ? e[i + 1] : en;
     }
-    template <int N> static __device__ __forceinline__ float prev_o(const float (&o)[N], int i, float op)
+    template <int N>
+    static __device__ __forceinline__ float prev_o(const float (&o)[N], int i, float op)
     {
         return i > 0 ? o[i - 1] : op;
     }
-    template <int N> static __device__ __forceinline__ void hfwd_c(float (&e)[N], float (&o)[N], int lane)
+    template <int N>
+    static __device__ __forceinline__ void hfwd_c(float (&e)[N], float (&o)[N], int lane)
     {
         float en = __shfl_sync(FULL_MASK, e[0], (lane + 1) & 31);
 #pragma unroll
@@ -135,7 +140,8 @@ struct Dwt97 {
         for (int i = 0; i < N; ++i) o[i] = o[i] * K97;
     }
 
-    template <int N> static __device__ __forceinline__ void hinv_c(float (&e)[N], float (&o)[N], int lane)
+    template <int N>
+    static __device__ __forceinline__ void hinv_c(float (&e)[N], float (&o)[N], int lane)
     {
 #pragma unroll
         for (int i = 0; i < N; ++i) {

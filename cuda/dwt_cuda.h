@@ -85,8 +85,8 @@ cudaError_t wcg_inverse_level0(const wcg_inv_level *lv, int is_float, cudaStream
  * (int32 or float each, `pitch` apart), rounded, shifted, clamped and
  * interleaved into the samples. */
 cudaError_t wcg_colour_inverse(const wcg_samples *s, uint32_t w, uint32_t h,
-                               const void *const planes[3], const int is_float[3],
-                               size_t pitch, cudaStream_t st);
+                               const void *const planes[3], const int is_float[3], size_t pitch,
+                               cudaStream_t st);
 
 /* Row pitch (elements) of the work planes that carry an LL of width w
  * between levels: rows start 128-byte aligned, so a warp's accesses line up
@@ -105,11 +105,11 @@ typedef struct wcg_component_job {
     int levels;
     int wavelet; /* 53 or 97 */
     wcg_samples samples;
-    void *coef;        /* width x height Mallat plane, pitch = width */
-    void *work[2];     /* each wcg_work_elems(width, height) elements */
-    void *plane;       /* inverse: full-size result plane when the component
+    void *coef;         /* width x height Mallat plane, pitch = width */
+    void *work[2];      /* each wcg_work_elems(width, height) elements */
+    void *plane;        /* inverse: full-size result plane when the component
                         * goes through the colour transform, else NULL */
-    int quantize;      /* forward only */
+    int quantize;       /* forward only */
     const float *steps; /* 3*levels+1, dwt_bands order */
     float threshold;
     float recon;

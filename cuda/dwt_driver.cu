@@ -8,7 +8,8 @@
  */
 #include "dwt_cuda.h"
 
-namespace {
+namespace
+{
 
 uint32_t level_size(uint32_t n, int levels)
 {
@@ -26,7 +27,8 @@ void level_steps(const float *steps, int levels, int l, float out[4])
 
 /* Level l (1 = finest) of a forward job: its region, where it reads
  * (src; level 1 reads the samples) and where its LL goes (ll). */
-void forward_level(const wcg_component_job *job, int l, const void *src, void *ll, wcg_fwd_level *lv)
+void forward_level(const wcg_component_job *job, int l, const void *src, void *ll,
+                   wcg_fwd_level *lv)
 {
     lv->w = level_size(job->width, l - 1);
     lv->h = level_size(job->height, l - 1);
@@ -42,7 +44,8 @@ void forward_level(const wcg_component_job *job, int l, const void *src, void *l
 /* Level l of an inverse job: its LL from ll (or from the plane at the
  * coarsest level), its result to dst (level 1: the samples or the colour
  * plane). */
-void inverse_level(const wcg_component_job *job, int l, const void *ll, void *dst, wcg_inv_level *lv)
+void inverse_level(const wcg_component_job *job, int l, const void *ll, void *dst,
+                   wcg_inv_level *lv)
 {
     lv->w = level_size(job->width, l - 1);
     lv->h = level_size(job->height, l - 1);

@@ -40,7 +40,8 @@
 
 #include "dwt_device.cuh"
 
-namespace wcg {
+namespace wcg
+{
 
 #ifndef WCG_WARPS
 #define WCG_WARPS 4
@@ -148,10 +149,18 @@ template <class Kern> long resident_blocks(Kern kernel)
 
 /* Two adjacent elements in one load. */
 template <class E> struct vec2_of;
-template <> struct vec2_of<int32_t> { using type = int2; };
-template <> struct vec2_of<float> { using type = float2; };
-template <> struct vec2_of<uint16_t> { using type = ushort2; };
-template <> struct vec2_of<uint8_t> { using type = uchar2; };
+template <> struct vec2_of<int32_t> {
+    using type = int2;
+};
+template <> struct vec2_of<float> {
+    using type = float2;
+};
+template <> struct vec2_of<uint16_t> {
+    using type = ushort2;
+};
+template <> struct vec2_of<uint8_t> {
+    using type = uchar2;
+};
 
 /* The previous level's LL, a plane of T. */
 template <class T> struct PlaneSrc {
@@ -359,7 +368,8 @@ cudaError_t launch_fwd(const wcg_fwd_level *lv, const Src &src, cudaStream_t st)
     auto kernel = fwd_level_kernel<W, K, Src, OutT, QUANT>;
     const uint32_t wl = (lv->w + 1) / 2, hl = (lv->h + 1) / 2;
     const uint32_t strips = (wl + OUTP - 1) / OUTP;
-    const int seg = level_segment_rows(hl, strips, W::FWD_WARM + W::FWD_LAG, resident_blocks(kernel));
+    const int seg =
+        level_segment_rows(hl, strips, W::FWD_WARM + W::FWD_LAG, resident_blocks(kernel));
     const int nseg = (int)((hl + seg - 1) / seg);
     kernel<<<level_grid(strips, nseg), 32 * LEVEL_WARPS, 0, st>>>(*lv, src, (int)strips, seg, nseg);
     return cudaGetLastError();
@@ -372,12 +382,12 @@ cudaError_t launch_fwd_samples(const wcg_fwd_level *lv, cudaStream_t st)
     const wcg_samples &s = lv->samples;
     const bool colour = s.colour != WC_COLOUR_NONE && s.comp < 3;
     if (colour) {
-        const SampleSrc<S, T, true> src = {(const S *)s.px, s.pitch, s.comps, s.comp, s.colour,
-                                           s.shift};
+        const SampleSrc<S, T, true> src = {(const S *)s.px, s.pitch,  s.comps,
+                                           s.comp,          s.colour, s.shift};
         return launch_fwd<W, K, SampleSrc<S, T, true>, OutT, QUANT>(lv, src, st);
     }
-    const SampleSrc<S, T, false> src = {(const S *)s.px, s.pitch, s.comps, s.comp, s.colour,
-                                        s.shift};
+    const SampleSrc<S, T, false> src = {(const S *)s.px, s.pitch,  s.comps,
+                                        s.comp,          s.colour, s.shift};
     return launch_fwd<W, K, SampleSrc<S, T, false>, OutT, QUANT>(lv, src, st);
 }
 
@@ -402,7 +412,8 @@ cudaError_t launch_fwd_level(const wcg_fwd_level *lv, cudaStream_t st)
 template <class S> struct sample_dst {
     using type = S;
 };
-struct plane_dst {};
+struct plane_dst {
+};
 
 template <class W, int K, class Dst>
 __global__ void __launch_bounds__(32 * LEVEL_WARPS)
@@ -466,7 +477,8 @@ __global__ void __launch_bounds__(32 * LEVEL_WARPS)
                 e[k] = dequantize_value<T>((int32_t)re[k], lv.step[0], lv.recon);
             else
                 e[k] = from_bits<T>(re[k]);
-            o[k] = w == 1 ? T(0) : dequantize_value<T>((int32_t)ro[k], lv.step[high ? 3 : 1], lv.recon);
+            o[k] = w == 1 ? T(0)
+                          : dequantize_value<T>((int32_t)ro[k], lv.step[high ? 3 : 1], lv.recon);
         }
         if (w > 1) W::template hinv<K>(e, o, lane);
     };
@@ -489,7 +501,8 @@ __global__ void __launch_bounds__(32 * LEVEL_WARPS)
             using S = typename Dst::type;
             const wcg_samples &sm = lv.samples;
             const size_t c = sm.comps;
-            S *const srow = (S *)sm.px + (size_t)y * sm.pitch + 2 * (size_t)(P0 + lane) * c + sm.comp;
+            S *const srow =
+                (S *)sm.px + (size_t)y * sm.pitch + 2 * (size_t)(P0 + lane) * c + sm.comp;
             const bool pair = c == 1 && (sm.pitch & 1) == 0;
 #pragma unroll
             for (int k = 0; k < K; ++k) {
@@ -553,7 +566,8 @@ cudaError_t launch_inv(const wcg_inv_level *lv, cudaStream_t st)
     auto kernel = inv_level_kernel<W, K, Dst>;
     const uint32_t wl = (lv->w + 1) / 2, hl = (lv->h + 1) / 2;
     const uint32_t strips = (wl + OUTP - 1) / OUTP;
-    const int seg = level_segment_rows(hl, strips, W::INV_WARM + W::INV_LAG, resident_blocks(kernel));
+    const int seg =
+        level_segment_rows(hl, strips, W::INV_WARM + W::INV_LAG, resident_blocks(kernel));
     const int nseg = (int)((hl + seg - 1) / seg);
     kernel<<<level_grid(strips, nseg), 32 * LEVEL_WARPS, 0, st>>>(*lv, (int)strips, seg, nseg);
     return cudaGetLastError();

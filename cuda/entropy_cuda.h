@@ -48,7 +48,7 @@ typedef struct wcg_bc_job {
     uint32_t nblocks;
     uint32_t first[4], count[4]; /* each component's blocks */
     uint32_t components;
-    const int32_t *plane[4];     /* quantized coefficients, band layout */
+    const int32_t *plane[4]; /* quantized coefficients, band layout */
     uint32_t run_max;
 } wcg_bc_job;
 
@@ -57,8 +57,8 @@ cudaError_t wcg_bc_count(const wcg_bc_job *job, unsigned long long *hist, cudaSt
 /* tabs: components x WCG_NCLASS x WCG_NTAB tables; slots: each block's
  * slot; sizes: nblocks + 1 entries, the last a flag (zeroed by the caller)
  * that becomes non-zero if a block did not fit its slot. */
-cudaError_t wcg_bc_emit(const wcg_bc_job *job, const wcg_huf *tabs, uint8_t *slots,
-                        uint32_t *sizes, cudaStream_t st);
+cudaError_t wcg_bc_emit(const wcg_bc_job *job, const wcg_huf *tabs, uint8_t *slots, uint32_t *sizes,
+                        cudaStream_t st);
 /* offsets (nblocks + 1 entries: the last is the total) and the payload. */
 cudaError_t wcg_bc_pack(const wcg_bc_job *job, const uint8_t *slots, const uint32_t *sizes,
                         unsigned long long *offsets, uint8_t *payload, cudaStream_t st);
@@ -72,14 +72,14 @@ cudaError_t wcg_blocks_to_bands(const int32_t *src, int32_t *dst, uint32_t pw, u
 /* Why a block failed (status[4 * i]; then the row, column and a detail). */
 enum {
     WCG_DEC_OK = 0,
-    WCG_DEC_NO_TABLE,      /* detail: the context */
-    WCG_DEC_RANGE,         /* detail: the magnitude */
+    WCG_DEC_NO_TABLE, /* detail: the context */
+    WCG_DEC_RANGE,    /* detail: the magnitude */
     WCG_DEC_NO_RUN_TABLE,
-    WCG_DEC_LONG_RUN,      /* detail: the run */
+    WCG_DEC_LONG_RUN, /* detail: the run */
     WCG_DEC_NO_TERM_TABLE,
     WCG_DEC_TRUNCATED,
-    WCG_DEC_SPARE,         /* detail: unused bytes */
-    WCG_DEC_TERM_RANGE     /* detail: the magnitude less one */
+    WCG_DEC_SPARE,     /* detail: unused bytes */
+    WCG_DEC_TERM_RANGE /* detail: the magnitude less one */
 };
 #define BC_NCLASS_ALL WCG_NCLASS
 
@@ -87,10 +87,10 @@ typedef struct wcg_dec_job {
     const wcg_cblk *blocks; /* slot: the payload's offset in data; cap: its size */
     uint32_t nblocks;
     const uint8_t *data;
-    const void *tabs;       /* bc_dectab [component * WCG_NCLASS + class] */
-    int32_t *plane[4];      /* band layout */
+    const void *tabs;  /* bc_dectab [component * WCG_NCLASS + class] */
+    int32_t *plane[4]; /* band layout */
     uint32_t run_max;
-    uint32_t *status;       /* 4 per block, zeroed by the caller */
+    uint32_t *status; /* 4 per block, zeroed by the caller */
 } wcg_dec_job;
 
 /* Decodes every block into its plane (one thread a block). */

@@ -43,18 +43,20 @@
  */
 #include "blk8_device.cuh"
 
-namespace wcg {
-namespace {
+namespace wcg
+{
+namespace
+{
 
-constexpr int T = 64;          /* tile side: 8 LOT blocks */
-constexpr int NB = T / 8;      /* LOT blocks per tile side */
+constexpr int T = 64;     /* tile side: 8 LOT blocks */
+constexpr int NB = T / 8; /* LOT blocks per tile side */
 constexpr int THREADS = 256;
 
 /* Forward: tile + 4 each side. */
-constexpr int FS = T + 8;      /* 72 */
-constexpr int FP = FS + 1;     /* odd pitch */
+constexpr int FS = T + 8;  /* 72 */
+constexpr int FP = FS + 1; /* odd pitch */
 /* Inverse: tile + 8 each side. */
-constexpr int IS = T + 16;     /* 80 */
+constexpr int IS = T + 16; /* 80 */
 constexpr int IP = IS + 1;
 
 struct tile {
@@ -121,7 +123,8 @@ __device__ __forceinline__ void fwd_stage2_rows(float *base, int lines, int nblk
     }
 }
 
-template <bool QUANT> __global__ void __launch_bounds__(THREADS) lot8_fwd_kernel(const wcg_blk8_job j)
+template <bool QUANT>
+__global__ void __launch_bounds__(THREADS) lot8_fwd_kernel(const wcg_blk8_job j)
 {
     __shared__ float s[FS * FP];
     __shared__ float steps[64];
@@ -161,7 +164,8 @@ template <bool QUANT> __global__ void __launch_bounds__(THREADS) lot8_fwd_kernel
             get8<FP>(cols + x + (8 * b + 4) * FP, v);
             lot8_stage2_fwd(v, v + 4, v);
 #pragma unroll
-            for (int k = 0; k < 8; ++k) put_coeff<QUANT>(j, steps, t.x0 + x, t.y0 + 8 * b + k, v[k]);
+            for (int k = 0; k < 8; ++k)
+                put_coeff<QUANT>(j, steps, t.x0 + x, t.y0 + 8 * b + k, v[k]);
         }
     }
 }

@@ -22,22 +22,24 @@ extern "C" {
 #include "wcodec.h"
 }
 
-namespace {
+namespace
+{
 
 int g_fail;
 
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                        \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-            g_fail = 1;                                                                            \
-            return;                                                                                \
-        }                                                                                          \
+#define CHECK(cond, ...)                                    \
+    do {                                                    \
+        if (!(cond)) {                                      \
+            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
+            fprintf(stderr, __VA_ARGS__);                   \
+            fprintf(stderr, "\n");                          \
+            g_fail = 1;                                     \
+            return;                                         \
+        }                                                   \
     } while (0)
 
-void make_image(uint32_t w, uint32_t h, uint32_t comps, uint32_t depth, unsigned seed, wc_image *img)
+void make_image(uint32_t w, uint32_t h, uint32_t comps, uint32_t depth, unsigned seed,
+                wc_image *img)
 {
     img->width = w;
     img->height = h;
@@ -69,7 +71,8 @@ void one_case(wc_ctx *ctx, const wc_image *img, int lossless, wc_transform tf)
     p.transform = tf;
     void *host_file = NULL;
     size_t host_size = 0;
-    CHECK(wc_encode_alloc(ctx, &p, img, &host_file, &host_size) == WC_OK, "host encode: %s", wc_ctx_error(ctx));
+    CHECK(wc_encode_alloc(ctx, &p, img, &host_file, &host_size) == WC_OK, "host encode: %s",
+          wc_ctx_error(ctx));
 
     const size_t row = wc_image_row_bytes(img), pitch = row + 96;
     cudaStream_t st;
@@ -78,8 +81,9 @@ void one_case(wc_ctx *ctx, const wc_image *img, int lossless, wc_transform tf)
     CHECK(cudaMalloc(&dev, pitch * img->height) == cudaSuccess, "cudaMalloc");
     CHECK(cudaMemsetAsync(dev, 0xA5, pitch * img->height, st) == cudaSuccess, "memset");
     /* Queued, not waited for: the encode must order itself after it. */
-    CHECK(cudaMemcpy2DAsync(dev, pitch, img->pixels, row, row, img->height, cudaMemcpyHostToDevice, st) ==
-              cudaSuccess, "upload");
+    CHECK(cudaMemcpy2DAsync(dev, pitch, img->pixels, row, row, img->height, cudaMemcpyHostToDevice,
+                            st) == cudaSuccess,
+          "upload");
     wc_image dimg = *img;
     dimg.pixels = dev;
     dimg.stride = pitch;
@@ -87,10 +91,11 @@ void one_case(wc_ctx *ctx, const wc_image *img, int lossless, wc_transform tf)
     p.stream = st;
     void *dev_file = NULL;
     size_t dev_size = 0;
-    CHECK(wc_encode_alloc(ctx, &p, &dimg, &dev_file, &dev_size) == WC_OK, "device encode: %s", wc_ctx_error(ctx));
+    CHECK(wc_encode_alloc(ctx, &p, &dimg, &dev_file, &dev_size) == WC_OK, "device encode: %s",
+          wc_ctx_error(ctx));
     CHECK(dev_size == host_size && memcmp(dev_file, host_file, host_size) == 0,
-          "%ux%u x%u: the file from device memory differs (%zu vs %zu bytes)", img->width, img->height,
-          img->components, dev_size, host_size);
+          "%ux%u x%u: the file from device memory differs (%zu vs %zu bytes)", img->width,
+          img->height, img->components, dev_size, host_size);
 
     /* Decode into device memory, pitched, then compare with wc_decode. */
     wc_image ref;
@@ -98,12 +103,14 @@ void one_case(wc_ctx *ctx, const wc_image *img, int lossless, wc_transform tf)
     CHECK(wc_decode(ctx, &p, host_file, host_size, &ref) == WC_OK, "decode: %s", wc_ctx_error(ctx));
     CHECK(cudaMemsetAsync(dev, 0x5A, pitch * img->height, st) == cudaSuccess, "memset");
     p.memory = WC_MEMORY_DEVICE;
-    CHECK(wc_decode_into(ctx, &p, host_file, host_size, &dimg) == WC_OK, "decode into device memory: %s",
-          wc_ctx_error(ctx));
+    CHECK(wc_decode_into(ctx, &p, host_file, host_size, &dimg) == WC_OK,
+          "decode into device memory: %s", wc_ctx_error(ctx));
     std::vector<uint8_t> back(row * img->height);
-    CHECK(cudaMemcpy2D(back.data(), row, dev, pitch, row, img->height, cudaMemcpyDeviceToHost) == cudaSuccess,
+    CHECK(cudaMemcpy2D(back.data(), row, dev, pitch, row, img->height, cudaMemcpyDeviceToHost) ==
+              cudaSuccess,
           "download");
-    CHECK(memcmp(back.data(), ref.pixels, back.size()) == 0, "pixels decoded into device memory differ");
+    CHECK(memcmp(back.data(), ref.pixels, back.size()) == 0,
+          "pixels decoded into device memory differ");
     wc_image_free(&ref);
     cudaFree(dev);
     cudaStreamDestroy(st);
@@ -115,7 +122,8 @@ void batch_case(wc_ctx *ctx)
 {
     const int n = 6;
     std::vector<wc_image> imgs(n);
-    for (int i = 0; i < n; i++) make_image(40 + 17 * i, 30 + 11 * i, 1 + i % 4, i == 3 ? 16 : 8, 9 + i, &imgs[i]);
+    for (int i = 0; i < n; i++)
+        make_image(40 + 17 * i, 30 + 11 * i, 1 + i % 4, i == 3 ? 16 : 8, 9 + i, &imgs[i]);
     wc_params p;
     wc_params_init(&p);
     p.backend = WC_BACKEND_CUDA;
@@ -123,18 +131,20 @@ void batch_case(wc_ctx *ctx)
     std::vector<void *> outs(n);
     std::vector<size_t> sizes(n);
     size_t failed = 0;
-    CHECK(wc_encode_batch(ctx, &p, imgs.data(), n, outs.data(), sizes.data(), &failed) == WC_OK, "batch: %s",
-          wc_ctx_error(ctx));
+    CHECK(wc_encode_batch(ctx, &p, imgs.data(), n, outs.data(), sizes.data(), &failed) == WC_OK,
+          "batch: %s", wc_ctx_error(ctx));
     std::vector<wc_image> dec(n);
-    CHECK(wc_decode_batch(ctx, &p, (const void *const *)outs.data(), sizes.data(), n, dec.data(), &failed) ==
-              WC_OK, "decode batch: %s", wc_ctx_error(ctx));
+    CHECK(wc_decode_batch(ctx, &p, (const void *const *)outs.data(), sizes.data(), n, dec.data(),
+                          &failed) == WC_OK,
+          "decode batch: %s", wc_ctx_error(ctx));
     for (int i = 0; i < n; i++) {
         void *one = NULL;
         size_t sz = 0;
         wc_params q = p;
         q.backend = WC_BACKEND_CPU;
         CHECK(wc_encode_alloc(ctx, &q, &imgs[i], &one, &sz) == WC_OK, "cpu encode");
-        CHECK(sz == sizes[i] && memcmp(one, outs[i], sz) == 0, "batch image %d differs from the CPU's", i);
+        CHECK(sz == sizes[i] && memcmp(one, outs[i], sz) == 0,
+              "batch image %d differs from the CPU's", i);
         wc_image ref;
         CHECK(wc_decode(ctx, &q, one, sz, &ref) == WC_OK, "cpu decode");
         CHECK(memcmp(ref.pixels, dec[i].pixels, wc_image_row_bytes(&ref) * ref.height) == 0,

@@ -17,10 +17,10 @@
 typedef struct bitw {
     uint8_t *buf;
     size_t cap;
-    size_t pos;     /* bytes written to buf */
-    uint64_t acc;   /* pending bits, LSB first */
-    unsigned n;     /* number of pending bits (< 64) */
-    int overflow;   /* set when cap was too small; output is then invalid */
+    size_t pos;   /* bytes written to buf */
+    uint64_t acc; /* pending bits, LSB first */
+    unsigned n;   /* number of pending bits (< 64) */
+    int overflow; /* set when cap was too small; output is then invalid */
 } bitw;
 
 static inline void bitw_init(bitw *w, uint8_t *buf, size_t cap)
@@ -72,11 +72,11 @@ static inline size_t bitw_flush(bitw *w)
 }
 
 typedef struct bitr {
-    const uint8_t *p;   /* next byte to load */
+    const uint8_t *p; /* next byte to load */
     const uint8_t *end;
-    uint64_t acc;       /* loaded bits, LSB first */
-    unsigned n;         /* valid bits in acc */
-    size_t fake;        /* zero bits supplied past the end */
+    uint64_t acc; /* loaded bits, LSB first */
+    unsigned n;   /* valid bits in acc */
+    size_t fake;  /* zero bits supplied past the end */
 } bitr;
 
 /* buf may be NULL when size is 0 (NULL + 0 is undefined in C, hence the

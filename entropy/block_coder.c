@@ -42,7 +42,10 @@ BC_INLINE uint32_t mag_of(int32_t v) { return v < 0 ? 0u - (uint32_t)v : (uint32
 /* Context bucket of s: s itself below 2, then two buckets per octave
  * (2k plus the bit below the leading one), the last from 3072 up; read
  * from ctx_lut.h, as it sits on the decoder's serial chain. */
-BC_INLINE unsigned ctx_of(uint32_t s) { return bc_ctx_lut[s < BC_CTX_LUT_SIZE ? s : BC_CTX_LUT_SIZE - 1]; }
+BC_INLINE unsigned ctx_of(uint32_t s)
+{
+    return bc_ctx_lut[s < BC_CTX_LUT_SIZE ? s : BC_CTX_LUT_SIZE - 1];
+}
 
 BC_INLINE unsigned class_of(uint32_t m, uint32_t *extra, unsigned *nbits)
 {
@@ -64,17 +67,19 @@ BC_INLINE unsigned class_of(uint32_t m, uint32_t *extra, unsigned *nbits)
 
 /* Smallest magnitude of each class; class_bits (below) raw bits follow. */
 static const uint32_t class_base[BC_NSYM] = {
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 112,
-    128, 160, 192, 224, 256, 320, 384, 448, 512, 640, 768, 896, 1024, 1280, 1536, 1792,
-    2048, 2560, 3072, 3584, 4096, 5120, 6144, 7168, 8192, 16384, 32768, 65536, 131072,
-    262144, 524288, 1048576, 2097152, 4194304, 8388608, 16777216, 33554432, 67108864,
-    134217728, 268435456, 536870912, 1073741824, 2147483648u};
+    0,         1,         2,          3,          4,       5,        6,        7,        8,
+    10,        12,        14,         16,         20,      24,       28,       32,       40,
+    48,        56,        64,         80,         96,      112,      128,      160,      192,
+    224,       256,       320,        384,        448,     512,      640,      768,      896,
+    1024,      1280,      1536,       1792,       2048,    2560,     3072,     3584,     4096,
+    5120,      6144,      7168,       8192,       16384,   32768,    65536,    131072,   262144,
+    524288,    1048576,   2097152,    4194304,    8388608, 16777216, 33554432, 67108864, 134217728,
+    268435456, 536870912, 1073741824, 2147483648u};
 /* Raw bits below each magnitude class (see class_of). */
 static const uint8_t class_bits[BC_NSYM] = {
-    0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4,
-    5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7, 8, 8, 8, 8, 9, 9, 9, 9, 10, 10, 10, 10,
-    13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
-
+    0,  0,  0,  0,  0,  0,  0,  0,  1,  1,  1,  1,  2,  2,  2,  2,  3,  3,  3,  3,  4, 4,  4,
+    4,  5,  5,  5,  5,  6,  6,  6,  6,  7,  7,  7,  7,  8,  8,  8,  8,  9,  9,  9,  9, 10, 10,
+    10, 10, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
 
 BC_INLINE uint32_t value_of_class(bitr *r, unsigned sym)
 {
@@ -192,11 +197,12 @@ typedef struct sink {
     uint32_t (*freq)[BC_NSYM]; /* counting */
     uint16_t *tok;             /* counting: the symbols, for bc_emit */
     size_t *ntok;
-    const huf_enc *tabs;       /* coding */
+    const huf_enc *tabs; /* coding */
     bitw *w;
 } sink;
 
-BC_INLINE void emit(const sink *k, int coding, unsigned tab, uint32_t m, int sign_bit, int with_sign)
+BC_INLINE void emit(const sink *k, int coding, unsigned tab, uint32_t m, int sign_bit,
+                    int with_sign)
 {
     uint32_t extra;
     unsigned nb;
@@ -286,7 +292,8 @@ size_t bc_symbolize(const bc_block *b, bc_freq freq, uint16_t *tokens, uint32_t 
     return n;
 }
 
-size_t bc_encode(const bc_block *b, const huf_enc *tabs, uint8_t *out, size_t cap, uint32_t *scratch)
+size_t bc_encode(const bc_block *b, const huf_enc *tabs, uint8_t *out, size_t cap,
+                 uint32_t *scratch)
 {
     bitw w;
     bitw_init(&w, out, cap);
@@ -361,7 +368,10 @@ BC_INLINE int32_t signed_of(uint32_t m, uint32_t sign) { return (int32_t)(sign ?
  * negative. Anything else (a 32-bit class with raw bits, or +2^31) no
  * encoder writes; refusing it keeps every decodable payload the one
  * spelling of its coefficients, so damage cannot alias a valid value. */
-BC_INLINE int mag_fits(uint32_t m, uint32_t sign) { return m < 0x80000000u || (m == 0x80000000u && sign); }
+BC_INLINE int mag_fits(uint32_t m, uint32_t sign)
+{
+    return m < 0x80000000u || (m == 0x80000000u && sign);
+}
 
 /* Rebuilds values from MED residuals in place, in raster order. */
 void bc_unpredict(const bc_block *b)
@@ -413,7 +423,8 @@ wc_status bc_dectab_build(bc_dectab *T, const uint8_t (*len)[BC_NSYM], const uin
             if ((!d->single && (clen == 0 || clen > BC_FAST_BITS)) || sym >= BC_NSYM ||
                 class_base[sym] >= FAST_BASE_LIMIT)
                 continue; /* long code or huge class: the long way */
-            T->fast[t][i] = clen | (uint32_t)class_bits[sym] << 4 | BC_FAST_OK | class_base[sym] << 10;
+            T->fast[t][i] =
+                clen | (uint32_t)class_bits[sym] << 4 | BC_FAST_OK | class_base[sym] << 10;
         }
     }
     return WC_OK;
@@ -435,7 +446,9 @@ BC_INLINE int get_value(bitr *r, const bc_dectab *T, unsigned t, int sign_mode, 
     if (__builtin_expect((e & BC_FAST_OK) != 0, 1)) {
         const unsigned len = e & 15, nb = (e >> 4) & 31;
         const uint32_t v = (e >> 10) + ((uint32_t)(bits >> len) & ((1u << nb) - 1));
-        const unsigned has_sign = sign_mode == SIGN_ALWAYS ? 1u : sign_mode == SIGN_NONE ? 0u : v != 0;
+        const unsigned has_sign = sign_mode == SIGN_ALWAYS ? 1u
+                                  : sign_mode == SIGN_NONE ? 0u
+                                                           : v != 0;
         *sign = (uint32_t)(bits >> (len + nb)) & has_sign;
         bitr_skip(r, len + nb + has_sign);
         *value = v;
@@ -458,8 +471,8 @@ typedef struct dstate {
     const bc_block *b;
     const uint8_t *src;
     size_t size;
-    int32_t *row;    /* output row y */
-    uint32_t *mrow;  /* magnitude row y (padded) */
+    int32_t *row;   /* output row y */
+    uint32_t *mrow; /* magnitude row y (padded) */
     ptrdiff_t ms, ds;
     int x, y, W, H;
     uint32_t wa, wb, run_max, a, a2; /* a, a2: magnitudes at x - 1, x - 2 */
@@ -503,10 +516,12 @@ BC_INLINE int dstep(dstate *d, wc_err *err)
         const unsigned ctx = ctx_of(s);
         if (!get_value(&d->r, d->T, ctx, SIGN_IF_NONZERO, &m, &sign))
             return wc_fail(err, WC_ERR_CORRUPT, "row %d col %d: context %u has no table", d->y, x,
-                           ctx), -1;
+                           ctx),
+                   -1;
         if (!mag_fits(m, sign))
-            return wc_fail(err, WC_ERR_CORRUPT, "row %d col %d: magnitude %u out of the int32 range",
-                           d->y, x, m), -1;
+            return wc_fail(err, WC_ERR_CORRUPT,
+                           "row %d col %d: magnitude %u out of the int32 range", d->y, x, m),
+                   -1;
         d->row[x] = signed_of(m, sign);
         d->a2 = d->a;
         d->a = m < MAG_CAP ? m : MAG_CAP;
@@ -518,7 +533,8 @@ BC_INLINE int dstep(dstate *d, wc_err *err)
         const uint32_t left = (uint32_t)((d->H - d->y) * d->W - x);
         if (run > left)
             return wc_fail(err, WC_ERR_CORRUPT, "row %d col %d: run of %u past end of block", d->y,
-                           x, run), -1;
+                           x, run),
+                   -1;
         while (run > 0) { /* a row piece at a time */
             const uint32_t n = (uint32_t)(d->W - x) < run ? (uint32_t)(d->W - x) : run;
             memset(d->row + x, 0, n * sizeof(int32_t));
@@ -536,8 +552,10 @@ BC_INLINE int dstep(dstate *d, wc_err *err)
             return wc_fail(err, WC_ERR_CORRUPT, "row %d col %d: no run-end table", d->y, x), -1;
         m += 1;
         if (m == 0 || !mag_fits(m, sign)) /* m wraps to 0 for 2^32 */
-            return wc_fail(err, WC_ERR_CORRUPT, "row %d col %d: magnitude %llu out of the int32 range",
-                           d->y, x, (unsigned long long)(m - 1u) + 1), -1;
+            return wc_fail(err, WC_ERR_CORRUPT,
+                           "row %d col %d: magnitude %llu out of the int32 range", d->y, x,
+                           (unsigned long long)(m - 1u) + 1),
+                   -1;
         d->row[x] = signed_of(m, sign);
         d->a2 = d->mrow[x - 1];
         d->a = m < MAG_CAP ? m : MAG_CAP;

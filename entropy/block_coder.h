@@ -38,12 +38,12 @@ typedef uint32_t bc_freq[BC_NTAB][BC_NSYM];
 
 /* A block of coefficients inside a plane. */
 typedef struct bc_block {
-    int32_t *data;   /* top-left coefficient */
-    uint32_t w, h;   /* 1..BC_MAX_SIDE each */
-    size_t stride;   /* elements between rows */
-    int predict;     /* code MED residuals */
-    int orient;      /* BC_ISO, BC_VERT (HL bands) or BC_HORZ (LH bands) */
-    uint32_t run_max;/* run mode where the context sum s <= run_max */
+    int32_t *data;    /* top-left coefficient */
+    uint32_t w, h;    /* 1..BC_MAX_SIDE each */
+    size_t stride;    /* elements between rows */
+    int predict;      /* code MED residuals */
+    int orient;       /* BC_ISO, BC_VERT (HL bands) or BC_HORZ (LH bands) */
+    uint32_t run_max; /* run mode where the context sum s <= run_max */
 } bc_block;
 
 /* Which neighbour the context trusts more: HL subbands hold vertical
@@ -116,7 +116,6 @@ wc_status bc_decode(const uint8_t *src, size_t size, const bc_block *b, const bc
 wc_status bc_decode_pair(const uint8_t *const src[2], const size_t size[2],
                          const bc_block *const b[2], const bc_dectab *const T[2],
                          uint32_t *const scratch[2], wc_err *err);
-
 
 /* Code-length tables of a class: which tables are used, and their lengths. */
 void bc_tables_write(bitw *w, const uint8_t (*len)[BC_NSYM]);

@@ -95,7 +95,10 @@ static void huf_package_merge(const uint32_t *freq, const uint8_t *order, unsign
             int leaf = j == npkg || (i < n && freq[order[i]] <= pw);
             w[k] = leaf ? freq[order[i]] : pw;
             is_pkg[d][k++] = (uint8_t)!leaf;
-            if (leaf) i++; else j++;
+            if (leaf)
+                i++;
+            else
+                j++;
         }
         cnt[d] = k;
         cur ^= 1;
@@ -163,8 +166,8 @@ void huf_enc_build(huf_enc *enc, const uint8_t *len, unsigned nsym)
 
 /* Checks everything huf_dec_build relies on; fills count[] and reports
  * the number of used symbols and the last one. Writes nothing else. */
-static wc_status huf_validate(const uint8_t *len, unsigned nsym, unsigned *count,
-                              unsigned *used, unsigned *last, wc_err *err)
+static wc_status huf_validate(const uint8_t *len, unsigned nsym, unsigned *count, unsigned *used,
+                              unsigned *last, wc_err *err)
 {
     WC_RETURN_IF(nsym == 0 || nsym > HUF_MAX_SYMS, err, WC_ERR_CORRUPT,
                  "huffman: table of %u symbols (1..%d allowed)", nsym, HUF_MAX_SYMS);
@@ -275,8 +278,8 @@ void huf_lengths_write(bitw *w, const uint8_t *len, unsigned nsym)
 
 wc_status huf_lengths_read(bitr *r, uint8_t *len, unsigned nsym, wc_err *err)
 {
-    WC_RETURN_IF(nsym > HUF_MAX_SYMS, err, WC_ERR_CORRUPT,
-                 "huffman: table of %u symbols (max %d)", nsym, HUF_MAX_SYMS);
+    WC_RETURN_IF(nsym > HUF_MAX_SYMS, err, WC_ERR_CORRUPT, "huffman: table of %u symbols (max %d)",
+                 nsym, HUF_MAX_SYMS);
     unsigned end = bitr_get(r, HUF_END_BITS);
     WC_RETURN_IF(end > nsym, err, WC_ERR_CORRUPT,
                  "huffman: length table lists %u symbols, alphabet has %u", end, nsym);

@@ -19,8 +19,8 @@
 
 #include <string.h>
 
-#define RLE_MAX_BYTES 5                       /* 35 bits of token */
-#define RLE_MAX_RUN ((uint64_t)1 << 34)       /* (n - 1) << 1 | 1 < 2^35 */
+#define RLE_MAX_BYTES 5                 /* 35 bits of token */
+#define RLE_MAX_RUN ((uint64_t)1 << 34) /* (n - 1) << 1 | 1 < 2^35 */
 
 size_t rle_bound(size_t n)
 {

@@ -63,8 +63,8 @@ size_t zc_bound(size_t n)
     return (uLong)n != n || b < n ? SIZE_MAX : (size_t)b;
 }
 
-static wc_status zc_deflate_all(z_stream *s, const uint8_t *src, size_t n, uint8_t *dst,
-                                size_t cap, size_t *out_size, wc_err *err)
+static wc_status zc_deflate_all(z_stream *s, const uint8_t *src, size_t n, uint8_t *dst, size_t cap,
+                                size_t *out_size, wc_err *err)
 {
     uint8_t *out = dst;
     size_t in_left = n, out_left = cap;
@@ -74,8 +74,7 @@ static wc_status zc_deflate_all(z_stream *s, const uint8_t *src, size_t n, uint8
         int rc = deflate(s, in_left == 0 ? Z_FINISH : Z_NO_FLUSH);
         if (rc == Z_STREAM_END) break;
         WC_RETURN_IF(s->avail_out == 0 && out_left == 0, err, WC_ERR_BUFFER,
-                     "deflate: output buffer of %zu bytes too small for %zu input bytes", cap,
-                     n);
+                     "deflate: output buffer of %zu bytes too small for %zu input bytes", cap, n);
         WC_RETURN_IF(rc != Z_OK, err, WC_ERR_ARG, "deflate failed (%d)", rc);
     }
     *out_size = (size_t)(out - dst) - s->avail_out;

@@ -82,9 +82,9 @@ void file_cleanup(void)
 /* ---- where an output goes ------------------------------------------------ */
 
 typedef struct out_file {
-    char *target;   /* the path written: a symlink's final target */
-    char *tmp;      /* temporary name, NULL when written straight into */
-    int slot;       /* live[] slot of tmp, or -1 */
+    char *target; /* the path written: a symlink's final target */
+    char *tmp;    /* temporary name, NULL when written straight into */
+    int slot;     /* live[] slot of tmp, or -1 */
     FILE *fp;
 } out_file;
 
@@ -273,8 +273,8 @@ static wc_status out_close(const char *path, out_file *o, wc_status s, wc_err *e
     }
     if (o->tmp) {
         if (s == WC_OK && rename(o->tmp, o->target) != 0)
-            s = wc_fail(err, WC_ERR_IO, "%s: cannot rename the finished file into place: %s",
-                        path, strerror(errno));
+            s = wc_fail(err, WC_ERR_IO, "%s: cannot rename the finished file into place: %s", path,
+                        strerror(errno));
         if (s != WC_OK) unlink(o->tmp);
         live_remove(o->slot);
     }
@@ -434,7 +434,10 @@ static void in_close(FILE *fp)
     if (fp && fp != stdin) fclose(fp); /* read-only: a close error loses nothing */
 }
 
-static const char *in_name(const char *path) { return !strcmp(path, "-") ? "standard input" : path; }
+static const char *in_name(const char *path)
+{
+    return !strcmp(path, "-") ? "standard input" : path;
+}
 
 /* Appends the rest of fp to buf[0..*n), growing it (doubling from 64 KiB)
  * to at most max bytes; more is WC_ERR_LIMIT. */

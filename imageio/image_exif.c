@@ -74,7 +74,8 @@ static size_t copy_ifd(const uint8_t *src, size_t size, int src_be, uint64_t off
     const uint8_t *e = src + off + 2;
     uint32_t keep = 0;
     for (uint32_t i = 0; i < count; i++) { /* which entries can travel */
-        uint16_t tag = (uint16_t)rd(e + 12 * i, 2, src_be), type = (uint16_t)rd(e + 12 * i + 2, 2, src_be);
+        uint16_t tag = (uint16_t)rd(e + 12 * i, 2, src_be),
+                 type = (uint16_t)rd(e + 12 * i + 2, 2, src_be);
         int unit, ts = type_size(type, &unit);
         uint64_t bytes = (uint64_t)ts * rd(e + 12 * i + 4, 4, src_be);
         uint32_t at = rd(e + 12 * i + 8, 4, src_be);

@@ -19,7 +19,10 @@ static uint32_t rd32be(const uint8_t *p)
 
 static void wr32be(uint8_t *p, uint32_t v)
 {
-    p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
 }
 
 /* Inflates a zlib stream of at most WC_META_MAX_VALUE bytes (new buffer). */
@@ -81,7 +84,8 @@ static wc_status read_chunk(uint32_t type, const uint8_t *d, size_t n, wc_meta *
     char key[80];
     size_t k;
     uint8_t v[32];
-#define T(a, b, c, e) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (uint32_t)(e))
+#define T(a, b, c, e) \
+    ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (uint32_t)(e))
     switch (type) {
     case T('g', 'A', 'M', 'A'):
         if (n != 4) return *why = "not 4 bytes", WC_ERR_CORRUPT;
@@ -96,7 +100,8 @@ static wc_status read_chunk(uint32_t type, const uint8_t *d, size_t n, wc_meta *
         return wc_meta_add(meta, WC_META_SRGB, 0, "", d, 1);
     case T('t', 'I', 'M', 'E'):
         if (n != 7) return *why = "not 7 bytes", WC_ERR_CORRUPT;
-        v[0] = d[1]; v[1] = d[0];
+        v[0] = d[1];
+        v[1] = d[0];
         memcpy(v + 2, d + 2, 5);
         return wc_meta_add(meta, WC_META_TIME, 0, "", v, 7);
     case T('p', 'H', 'Y', 's'): {
@@ -107,8 +112,7 @@ static wc_status read_chunk(uint32_t type, const uint8_t *d, size_t n, wc_meta *
         v[16] = d[8] == 1 ? 1 : 0;
         return wc_meta_add(meta, WC_META_RESOLUTION, 0, "", v, 17);
     }
-    case T('e', 'X', 'I', 'f'):
-        return wc_meta_add(meta, WC_META_EXIF, 0, "", d, n);
+    case T('e', 'X', 'I', 'f'): return wc_meta_add(meta, WC_META_EXIF, 0, "", d, n);
     case T('t', 'E', 'X', 't'):
         if (!(k = keyword(d, n))) return *why = "no keyword", WC_ERR_CORRUPT;
         memcpy(key, d, k);
@@ -134,7 +138,8 @@ static wc_status read_chunk(uint32_t type, const uint8_t *d, size_t n, wc_meta *
             }
             flags = WC_META_TEXT_UTF8;
         } else {
-            if (n - at < 1 || d[at] != 0) return *why = "unknown compression method", WC_ERR_CORRUPT;
+            if (n - at < 1 || d[at] != 0)
+                return *why = "unknown compression method", WC_ERR_CORRUPT;
             at += 1;
         }
         const uint8_t *val = d + at;
@@ -147,15 +152,16 @@ static wc_status read_chunk(uint32_t type, const uint8_t *d, size_t n, wc_meta *
             flags |= WC_META_TEXT_COMPRESSED;
         }
         wc_status s;
-        if (type == T('i', 'C', 'C', 'P')) s = wc_meta_add(meta, WC_META_ICC, 0, key, val, vn);
+        if (type == T('i', 'C', 'C', 'P'))
+            s = wc_meta_add(meta, WC_META_ICC, 0, key, val, vn);
         else if (type == T('i', 'T', 'X', 't') && !strcmp(key, XMP_KEY))
             s = wc_meta_add(meta, WC_META_XMP, 0, "", val, vn);
-        else s = wc_meta_add(meta, WC_META_TEXT, flags, key, val, vn);
+        else
+            s = wc_meta_add(meta, WC_META_TEXT, flags, key, val, vn);
         wc_free(plain);
         return s;
     }
-    default:
-        return WC_OK;
+    default: return WC_OK;
     }
 }
 
@@ -165,10 +171,11 @@ static int once(uint32_t type, const wc_meta *meta)
     static const struct {
         uint32_t type;
         wc_meta_kind kind;
-    } single[] = {{T('i', 'C', 'C', 'P'), WC_META_ICC},   {T('e', 'X', 'I', 'f'), WC_META_EXIF},
-                  {T('g', 'A', 'M', 'A'), WC_META_GAMMA}, {T('c', 'H', 'R', 'M'), WC_META_CHROMATICITY},
-                  {T('s', 'R', 'G', 'B'), WC_META_SRGB},  {T('p', 'H', 'Y', 's'), WC_META_RESOLUTION},
-                  {T('t', 'I', 'M', 'E'), WC_META_TIME}};
+    } single[] = {
+        {T('i', 'C', 'C', 'P'), WC_META_ICC},   {T('e', 'X', 'I', 'f'), WC_META_EXIF},
+        {T('g', 'A', 'M', 'A'), WC_META_GAMMA}, {T('c', 'H', 'R', 'M'), WC_META_CHROMATICITY},
+        {T('s', 'R', 'G', 'B'), WC_META_SRGB},  {T('p', 'H', 'Y', 's'), WC_META_RESOLUTION},
+        {T('t', 'I', 'M', 'E'), WC_META_TIME}};
     for (size_t i = 0; i < sizeof single / sizeof single[0]; i++)
         if (single[i].type == type) return wc_meta_find(meta, single[i].kind, NULL) != NULL;
     return 0;
@@ -184,7 +191,8 @@ wc_status png_meta_read(const uint8_t *png, size_t size, wc_meta *meta, wc_err *
         WC_RETURN_IF(n > size - off - 12, err, WC_ERR_TRUNCATED,
                      "PNG: the chunk at byte %zu runs past the end of the file", off);
         const uint8_t *d = png + off + 8;
-        char name[5] = {(char)png[off + 4], (char)png[off + 5], (char)png[off + 6], (char)png[off + 7], 0};
+        char name[5] = {(char)png[off + 4], (char)png[off + 5], (char)png[off + 6],
+                        (char)png[off + 7], 0};
         if (type == T('I', 'E', 'N', 'D')) break;
         const char *why = NULL;
         wc_status s = WC_OK;
@@ -255,11 +263,10 @@ static wc_status put_item(imgio_buf *b, const wc_meta_item *it)
         for (int i = 0; i < 8; i++) wr32be(f + 4 * i, wc_rd32le(v + 4 * i));
         put_chunk(b, "cHRM", f, 32, NULL, 0, NULL, 0);
         return WC_OK;
-    case WC_META_SRGB:
-        put_chunk(b, "sRGB", v, 1, NULL, 0, NULL, 0);
-        return WC_OK;
+    case WC_META_SRGB: put_chunk(b, "sRGB", v, 1, NULL, 0, NULL, 0); return WC_OK;
     case WC_META_TIME:
-        f[0] = v[1]; f[1] = v[0];
+        f[0] = v[1];
+        f[1] = v[0];
         memcpy(f + 2, v + 2, 5);
         put_chunk(b, "tIME", f, 7, NULL, 0, NULL, 0);
         return WC_OK;
@@ -276,9 +283,7 @@ static wc_status put_item(imgio_buf *b, const wc_meta_item *it)
         put_chunk(b, "pHYs", f, 9, NULL, 0, NULL, 0);
         return WC_OK;
     }
-    case WC_META_EXIF:
-        put_chunk(b, "eXIf", v, it->size, NULL, 0, NULL, 0);
-        return WC_OK;
+    case WC_META_EXIF: put_chunk(b, "eXIf", v, it->size, NULL, 0, NULL, 0); return WC_OK;
     case WC_META_XMP:
         put_chunk(b, "iTXt", XMP_KEY "\0\0\0\0", sizeof XMP_KEY + 4, v, it->size, NULL, 0);
         return WC_OK;
@@ -291,11 +296,14 @@ static wc_status put_item(imgio_buf *b, const wc_meta_item *it)
         size_t zn = it->size;
         if (compress) WC_FORWARD_IF_ERROR(deflate_value(v, it->size, &z, &zn));
         const void *val = z ? z : v;
-        if (icc) put_chunk(b, "iCCP", key, strlen(key) + 1, "\0", 1, val, zn);
+        if (icc)
+            put_chunk(b, "iCCP", key, strlen(key) + 1, "\0", 1, val, zn);
         else if (it->flags & WC_META_TEXT_UTF8)
             put_chunk(b, "iTXt", key, kn, compress ? "\1\0\0\0" : "\0\0\0\0", 4, val, zn);
-        else if (compress) put_chunk(b, "zTXt", key, kn, "\0", 1, val, zn);
-        else put_chunk(b, "tEXt", key, kn - 1, "\0", 1, val, zn);
+        else if (compress)
+            put_chunk(b, "zTXt", key, kn, "\0", 1, val, zn);
+        else
+            put_chunk(b, "tEXt", key, kn - 1, "\0", 1, val, zn);
         wc_free(z);
         return WC_OK;
     }

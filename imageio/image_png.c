@@ -43,14 +43,14 @@ typedef struct png_io {
     size_t pos;
     const img_source *src; /* then the source, from src_pos on */
     size_t src_pos;
-    FILE *fp;            /* the sink for writing */
+    FILE *fp; /* the sink for writing */
     const char *path;
-    size_t total;        /* bytes read after the signature, for messages */
-    wc_status status;    /* set by the I/O callbacks before they jump */
-    wc_status fallback;  /* status of any other libpng error */
-    int nomem;           /* an allocation failed; libpng's error follows */
-    size_t alloc_max;    /* largest allocation libpng may make; 0: any */
-    int refused;         /* one was refused as larger than alloc_max */
+    size_t total;       /* bytes read after the signature, for messages */
+    wc_status status;   /* set by the I/O callbacks before they jump */
+    wc_status fallback; /* status of any other libpng error */
+    int nomem;          /* an allocation failed; libpng's error follows */
+    size_t alloc_max;   /* largest allocation libpng may make; 0: any */
+    int refused;        /* one was refused as larger than alloc_max */
     char msg[200];
 } png_io;
 
@@ -283,7 +283,8 @@ static void png_read_grow(png_reader *r, const wc_image *out)
 static wc_status png_check_header(png_reader *r, int depth, int interlace, const wc_image *shape)
 {
     const uint64_t w = shape->width, h = shape->height;
-    const uint64_t file_row = (w * (uint64_t)png_get_channels(r->png, r->info) * (uint64_t)depth + 7) / 8;
+    const uint64_t file_row =
+        (w * (uint64_t)png_get_channels(r->png, r->info) * (uint64_t)depth + 7) / 8;
     const uint64_t out_row = w * shape->components * (shape->bit_depth > 8 ? 2 : 1);
     const uint64_t file_size = r->io.src ? r->io.src->file_size : 0;
     const uint64_t least = h * (file_row + 1) / 1032;
@@ -292,8 +293,8 @@ static wc_status png_check_header(png_reader *r, int depth, int interlace, const
                  " image (its rows need at least %llu bytes compressed)",
                  (unsigned long long)file_size, shape->width, shape->height,
                  (unsigned long long)least);
-    const uint64_t reader = 2 * (out_row + file_row + 128) + (interlace ? h * sizeof(png_bytep) : 0) +
-                            ((uint64_t)1 << 18);
+    const uint64_t reader = 2 * (out_row + file_row + 128) +
+                            (interlace ? h * sizeof(png_bytep) : 0) + ((uint64_t)1 << 18);
     return img_check_shape(r->lim, shape, reader, r->err);
 }
 
@@ -379,11 +380,13 @@ static wc_status png_decode(png_reader *r)
 {
     wc_status s = WC_ERR_NOMEM;
     r->io.fallback = WC_ERR_CORRUPT;
-    r->png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, &r->io, png_cb_error,
-                                      png_cb_warning, &r->io, png_cb_malloc, png_cb_free);
+    r->png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, &r->io, png_cb_error, png_cb_warning,
+                                      &r->io, png_cb_malloc, png_cb_free);
     if (r->png != NULL) r->info = png_create_info_struct(r->png);
-    if (r->info != NULL) s = png_read_guarded(r);
-    else wc_fail(r->err, s, "PNG: cannot create the libpng reader");
+    if (r->info != NULL)
+        s = png_read_guarded(r);
+    else
+        wc_fail(r->err, s, "PNG: cannot create the libpng reader");
     png_destroy_read_struct(&r->png, &r->info, NULL);
     wc_free(r->rows);
     wc_free(r->pixels);
@@ -455,8 +458,8 @@ static wc_status png_check_image(const wc_image *img, size_t *stride, wc_err *er
     WC_RETURN_IF(img == NULL || img->pixels == NULL, err, WC_ERR_ARG, "PNG: no image to write");
     WC_RETURN_IF(img->width == 0 || img->height == 0 || img->width > PNG_UINT_31_MAX ||
                      img->height > PNG_UINT_31_MAX,
-                 err, WC_ERR_ARG, "PNG: cannot write a %" PRIu32 "x%" PRIu32 " image",
-                 img->width, img->height);
+                 err, WC_ERR_ARG, "PNG: cannot write a %" PRIu32 "x%" PRIu32 " image", img->width,
+                 img->height);
     WC_RETURN_IF(img->components < 1 || img->components > 4 || img->bit_depth < 1 ||
                      img->bit_depth > 16,
                  err, WC_ERR_ARG, "PNG: cannot write %" PRIu32 " components at %" PRIu32 " bits",
@@ -475,8 +478,7 @@ static wc_status png_check_image(const wc_image *img, size_t *stride, wc_err *er
             uint16_t v = p[i];
             if (bps == 2) memcpy(&v, p + 2 * i, 2); /* a stride may leave rows unaligned */
             WC_RETURN_IF(v > maxv, err, WC_ERR_ARG,
-                         "PNG: sample %u at x=%zu, y=%" PRIu32 " does not fit in %" PRIu32
-                         " bits",
+                         "PNG: sample %u at x=%zu, y=%" PRIu32 " does not fit in %" PRIu32 " bits",
                          (unsigned)v, i / img->components, y, img->bit_depth);
         }
     }
@@ -506,8 +508,10 @@ static wc_status png_write_body(png_writer *w)
     if ((uint32_t)fdepth != img->bit_depth) {
         png_color_8 sig = {0};
         png_byte d = (png_byte)img->bit_depth;
-        if (img->components >= 3) sig.red = sig.green = sig.blue = d;
-        else sig.gray = d;
+        if (img->components >= 3)
+            sig.red = sig.green = sig.blue = d;
+        else
+            sig.gray = d;
         if (img->components % 2 == 0) sig.alpha = d;
         png_set_sBIT(w->png, w->info, &sig);
     }
@@ -538,8 +542,10 @@ wc_status png_write_fp(FILE *fp, const char *name, const wc_image *img, wc_err *
     w.png = png_create_write_struct_2(PNG_LIBPNG_VER_STRING, &w.io, png_cb_error, png_cb_warning,
                                       &w.io, png_cb_malloc, png_cb_free);
     if (w.png != NULL) w.info = png_create_info_struct(w.png);
-    if (w.info != NULL) s = png_write_guarded(&w, err);
-    else wc_fail(err, s, "PNG: cannot create the libpng writer");
+    if (w.info != NULL)
+        s = png_write_guarded(&w, err);
+    else
+        wc_fail(err, s, "PNG: cannot create the libpng writer");
     png_destroy_write_struct(&w.png, &w.info);
     if (fflush(fp) != 0 && s == WC_OK)
         s = wc_fail(err, WC_ERR_IO, "PNG: cannot write %s: %s", name, strerror(errno));

@@ -62,9 +62,12 @@ static wc_status pnm_field(pnm_cursor *c, const char *what, uint32_t *out)
     for (;;) {
         WC_RETURN_IF(c->pos == c->size, c->err, WC_ERR_TRUNCATED,
                      "%s: truncated: header ends before the %s", c->name, what);
-        if (c->p[c->pos] == '#') WC_FORWARD_IF_ERROR(pnm_skip_comment(c, what));
-        else if (pnm_is_space(c->p[c->pos])) c->pos++;
-        else break;
+        if (c->p[c->pos] == '#')
+            WC_FORWARD_IF_ERROR(pnm_skip_comment(c, what));
+        else if (pnm_is_space(c->p[c->pos]))
+            c->pos++;
+        else
+            break;
     }
     uint8_t ch = c->p[c->pos];
     WC_RETURN_IF(c->pos == start || ch < '0' || ch > '9', c->err, WC_ERR_FORMAT,
@@ -86,7 +89,7 @@ static wc_status pnm_field(pnm_cursor *c, const char *what, uint32_t *out)
 
 static wc_status pnm_magic(const uint8_t *p, size_t size, pnm_header *h, wc_err *err)
 {
-    static const char *const others[8] = {NULL,        "plain PBM", "plain PGM", "plain PPM",
+    static const char *const others[8] = {NULL,         "plain PBM", "plain PGM", "plain PPM",
                                           "binary PBM", NULL,        NULL,        "PAM"};
     WC_RETURN_IF(size >= 1 && p[0] != 'P', err, WC_ERR_FORMAT, "PNM: not a PGM/PPM file");
     WC_RETURN_IF(size < 2, err, WC_ERR_TRUNCATED, "PNM: truncated: data ends in the magic number");
@@ -113,8 +116,10 @@ static wc_status pnm_parse_header(const uint8_t *p, size_t size, pnm_header *h, 
     WC_RETURN_IF(h->maxval < 1 || h->maxval > 65535, err, WC_ERR_FORMAT,
                  "%s: maxval %" PRIu32 " out of range 1..65535", h->name, h->maxval);
     /* The single separator after maxval; pnm_field saw it is one. */
-    if (p[c.pos] == '#') WC_FORWARD_IF_ERROR(pnm_skip_comment(&c, "raster"));
-    else c.pos++;
+    if (p[c.pos] == '#')
+        WC_FORWARD_IF_ERROR(pnm_skip_comment(&c, "raster"));
+    else
+        c.pos++;
     h->data_at = c.pos;
     return WC_OK;
 }
@@ -141,7 +146,8 @@ static wc_status pnm_copy_samples(const pnm_header *h, const uint8_t *src, wc_im
         }
         size_t px = i / h->components;
         WC_RETURN_IF(v > h->maxval, err, WC_ERR_CORRUPT,
-                     "%s: sample %" PRIu32 " at x=%zu, y=%zu, component %zu exceeds maxval %" PRIu32,
+                     "%s: sample %" PRIu32
+                     " at x=%zu, y=%zu, component %zu exceeds maxval %" PRIu32,
                      h->name, v, px % h->width, px / h->width, i % h->components, h->maxval);
     }
     return WC_OK;
@@ -158,7 +164,8 @@ static wc_status pnm_read_header(const img_source *src, size_t *pos, uint8_t **b
         wc_err e = {{0}};
         wc_status s = *len ? pnm_parse_header(*buf, *len, h, &e) : WC_ERR_TRUNCATED;
         if (s != WC_ERR_TRUNCATED || ended || cap >= PNM_HEADER_MAX) {
-            if (s == WC_ERR_TRUNCATED && *len == 0) return wc_fail(err, s, "PNM: truncated: no data");
+            if (s == WC_ERR_TRUNCATED && *len == 0)
+                return wc_fail(err, s, "PNM: truncated: no data");
             return s == WC_OK ? s : wc_fail(err, s, "%s", e.msg);
         }
         size_t ncap = cap ? 2 * cap : PNM_READ_CHUNK / 16;
@@ -283,8 +290,9 @@ static wc_status pnm_check_image(const wc_image *img, size_t *row, wc_err *err)
                  "PNM: %" PRIu32 " components cannot be written as PGM/PPM (1 or 3 only)",
                  img->components);
     WC_RETURN_IF(img->width == 0 || img->height == 0 || img->bit_depth < 1 || img->bit_depth > 16,
-                 err, WC_ERR_ARG, "PNM: cannot write a %" PRIu32 "x%" PRIu32 " image at %" PRIu32
-                 " bits", img->width, img->height, img->bit_depth);
+                 err, WC_ERR_ARG,
+                 "PNM: cannot write a %" PRIu32 "x%" PRIu32 " image at %" PRIu32 " bits",
+                 img->width, img->height, img->bit_depth);
     size_t bps = img->bit_depth > 8 ? 2 : 1;
     WC_RETURN_IF(wc_mul_overflow(img->width, img->components * bps, row), err, WC_ERR_ARG,
                  "PNM: image row too large");
@@ -309,8 +317,8 @@ static wc_status pnm_pack_row(const wc_image *img, uint32_t y, const uint8_t *sr
             out[i] = (uint8_t)v;
         }
         WC_RETURN_IF(v > maxval, err, WC_ERR_ARG,
-                     "PNM: sample %u at x=%zu, y=%" PRIu32 " exceeds maxval %" PRIu32,
-                     (unsigned)v, i / img->components, y, maxval);
+                     "PNM: sample %u at x=%zu, y=%" PRIu32 " exceeds maxval %" PRIu32, (unsigned)v,
+                     i / img->components, y, maxval);
     }
     return WC_OK;
 }

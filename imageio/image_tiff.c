@@ -21,8 +21,8 @@ typedef struct tiff_mem {
     const uint8_t *src; /* reading */
     uint8_t *buf;       /* writing (grows) */
     size_t size, cap, pos;
-    int failed;         /* a write could not grow the buffer */
-    wc_err err;         /* libtiff's first error */
+    int failed; /* a write could not grow the buffer */
+    wc_err err; /* libtiff's first error */
 } tiff_mem;
 
 static tmsize_t mem_read(thandle_t h, void *dst, tmsize_t n)
@@ -70,10 +70,25 @@ static toff_t mem_seek(thandle_t h, toff_t off, int whence)
     return to;
 }
 
-static int mem_close(thandle_t h) { (void)h; return 0; }
+static int mem_close(thandle_t h)
+{
+    (void)h;
+    return 0;
+}
 static toff_t mem_size(thandle_t h) { return ((tiff_mem *)h)->size; }
-static int mem_map(thandle_t h, void **base, toff_t *size) { (void)h; (void)base; (void)size; return 0; }
-static void mem_unmap(thandle_t h, void *base, toff_t size) { (void)h; (void)base; (void)size; }
+static int mem_map(thandle_t h, void **base, toff_t *size)
+{
+    (void)h;
+    (void)base;
+    (void)size;
+    return 0;
+}
+static void mem_unmap(thandle_t h, void *base, toff_t size)
+{
+    (void)h;
+    (void)base;
+    (void)size;
+}
 
 static int on_error(TIFF *tif, void *user, const char *module, const char *fmt, va_list ap)
 {
@@ -90,7 +105,11 @@ static int on_error(TIFF *tif, void *user, const char *module, const char *fmt, 
 
 static int on_warning(TIFF *tif, void *user, const char *module, const char *fmt, va_list ap)
 {
-    (void)tif; (void)user; (void)module; (void)fmt; (void)ap;
+    (void)tif;
+    (void)user;
+    (void)module;
+    (void)fmt;
+    (void)ap;
     return 1;
 }
 
@@ -137,8 +156,10 @@ static void unpack(const uint8_t *src, unsigned bps, size_t n, int wide, void *d
             }
             uint32_t v = (uint32_t)(acc >> (have - bps)) & ((1u << bps) - 1);
             have -= bps;
-            if (wide) d16[i * step] = (uint16_t)v;
-            else d8[i * step] = (uint8_t)v;
+            if (wide)
+                d16[i * step] = (uint16_t)v;
+            else
+                d8[i * step] = (uint8_t)v;
         }
     }
 }
@@ -180,17 +201,20 @@ static uint64_t max_ratio(uint16_t compression)
 {
     switch (compression) {
     case COMPRESSION_NONE: return 1;
-    case COMPRESSION_PACKBITS: return 64;  /* 2 bytes give at most 128 */
-    case COMPRESSION_LZW: return 4096;     /* a 9+-bit code gives at most 4096 bytes */
-    default: return 1100;                  /* deflate: at most 1032 */
+    case COMPRESSION_PACKBITS: return 64; /* 2 bytes give at most 128 */
+    case COMPRESSION_LZW: return 4096;    /* a 9+-bit code gives at most 4096 bytes */
+    default: return 1100;                 /* deflate: at most 1032 */
     }
 }
 
 static const char *compression_name(uint16_t c)
 {
     switch (c) {
-    case COMPRESSION_CCITTRLE: case COMPRESSION_CCITTFAX3: case COMPRESSION_CCITTFAX4: return "CCITT";
-    case COMPRESSION_OJPEG: case COMPRESSION_JPEG: return "JPEG";
+    case COMPRESSION_CCITTRLE:
+    case COMPRESSION_CCITTFAX3:
+    case COMPRESSION_CCITTFAX4: return "CCITT";
+    case COMPRESSION_OJPEG:
+    case COMPRESSION_JPEG: return "JPEG";
     case COMPRESSION_LZMA: return "LZMA";
     case COMPRESSION_ZSTD: return "ZSTD";
     case COMPRESSION_WEBP: return "WebP";
@@ -231,8 +255,9 @@ static wc_status read_layout(TIFF *t, tiff_layout *L, const img_limits *lim, siz
                  "TIFF: photometric interpretation %u (gray and RGB are supported)",
                  L->photometric);
     WC_RETURN_IF(gray ? (L->spp != 1 && L->spp != 2) : (L->spp != 3 && L->spp != 4), err,
-                 WC_ERR_UNSUPPORTED, "TIFF: %u samples per pixel for %s (gray: 1 or 2, RGB: 3 or 4)",
-                 L->spp, gray ? "gray" : "RGB");
+                 WC_ERR_UNSUPPORTED,
+                 "TIFF: %u samples per pixel for %s (gray: 1 or 2, RGB: 3 or 4)", L->spp,
+                 gray ? "gray" : "RGB");
     WC_RETURN_IF(L->planar != PLANARCONFIG_CONTIG && L->planar != PLANARCONFIG_SEPARATE, err,
                  WC_ERR_CORRUPT, "TIFF: planar configuration %u", L->planar);
     uint16_t c = L->compression;
@@ -373,8 +398,10 @@ static void invert_gray(wc_image *img)
     const size_t n = (size_t)img->width * img->height;
     for (size_t i = 0; i < n; i++) {
         size_t k = i * img->components;
-        if (img->bit_depth > 8) ((uint16_t *)img->pixels)[k] = (uint16_t)(max - ((uint16_t *)img->pixels)[k]);
-        else ((uint8_t *)img->pixels)[k] = (uint8_t)(max - ((uint8_t *)img->pixels)[k]);
+        if (img->bit_depth > 8)
+            ((uint16_t *)img->pixels)[k] = (uint16_t)(max - ((uint16_t *)img->pixels)[k]);
+        else
+            ((uint8_t *)img->pixels)[k] = (uint8_t)(max - ((uint8_t *)img->pixels)[k]);
     }
 }
 
@@ -384,10 +411,14 @@ static const struct {
     uint32_t tag;
     const char *key;
 } text_tags[] = {
-    {TIFFTAG_IMAGEDESCRIPTION, "Description"}, {TIFFTAG_DOCUMENTNAME, "Title"},
-    {TIFFTAG_ARTIST, "Author"},                {TIFFTAG_COPYRIGHT, "Copyright"},
-    {TIFFTAG_SOFTWARE, "Software"},            {TIFFTAG_MAKE, "Make"},
-    {TIFFTAG_MODEL, "Model"},                  {TIFFTAG_HOSTCOMPUTER, "HostComputer"},
+    {TIFFTAG_IMAGEDESCRIPTION, "Description"},
+    {TIFFTAG_DOCUMENTNAME, "Title"},
+    {TIFFTAG_ARTIST, "Author"},
+    {TIFFTAG_COPYRIGHT, "Copyright"},
+    {TIFFTAG_SOFTWARE, "Software"},
+    {TIFFTAG_MAKE, "Make"},
+    {TIFFTAG_MODEL, "Model"},
+    {TIFFTAG_HOSTCOMPUTER, "HostComputer"},
     {TIFFTAG_PAGENAME, "PageName"},
 };
 
@@ -413,7 +444,8 @@ static wc_status read_meta(TIFF *t, const uint8_t *data, size_t size, wc_meta *m
         ADD(WC_META_RESOLUTION, 0, "", v, sizeof v);
     }
     float *wp = NULL, *pc = NULL;
-    if (TIFFGetField(t, TIFFTAG_WHITEPOINT, &wp) && TIFFGetField(t, TIFFTAG_PRIMARYCHROMATICITIES, &pc)) {
+    if (TIFFGetField(t, TIFFTAG_WHITEPOINT, &wp) &&
+        TIFFGetField(t, TIFFTAG_PRIMARYCHROMATICITIES, &pc)) {
         uint8_t v[32];
         const float xy[8] = {wp[0], wp[1], pc[0], pc[1], pc[2], pc[3], pc[4], pc[5]};
         for (int i = 0; i < 8; i++) {
@@ -426,8 +458,8 @@ static wc_status read_meta(TIFF *t, const uint8_t *data, size_t size, wc_meta *m
     if (TIFFGetField(t, TIFFTAG_DATETIME, &str) &&
         sscanf(str, "%4u:%2u:%2u %2u:%2u:%2u", &yy, &mo, &dd, &hh, &mi, &ss) == 6 && mo >= 1 &&
         mo <= 12 && dd >= 1 && dd <= 31 && hh < 24 && mi < 60 && ss < 61) {
-        uint8_t v[7] = {(uint8_t)yy, (uint8_t)(yy >> 8), (uint8_t)mo, (uint8_t)dd, (uint8_t)hh,
-                        (uint8_t)mi, (uint8_t)ss};
+        uint8_t v[7] = {(uint8_t)yy, (uint8_t)(yy >> 8), (uint8_t)mo, (uint8_t)dd,
+                        (uint8_t)hh, (uint8_t)mi,        (uint8_t)ss};
         ADD(WC_META_TIME, 0, "", v, sizeof v);
     }
     for (size_t i = 0; i < sizeof text_tags / sizeof text_tags[0]; i++)
@@ -495,18 +527,16 @@ static unsigned write_meta(TIFF *t, const wc_meta *meta)
         const wc_meta_item *it = wc_meta_get(meta, i);
         const uint8_t *v = it->data;
         switch (it->kind) {
-        case WC_META_ICC:
-            TIFFSetField(t, TIFFTAG_ICCPROFILE, (uint32_t)it->size, v);
-            break;
-        case WC_META_XMP:
-            TIFFSetField(t, TIFFTAG_XMLPACKET, (uint32_t)it->size, v);
-            break;
+        case WC_META_ICC: TIFFSetField(t, TIFFTAG_ICCPROFILE, (uint32_t)it->size, v); break;
+        case WC_META_XMP: TIFFSetField(t, TIFFTAG_XMLPACKET, (uint32_t)it->size, v); break;
         case WC_META_RESOLUTION: {
             if (res++) break;
             double x, y;
             memcpy(&x, v, 8);
             memcpy(&y, v + 8, 8);
-            uint16_t unit = v[16] == 2 ? RESUNIT_INCH : v[16] == 0 ? RESUNIT_NONE : RESUNIT_CENTIMETER;
+            uint16_t unit = v[16] == 2   ? RESUNIT_INCH
+                            : v[16] == 0 ? RESUNIT_NONE
+                                         : RESUNIT_CENTIMETER;
             if (v[16] == 1) { /* per metre: TIFF counts per centimetre */
                 x /= 100;
                 y /= 100;
@@ -521,8 +551,10 @@ static unsigned write_meta(TIFF *t, const wc_meta *meta)
             float wp[2], pc[6];
             for (int k = 0; k < 8; k++) {
                 float f = (float)wc_rd32le(v + 4 * k) / 100000.0f;
-                if (k < 2) wp[k] = f;
-                else pc[k - 2] = f;
+                if (k < 2)
+                    wp[k] = f;
+                else
+                    pc[k - 2] = f;
             }
             TIFFSetField(t, TIFFTAG_WHITEPOINT, wp);
             TIFFSetField(t, TIFFTAG_PRIMARYCHROMATICITIES, pc);
@@ -555,11 +587,12 @@ static unsigned write_meta(TIFF *t, const wc_meta *meta)
         }
         case WC_META_EXIF: /* appended after the file is written */
             /* The first EXIF item only (tiff_write_mem appends it). */
-            if (!exif++ && exif_usable(v, it->size)) TIFFSetField(t, TIFFTAG_EXIFIFD, (uint64_t)0);
-            else dropped |= 1u << it->kind;
+            if (!exif++ && exif_usable(v, it->size))
+                TIFFSetField(t, TIFFTAG_EXIFIFD, (uint64_t)0);
+            else
+                dropped |= 1u << it->kind;
             break;
-        default: /* gamma, sRGB: no TIFF field */
-            dropped |= 1u << it->kind;
+        default: /* gamma, sRGB: no TIFF field */ dropped |= 1u << it->kind;
         }
     }
     return dropped;
@@ -577,7 +610,8 @@ wc_status tiff_write_mem(const wc_image *img, const wc_meta *meta, uint8_t **out
     *size = 0;
     tiff_mem m = {0};
     TIFF *t = mem_open(&m, "wl");
-    WC_RETURN_IF(!t, err, WC_ERR_NOMEM, "%s", m.err.msg[0] ? m.err.msg : "TIFF: cannot start a file");
+    WC_RETURN_IF(!t, err, WC_ERR_NOMEM, "%s",
+                 m.err.msg[0] ? m.err.msg : "TIFF: cannot start a file");
     const uint16_t spp = (uint16_t)img->components, bps = (uint16_t)img->bit_depth;
     TIFFSetField(t, TIFFTAG_IMAGEWIDTH, img->width);
     TIFFSetField(t, TIFFTAG_IMAGELENGTH, img->height);

@@ -124,7 +124,8 @@ static void encode_job(const cli_batch_opts *o, file_result *r, const char *in, 
         if (s == WC_OK && (s = file_write(r->out, buf, size, &e)) != WC_OK)
             set_error(r, e.msg, s, r->out);
         if (s == WC_OK) {
-            double raw = (double)img.width * img.height * img.components * (img.bit_depth > 8 ? 2 : 1);
+            double raw =
+                (double)img.width * img.height * img.components * (img.bit_depth > 8 ? 2 : 1);
             r->in_bytes = (uint64_t)raw;
             r->out_bytes = size;
             r->pixels = (uint64_t)img.width * img.height;
@@ -271,15 +272,16 @@ int cli_batch_inputs(const cli_batch_opts *o, int decode, char **args, int nargs
     return cli_list_files(args, nargs, decode ? keep_wcx : NULL, in, n);
 }
 
-int cli_batch_code(const cli_batch_opts *o, int decode, char **in, const size_t *jobs,
-                   size_t njobs, file_result *r, int workers, int progress)
+int cli_batch_code(const cli_batch_opts *o, int decode, char **in, const size_t *jobs, size_t njobs,
+                   file_result *r, int workers, int progress)
 {
     batch b = {.o = o, .decode = decode, .in = in, .jobs = jobs, .r = r};
     /* One file alone: its own threads (all cores by default); many: one each. */
     b.threads_each = njobs == 1 && workers == 1 ? o->p.threads : 1;
     b.ndevices = cli_batch_devices(o, b.devices);
     pthread_mutex_init(&b.lock, NULL);
-    int rc = njobs ? cli_pool_run(workers, njobs, job, &b, progress && njobs > 1 ? njobs : 0) : CLI_OK;
+    int rc =
+        njobs ? cli_pool_run(workers, njobs, job, &b, progress && njobs > 1 ? njobs : 0) : CLI_OK;
     pthread_mutex_destroy(&b.lock);
     return rc;
 }
@@ -304,7 +306,8 @@ int cli_batch_report(const cli_batch_opts *o, int decode, const file_result *r, 
         pixels += r[i].pixels;
         /* With OUT '-' the image is standard output: the line goes to stderr. */
         if (!o->quiet && (n == 1 || !tty)) fprintf(cli_report_stream(r[i].out), "%s\n", r[i].line);
-        if (!o->quiet && r[i].note[0]) fprintf(stderr, "wcodec: note: %s: %s\n", r[i].out, r[i].note);
+        if (!o->quiet && r[i].note[0])
+            fprintf(stderr, "wcodec: note: %s: %s\n", r[i].out, r[i].note);
     }
     if (who && !o->quiet) {
         printf("%s %zu of %zu file(s), %zu failed, %.2f s with %s: %.2f MB -> %.2f MB",
@@ -339,9 +342,12 @@ int cli_batch_run(const cli_batch_opts *o, int decode, char **args, int nargs, c
         return rc;
     }
     file_result *r = calloc(n, sizeof *r);
-    if (!r) rc = CLI_BAD;
-    else if (out) snprintf(r[0].out, sizeof r[0].out, "%s", out);
-    else rc = cli_batch_outputs(o, decode, in, n, r);
+    if (!r)
+        rc = CLI_BAD;
+    else if (out)
+        snprintf(r[0].out, sizeof r[0].out, "%s", out);
+    else
+        rc = cli_batch_outputs(o, decode, in, n, r);
     const int workers = n == 1 ? 1 : cli_pool_threads(o->p.threads, n);
     double t0 = cli_now();
     if (rc == CLI_OK) rc = cli_batch_code(o, decode, in, NULL, n, r, workers, 1);

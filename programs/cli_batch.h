@@ -8,18 +8,18 @@
 #define CLI_MAX_DEVICES 64
 
 typedef struct cli_batch_opts {
-    wc_params p;         /* encoder options, or the decoder's limits; threads:
+    wc_params p;   /* encoder options, or the decoder's limits; threads:
                             one file's threads, or many files' workers;
                             device: --device N */
-    unsigned page;       /* TIFF page, 1-based (0 = 1) */
-    int strip;           /* leave metadata out */
+    unsigned page; /* TIFF page, 1-based (0 = 1) */
+    int strip;     /* leave metadata out */
     int quiet, verbose;
-    const char *out_dir; /* many files: the outputs go here */
-    const char *format;  /* decode: the outputs' extension (png, tif, tiff, ppm,
+    const char *out_dir;     /* many files: the outputs go here */
+    const char *format;      /* decode: the outputs' extension (png, tif, tiff, ppm,
                             pgm, pnm); NULL = png */
     image_format out_format; /* decode: the outputs' format (IMAGE_BY_NAME: by
                                 their names; needed for OUT '-') */
-    int ndevices;        /* --devices: workers take devices[] in turn; 0: not
+    int ndevices;            /* --devices: workers take devices[] in turn; 0: not
                             given (a batch then spreads over every device) */
     int devices[CLI_MAX_DEVICES];
 } cli_batch_opts;
@@ -39,8 +39,8 @@ int cli_batch_run(const cli_batch_opts *o, int decode, char **args, int nargs, c
 typedef struct cli_file_result {
     wc_status status;
     char out[1024];
-    char line[2400]; /* what a success prints */
-    char note[1400]; /* notes (pages, metadata left out, lossless) */
+    char line[2400];  /* what a success prints */
+    char note[1400];  /* notes (pages, metadata left out, lossless) */
     char error[1400]; /* what a failure prints */
     uint64_t in_bytes, out_bytes, pixels;
 } cli_file_result;
@@ -51,14 +51,13 @@ int cli_batch_inputs(const cli_batch_opts *o, int decode, char **args, int nargs
                      size_t *n);
 /* Fills r[i].out for every input; two inputs with one output name are
  * refused (printed; CLI_BAD). */
-int cli_batch_outputs(const cli_batch_opts *o, int decode, char **in, size_t n,
-                      cli_file_result *r);
+int cli_batch_outputs(const cli_batch_opts *o, int decode, char **in, size_t n, cli_file_result *r);
 /* Codes in[jobs[k]] into r[jobs[k]] for k < njobs (jobs NULL: every file
  * in order) on `workers` workers spread over the devices of o (ndevices 0:
  * p.device for all), with a progress line on a terminal when `progress`.
  * Returns CLI_OK, or an exit code when no worker ran. */
-int cli_batch_code(const cli_batch_opts *o, int decode, char **in, const size_t *jobs,
-                   size_t njobs, cli_file_result *r, int workers, int progress);
+int cli_batch_code(const cli_batch_opts *o, int decode, char **in, const size_t *jobs, size_t njobs,
+                   cli_file_result *r, int workers, int progress);
 /* Prints the failures, the lines and notes, and the summary ("encoded K of N
  * file(s), F failed, S s with WHO: ..."); returns the worst file's exit
  * code. */

@@ -75,7 +75,8 @@ static bench_row bench_overall(const bench_row *rows, size_t n)
         o.r.dec_s += r->dec_s;
         add_times(&o.r.enc, &r->enc);
         add_times(&o.r.dec, &r->dec);
-        if (i == 0) snprintf(o.r.backend, sizeof o.r.backend, "%s", r->backend);
+        if (i == 0)
+            snprintf(o.r.backend, sizeof o.r.backend, "%s", r->backend);
         else if (strcmp(o.r.backend, r->backend))
             snprintf(o.r.backend, sizeof o.r.backend, "mixed");
     }
@@ -91,7 +92,7 @@ typedef struct field {
     double v;
     const char *s; /* a text field when non-NULL */
     int is_int;
-    int absent;    /* empty in CSV, null in JSON */
+    int absent; /* empty in CSV, null in JSON */
 } field;
 
 #define BENCH_FIELDS 29
@@ -102,7 +103,8 @@ static size_t bench_fields(const bench_row *row, field *f)
     const double px = row->pixels;
     size_t k = 0;
 #define NUM(n, val) f[k++] = (field){(n), (val), NULL, 0, 0}
-#define INT(n, val) f[k++] = (field){(n), (double)(val), NULL, 1, row->summary}
+#define INT(n, val) \
+    f[k++] = (field) { (n), (double)(val), NULL, 1, row->summary }
     f[k++] = (field){"file", 0, row->label, 0, 0};
     INT("width", r->width);
     INT("height", r->height);
@@ -140,9 +142,12 @@ static size_t bench_fields(const bench_row *row, field *f)
 static void csv_value(cli_buf *b, const field *f)
 {
     if (f->absent) return;
-    if (f->s) cli_buf_csv(b, f->s);
-    else if (f->is_int) cli_buf_printf(b, "%.0f", f->v);
-    else cli_buf_printf(b, "%.6g", f->v); /* infinite PSNR (lossless) prints as inf */
+    if (f->s)
+        cli_buf_csv(b, f->s);
+    else if (f->is_int)
+        cli_buf_printf(b, "%.0f", f->v);
+    else
+        cli_buf_printf(b, "%.6g", f->v); /* infinite PSNR (lossless) prints as inf */
 }
 
 static void bench_csv(cli_buf *b, const bench_row *rows, size_t n, const bench_row *overall)
@@ -168,9 +173,12 @@ static void json_object(cli_buf *b, const bench_row *row, const char *indent)
     cli_buf_printf(b, "{");
     for (size_t i = 0; i < k; i++) {
         cli_buf_printf(b, "%s\n%s  \"%s\": ", i ? "," : "", indent, f[i].name);
-        if (f[i].absent) cli_buf_printf(b, "null");
-        else if (f[i].s) cli_buf_json_str(b, f[i].s);
-        else cli_buf_json_num(b, f[i].v);
+        if (f[i].absent)
+            cli_buf_printf(b, "null");
+        else if (f[i].s)
+            cli_buf_json_str(b, f[i].s);
+        else
+            cli_buf_json_num(b, f[i].v);
     }
     cli_buf_printf(b, "\n%s}", indent);
 }
@@ -224,8 +232,8 @@ static void print_stages(const bench_row *row)
 
 static void bench_print(const bench *b, const bench_row *overall, int threads, double wall)
 {
-    printf("%-20s %-14s %10s %8s %8s %8s %8s %7s %8s %8s  %s\n", "image", "size", "bytes",
-           "ratio", "bpp", "PSNR", "PSNR-Y", "SSIM", "enc MP/s", "dec MP/s", "backend");
+    printf("%-20s %-14s %10s %8s %8s %8s %8s %7s %8s %8s  %s\n", "image", "size", "bytes", "ratio",
+           "bpp", "PSNR", "PSNR-Y", "SSIM", "enc MP/s", "dec MP/s", "backend");
     for (size_t j = 0; j < b->n; j++) print_row(&b->rows[j]);
     print_row(overall);
     printf("\nper stage, MPixel/s    (encode: transform = colour + transform + quantize)\n");
@@ -276,10 +284,14 @@ static int bench_parse(int argc, char **argv, wc_params *p, bench_opts *o)
                 return CLI_BAD;
             }
             const char *v = argv[++i];
-            if (!strcmp(a, "--csv")) o->csv = v;
-            else if (!strcmp(a, "--json")) o->json = v;
-            else if (cli_int(a, v, 1, 256, &n)) return CLI_BAD;
-            else o->threads = (int)n;
+            if (!strcmp(a, "--csv"))
+                o->csv = v;
+            else if (!strcmp(a, "--json"))
+                o->json = v;
+            else if (cli_int(a, v, 1, 256, &n))
+                return CLI_BAD;
+            else
+                o->threads = (int)n;
             continue;
         }
         int r = cli_encoder_option(argc, argv, &i, p, &lossy, &lossless);

@@ -10,8 +10,10 @@ static void print_text(const uint8_t *d, size_t n)
 {
     putchar('"');
     for (size_t i = 0; i < n && i < 60; i++) {
-        if (d[i] >= 0x20 && d[i] < 0x7f && d[i] != '"' && d[i] != '\\') putchar(d[i]);
-        else printf("\\x%02x", d[i]);
+        if (d[i] >= 0x20 && d[i] < 0x7f && d[i] != '"' && d[i] != '\\')
+            putchar(d[i]);
+        else
+            printf("\\x%02x", d[i]);
     }
     printf(n > 60 ? "\"... (%zu bytes)" : "\"", n);
 }
@@ -19,8 +21,10 @@ static void print_text(const uint8_t *d, size_t n)
 void cli_image_print_meta(const wc_meta *m)
 {
     size_t n = wc_meta_count(m);
-    if (n) printf("metadata:    %zu item(s)\n", n);
-    else printf("metadata:    none\n");
+    if (n)
+        printf("metadata:    %zu item(s)\n", n);
+    else
+        printf("metadata:    none\n");
     for (size_t i = 0; i < n; i++) {
         const wc_meta_item *it = wc_meta_get(m, i);
         const uint8_t *v = it->data;

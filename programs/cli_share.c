@@ -59,8 +59,9 @@ static uint64_t tiff_pixels(FILE *f, const uint8_t *b)
         const uint8_t *p = ifd + 2 + e * 12;
         unsigned tag = le ? (unsigned)(p[0] | p[1] << 8) : (unsigned)(p[0] << 8 | p[1]);
         unsigned type = le ? (unsigned)(p[2] | p[3] << 8) : (unsigned)(p[2] << 8 | p[3]);
-        uint64_t val = type == 3 ? (le ? (uint64_t)(p[8] | p[9] << 8) : (uint64_t)(p[8] << 8 | p[9]))
-                                 : r32(p + 8);
+        uint64_t val = type == 3
+                           ? (le ? (uint64_t)(p[8] | p[9] << 8) : (uint64_t)(p[8] << 8 | p[9]))
+                           : r32(p + 8);
         if (tag == 256) w = val;
         if (tag == 257) h = val;
     }
@@ -98,8 +99,7 @@ static int heavier_first(const void *a, const void *b)
     return x->file < y->file ? -1 : x->file > y->file;
 }
 
-int cli_deal(const uint64_t *pixels, size_t n, int ranks, size_t *order, int *owner,
-             uint64_t *load)
+int cli_deal(const uint64_t *pixels, size_t n, int ranks, size_t *order, int *owner, uint64_t *load)
 {
     weight *w = malloc((n ? n : 1) * sizeof *w);
     if (!w) return 1;

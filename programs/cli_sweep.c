@@ -31,15 +31,15 @@ typedef struct sweep_config {
 } sweep_config;
 
 typedef struct sweep {
-    wc_params base;          /* the options shared by every configuration */
+    wc_params base; /* the options shared by every configuration */
     sweep_config *conf;
     size_t nconf;
     float bpp[SWEEP_MAX_LIST];
     size_t nbpp;
     char **paths;
     size_t nimg;
-    cli_run *runs;           /* [image][config][rate] */
-    double *pixels;          /* per image */
+    cli_run *runs;  /* [image][config][rate] */
+    double *pixels; /* per image */
 } sweep;
 
 static cli_run *run_at(const sweep *s, size_t img, size_t c, size_t r)
@@ -137,8 +137,11 @@ static int sweep_list_option(int argc, char **argv, int *i, sweep_lists *l)
 /* Fills the defaults: DWT 9/7, Huffman, no threshold, 0.25 to 2 bpp. */
 static void sweep_defaults(sweep_lists *l)
 {
-    const char *def[5][2] = {{"--transform", "dwt"}, {"--wavelet", "97"}, {"--entropy", "huffman"},
-                             {"--threshold", "0"}, {"--bpp", "0.25,0.5,1,2"}};
+    const char *def[5][2] = {{"--transform", "dwt"},
+                             {"--wavelet", "97"},
+                             {"--entropy", "huffman"},
+                             {"--threshold", "0"},
+                             {"--bpp", "0.25,0.5,1,2"}};
     size_t *cnt[5] = {&l->nt, &l->nw, &l->ne, &l->nth, &l->nr};
     wc_params *dst[5] = {l->t, l->w, l->e, l->th, l->r};
     for (int k = 0; k < 5; k++)
@@ -260,8 +263,8 @@ static void sweep_csv(cli_buf *b, const sweep *s)
                 cli_buf_csv(b, s->paths[i]);
                 csv_config(b, s, c, r);
                 cli_buf_printf(b, ",%u,%u,%u,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", run->width,
-                               run->height, run->components, run->bytes, run->bpp,
-                               run->m.psnr_rgb, run->m.psnr_y, run->m.ssim, run->enc_s, run->dec_s);
+                               run->height, run->components, run->bytes, run->bpp, run->m.psnr_rgb,
+                               run->m.psnr_y, run->m.ssim, run->enc_s, run->dec_s);
             }
     for (size_t c = 0; c < s->nconf; c++)
         for (size_t r = 0; r < s->nbpp; r++) {
@@ -290,10 +293,17 @@ static int sweep_svg(const sweep *s, int ssim, const char *path)
         }
         svg_plot p = {ssim ? "SSIM (luma) vs rate, mean over images"
                            : "PSNR (colour channels) vs rate, mean over images",
-                      "bits per pixel", ssim ? "SSIM" : "PSNR (dB)", sr, s->nconf, 0, 0};
+                      "bits per pixel",
+                      ssim ? "SSIM" : "PSNR (dB)",
+                      sr,
+                      s->nconf,
+                      0,
+                      0};
         cli_buf b = {0};
-        if (svg_plot_write(&b, &p)) fprintf(stderr, "wcodec: %s: no finite values to plot\n", path);
-        else rc = cli_buf_save(&b, path);
+        if (svg_plot_write(&b, &p))
+            fprintf(stderr, "wcodec: %s: no finite values to plot\n", path);
+        else
+            rc = cli_buf_save(&b, path);
         cli_buf_free(&b);
     }
     free(x);
@@ -330,8 +340,9 @@ static void sweep_markdown(cli_buf *b, const sweep *s, int argc, char **argv, in
     for (size_t i = 0; i < s->nimg; i++) px += s->pixels[i];
     cli_buf_printf(b, "# wcodec rate-distortion sweep\n\n`wcodec");
     for (int i = 1; i < argc; i++) cli_buf_printf(b, " %s", argv[i]);
-    cli_buf_printf(b, "`\n\n%zu images (%.2f MPixel), %zu configurations x %zu rates; wcodec %s, "
-                      "%d worker thread(s), wall time %.1f s.\n\n",
+    cli_buf_printf(b,
+                   "`\n\n%zu images (%.2f MPixel), %zu configurations x %zu rates; wcodec %s, "
+                   "%d worker thread(s), wall time %.1f s.\n\n",
                    s->nimg, px * 1e-6, s->nconf, s->nbpp, wc_version_string(), threads, wall);
     cli_buf_printf(b, "Each rate is a target for the encoder's rate control (`--bpp`); "
                       "*bpp* is the "
@@ -384,9 +395,12 @@ static int sweep_parse(int argc, char **argv, sweep *s, sweep_lists *l, sweep_op
                 fprintf(stderr, "wcodec: %s needs a value\n", a);
                 return CLI_BAD;
             }
-            if (!strcmp(a, "--out")) o->out = argv[++i];
-            else if (cli_int(a, argv[++i], 1, 256, &n)) return CLI_BAD;
-            else o->threads = (int)n;
+            if (!strcmp(a, "--out"))
+                o->out = argv[++i];
+            else if (cli_int(a, argv[++i], 1, 256, &n))
+                return CLI_BAD;
+            else
+                o->threads = (int)n;
             continue;
         }
         r = cli_encoder_option(argc, argv, &i, &s->base, &lossy, &lossless);
@@ -544,9 +558,12 @@ static char csv_field(char **p, char **field)
     *field = w;
     if (*r == '"') {
         for (r++; *r; r++) {
-            if (*r == '"' && r[1] == '"') *w++ = *r++;
-            else if (*r == '"') break;
-            else *w++ = *r;
+            if (*r == '"' && r[1] == '"')
+                *w++ = *r++;
+            else if (*r == '"')
+                break;
+            else
+                *w++ = *r;
         }
         if (*r == '"') r++;
     }
@@ -634,10 +651,12 @@ static int plot_table(const csv_table *t, const plot_opts *o, cli_buf *b)
             }
             if (sr[ns].n) ns++; /* a name with no numeric row (a summary) gets no curve */
         }
-        svg_plot p = {o->title, o->xlabel ? o->xlabel : o->x, o->ylabel ? o->ylabel : o->y, sr, ns,
-                      0, 0};
-        if (svg_plot_write(b, &p)) fprintf(stderr, "wcodec: plot: %s: no numeric points\n", o->in);
-        else rc = CLI_OK;
+        svg_plot p = {
+            o->title, o->xlabel ? o->xlabel : o->x, o->ylabel ? o->ylabel : o->y, sr, ns, 0, 0};
+        if (svg_plot_write(b, &p))
+            fprintf(stderr, "wcodec: plot: %s: no numeric points\n", o->in);
+        else
+            rc = CLI_OK;
     }
     free(sr);
     free(x);
@@ -671,8 +690,10 @@ static int plot_parse(int argc, char **argv, plot_opts *o)
         } else if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "wcodec: plot: unknown option '%s' (see --help)\n", argv[i]);
             return CLI_BAD;
-        } else if (!o->in) o->in = argv[i];
-        else if (!o->out) o->out = argv[i];
+        } else if (!o->in)
+            o->in = argv[i];
+        else if (!o->out)
+            o->out = argv[i];
         else {
             fprintf(stderr, "wcodec: plot: unexpected argument '%s'\n", argv[i]);
             return CLI_BAD;

@@ -153,9 +153,12 @@ int cli_encoder_option(int argc, char **argv, int *i, wc_params *p, int *lossy, 
     if (!(v = value_of(argc, argv, i))) return -1
     if (!strcmp(o, "--transform")) {
         VALUE();
-        if (!strcmp(v, "dwt")) p->transform = WC_TRANSFORM_DWT;
-        else if (!strcmp(v, "dct")) p->transform = WC_TRANSFORM_DCT;
-        else if (!strcmp(v, "lot")) p->transform = WC_TRANSFORM_LOT;
+        if (!strcmp(v, "dwt"))
+            p->transform = WC_TRANSFORM_DWT;
+        else if (!strcmp(v, "dct"))
+            p->transform = WC_TRANSFORM_DCT;
+        else if (!strcmp(v, "lot"))
+            p->transform = WC_TRANSFORM_LOT;
         else {
             fprintf(stderr, "wcodec: --transform: expected dwt, dct or lot, got '%s'\n", v);
             return -1;
@@ -201,8 +204,10 @@ int cli_encoder_option(int argc, char **argv, int *i, wc_params *p, int *lossy, 
     }
     if (!strcmp(o, "--entropy")) {
         VALUE();
-        if (!strcmp(v, "huffman")) p->entropy = WC_ENTROPY_HUFFMAN;
-        else if (!strcmp(v, "deflate")) p->entropy = WC_ENTROPY_DEFLATE;
+        if (!strcmp(v, "huffman"))
+            p->entropy = WC_ENTROPY_HUFFMAN;
+        else if (!strcmp(v, "deflate"))
+            p->entropy = WC_ENTROPY_DEFLATE;
         else {
             fprintf(stderr, "wcodec: --entropy: expected huffman or deflate, got '%s'\n", v);
             return -1;
@@ -233,9 +238,12 @@ int cli_encoder_option(int argc, char **argv, int *i, wc_params *p, int *lossy, 
     }
     if (!strcmp(o, "--backend")) {
         VALUE();
-        if (!strcmp(v, "auto")) p->backend = WC_BACKEND_AUTO;
-        else if (!strcmp(v, "cpu")) p->backend = WC_BACKEND_CPU;
-        else if (!strcmp(v, "cuda")) p->backend = WC_BACKEND_CUDA;
+        if (!strcmp(v, "auto"))
+            p->backend = WC_BACKEND_AUTO;
+        else if (!strcmp(v, "cpu"))
+            p->backend = WC_BACKEND_CPU;
+        else if (!strcmp(v, "cuda"))
+            p->backend = WC_BACKEND_CUDA;
         else {
             fprintf(stderr, "wcodec: --backend: expected auto, cpu or cuda, got '%s'\n", v);
             return -1;
@@ -257,8 +265,9 @@ int cli_encoder_option(int argc, char **argv, int *i, wc_params *p, int *lossy, 
 int cli_encoder_finish(wc_params *p, int lossy, int lossless)
 {
     if (lossless && lossy) {
-        fprintf(stderr, "wcodec: --lossless cannot be combined with lossy options "
-                        "(--quality, --step, --bpp, --threshold, --wavelet 97, --transform dct|lot)\n");
+        fprintf(stderr,
+                "wcodec: --lossless cannot be combined with lossy options "
+                "(--quality, --step, --bpp, --threshold, --wavelet 97, --transform dct|lot)\n");
         return 1;
     }
     p->lossless = !lossy;
@@ -321,8 +330,10 @@ void cli_buf_csv(cli_buf *b, const char *field)
     }
     cli_buf_printf(b, "\"");
     for (const char *c = field; *c; c++) {
-        if (*c == '"') cli_buf_printf(b, "\"\"");
-        else cli_buf_printf(b, "%c", *c);
+        if (*c == '"')
+            cli_buf_printf(b, "\"\"");
+        else
+            cli_buf_printf(b, "%c", *c);
     }
     cli_buf_printf(b, "\"");
 }
@@ -331,17 +342,22 @@ void cli_buf_json_str(cli_buf *b, const char *s)
 {
     cli_buf_printf(b, "\"");
     for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        if (*c == '"' || *c == '\\') cli_buf_printf(b, "\\%c", *c);
-        else if (*c < 0x20) cli_buf_printf(b, "\\u%04x", *c);
-        else cli_buf_printf(b, "%c", *c);
+        if (*c == '"' || *c == '\\')
+            cli_buf_printf(b, "\\%c", *c);
+        else if (*c < 0x20)
+            cli_buf_printf(b, "\\u%04x", *c);
+        else
+            cli_buf_printf(b, "%c", *c);
     }
     cli_buf_printf(b, "\"");
 }
 
 void cli_buf_json_num(cli_buf *b, double v)
 {
-    if (isfinite(v)) cli_buf_printf(b, "%.10g", v);
-    else cli_buf_printf(b, "null");
+    if (isfinite(v))
+        cli_buf_printf(b, "%.10g", v);
+    else
+        cli_buf_printf(b, "null");
 }
 
 int cli_buf_save(const cli_buf *b, const char *path)
@@ -369,8 +385,7 @@ static int is_image_name(const char *name)
     const char *dot = strrchr(name, '.');
     return dot && name[0] != '.' &&
            (!strcasecmp(dot, ".png") || !strcasecmp(dot, ".pgm") || !strcasecmp(dot, ".ppm") ||
-            image_format_of(name) == IMAGE_TIFF ||
-            !strcasecmp(dot, ".pnm"));
+            image_format_of(name) == IMAGE_TIFF || !strcasecmp(dot, ".pnm"));
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -394,8 +409,10 @@ static int list_push(str_list *l, const char *dir, const char *name)
     }
     size_t n = (dir ? strlen(dir) + 1 : 0) + strlen(name) + 1;
     if (!(l->v[l->n] = malloc(n))) return 1;
-    if (dir) snprintf(l->v[l->n], n, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", name);
-    else snprintf(l->v[l->n], n, "%s", name);
+    if (dir)
+        snprintf(l->v[l->n], n, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", name);
+    else
+        snprintf(l->v[l->n], n, "%s", name);
     l->n++;
     return 0;
 }
@@ -451,7 +468,8 @@ int cli_list_files(char *const *args, int nargs, int (*keep)(const char *name), 
         }
     }
     if (rc == CLI_OK && l.n == 0) {
-        fprintf(stderr, "wcodec: no %s found\n", keep ? "files" : "images (PNG, TIFF, PGM or PPM files, or folders of them)");
+        fprintf(stderr, "wcodec: no %s found\n",
+                keep ? "files" : "images (PNG, TIFF, PGM or PPM files, or folders of them)");
         rc = CLI_BAD;
     }
     if (rc != CLI_OK) {
@@ -476,8 +494,8 @@ void cli_list_free(char **list, size_t count)
 struct cli_progress {
     pthread_mutex_t lock;
     size_t done, total;
-    int draw;      /* stderr is a terminal */
-    int shown;     /* characters of the last bar, to erase at the end */
+    int draw;  /* stderr is a terminal */
+    int shown; /* characters of the last bar, to erase at the end */
     double start;
 };
 

@@ -112,15 +112,15 @@ int cli_pool_threads(int threads, size_t jobs);
 /* ---- one encode + decode round trip, measured ------------------------------- */
 
 typedef struct cli_run {
-    wc_status status;       /* WC_OK, or what failed (error holds the message) */
+    wc_status status; /* WC_OK, or what failed (error holds the message) */
     char error[288];
     uint32_t width, height, components, bit_depth;
-    size_t raw_bytes;       /* of the uncompressed samples */
-    size_t bytes;           /* of the .wcx file */
+    size_t raw_bytes; /* of the uncompressed samples */
+    size_t bytes;     /* of the .wcx file */
     double bpp, ratio;
-    image_metrics m;        /* decoded against the original */
-    double enc_s, dec_s;    /* wall seconds of wc_encode_alloc / wc_decode */
-    wc_times enc, dec;      /* per stage, from wc_ctx_times */
+    image_metrics m;     /* decoded against the original */
+    double enc_s, dec_s; /* wall seconds of wc_encode_alloc / wc_decode */
+    wc_times enc, dec;   /* per stage, from wc_ctx_times */
     char backend[16];
 } cli_run;
 

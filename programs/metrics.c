@@ -21,7 +21,8 @@ static double sample(const wc_image *img, uint32_t x, uint32_t y, uint32_t c)
 static double luma(const wc_image *img, uint32_t x, uint32_t y)
 {
     if (img->components < 3) return sample(img, x, y, 0);
-    return 0.299 * sample(img, x, y, 0) + 0.587 * sample(img, x, y, 1) + 0.114 * sample(img, x, y, 2);
+    return 0.299 * sample(img, x, y, 0) + 0.587 * sample(img, x, y, 1) +
+           0.114 * sample(img, x, y, 2);
 }
 
 static double psnr_of(double mse, double peak)
@@ -104,7 +105,8 @@ wc_status image_compare(const wc_image *a, const wc_image *b, image_metrics *m)
         return WC_ERR_ARG;
     memset(m, 0, sizeof *m);
     const double peak = (double)((1u << a->bit_depth) - 1);
-    const uint32_t colours = a->components == 2 || a->components == 4 ? a->components - 1 : a->components;
+    const uint32_t colours =
+        a->components == 2 || a->components == 4 ? a->components - 1 : a->components;
     double se[4] = {0}, sey = 0;
     uint32_t maxe = 0;
     for (uint32_t y = 0; y < a->height; y++)

@@ -58,9 +58,9 @@ static int tick_decimals(double step)
 }
 
 typedef struct frame {
-    double x0, x1, xs, y0, y1, ys;  /* axis ranges and tick steps */
+    double x0, x1, xs, y0, y1, ys; /* axis ranges and tick steps */
     int nx, ny;
-    double left, top, w, h;         /* plot area in pixels */
+    double left, top, w, h; /* plot area in pixels */
 } frame;
 
 static double px(const frame *f, double x)
@@ -113,8 +113,9 @@ static void draw_axes(cli_buf *b, const svg_plot *p, const frame *f)
         cli_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", f->left, y,
                        f->left + f->w, y);
     }
-    cli_buf_printf(b, "</g>\n<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-                      "fill=\"none\" stroke=\"#333333\"/>\n",
+    cli_buf_printf(b,
+                   "</g>\n<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                   "fill=\"none\" stroke=\"#333333\"/>\n",
                    f->left, f->top, f->w, f->h);
     for (int i = 0; i < f->nx; i++) {
         double v = f->x0 + i * f->xs;
@@ -204,10 +205,11 @@ int svg_plot_write(cli_buf *b, const svg_plot *p)
     }
     f.nx = svg_nice_ticks(xmin, xmax, 8, &f.x0, &f.x1, &f.xs);
     f.ny = svg_nice_ticks(ymin, ymax, 6, &f.y0, &f.y1, &f.ys);
-    cli_buf_printf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-                      "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n"
-                      "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+    cli_buf_printf(b,
+                   "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+                   "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n"
+                   "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
                    width, height, width, height);
     draw_axes(b, p, &f);
     for (size_t s = 0; s < p->nseries; s++) draw_series(b, &p->series[s], s, &f);

@@ -23,7 +23,7 @@ typedef struct svg_plot {
     const char *title, *xlabel, *ylabel; /* NULL for none */
     const svg_series *series;
     size_t nseries;
-    int width, height;                   /* pixels; 0 for 800 x 500 */
+    int width, height; /* pixels; 0 for 800 x 500 */
 } svg_plot;
 
 /* Appends the SVG document for p to b. Returns 0, or nonzero when no

@@ -50,8 +50,10 @@ static int common_option(int argc, char **argv, int *i, cli_batch_opts *o)
 {
     const char *a = argv[*i];
     long n;
-    if (!strcmp(a, "--strip")) o->strip = 1;
-    else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) o->verbose = 1;
+    if (!strcmp(a, "--strip"))
+        o->strip = 1;
+    else if (!strcmp(a, "-v") || !strcmp(a, "--verbose"))
+        o->verbose = 1;
     else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
         o->quiet = 1;
         char *end;
@@ -67,12 +69,18 @@ static int common_option(int argc, char **argv, int *i, cli_batch_opts *o)
             return -1;
         }
         const char *v = argv[++*i];
-        if (!strcmp(a, "--out-dir")) o->out_dir = v;
-        else if (!strcmp(a, "--format")) o->format = v;
-        else if (!strncmp(a, "--device", 8)) return cli_devices_option(a, v, o) ? -1 : 1;
-        else if (cli_int(a, v, 1, 65535, &n)) return -1;
-        else o->page = (unsigned)n;
-    } else return 0;
+        if (!strcmp(a, "--out-dir"))
+            o->out_dir = v;
+        else if (!strcmp(a, "--format"))
+            o->format = v;
+        else if (!strncmp(a, "--device", 8))
+            return cli_devices_option(a, v, o) ? -1 : 1;
+        else if (cli_int(a, v, 1, 65535, &n))
+            return -1;
+        else
+            o->page = (unsigned)n;
+    } else
+        return 0;
     return 1;
 }
 
@@ -91,18 +99,23 @@ static int run_files(int argc, char **argv, int decode)
         if (r == 0 && (!decode || !strcmp(a, "--threads") || !strcmp(a, "--backend") ||
                        !strcmp(a, "--max-pixels") || !strcmp(a, "--max-memory")))
             r = cli_encoder_option(argc, argv, &i, &o.p, &lossy, &lossless);
-        if (r < 0) rc = CLI_BAD;
-        else if (r > 0) continue;
+        if (r < 0)
+            rc = CLI_BAD;
+        else if (r > 0)
+            continue;
         else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "wcodec: %s: unknown option '%s' (see --help)\n", cmd, a);
             rc = CLI_BAD;
-        } else pos[npos++] = argv[i];
+        } else
+            pos[npos++] = argv[i];
     }
     const char *out = NULL;
     if (rc == CLI_OK && !o.out_dir) {
-        if (npos == 2) out = pos[--npos];
+        if (npos == 2)
+            out = pos[--npos];
         else {
-            fprintf(stderr, "wcodec: %s needs IN and OUT, or inputs and --out-dir DIR (see --help)\n", cmd);
+            fprintf(stderr,
+                    "wcodec: %s needs IN and OUT, or inputs and --out-dir DIR (see --help)\n", cmd);
             rc = CLI_BAD;
         }
     }
@@ -114,7 +127,9 @@ static int run_files(int argc, char **argv, int decode)
     if (rc == CLI_OK && cli_devices_check(&o, out != NULL)) rc = CLI_BAD;
     if (rc == CLI_OK && decode) {
         /* --format, else OUT's name; OUT '-' (no name) is PNG unless --format. */
-        const char *ext = o.format ? o.format : !out || !strcmp(out, "-") ? "png" : strrchr(out, '.');
+        const char *ext = o.format                    ? o.format
+                          : !out || !strcmp(out, "-") ? "png"
+                                                      : strrchr(out, '.');
         if (ext && *ext == '.') ext++;
         static const char *const ok[] = {"png", "tif", "tiff", "pgm", "ppm", "pnm"};
         static const image_format fmt[] = {IMAGE_PNG, IMAGE_TIFF, IMAGE_TIFF,
@@ -125,12 +140,16 @@ static int run_files(int argc, char **argv, int decode)
         if (known >= 0) {
             o.out_format = fmt[known];
         } else if (o.format) {
-            fprintf(stderr, "wcodec: --format %s: unknown output format (expected png, tif, tiff, "
-                            "pgm, ppm or pnm)\n", o.format);
+            fprintf(stderr,
+                    "wcodec: --format %s: unknown output format (expected png, tif, tiff, "
+                    "pgm, ppm or pnm)\n",
+                    o.format);
             rc = CLI_BAD;
         } else {
-            fprintf(stderr, "wcodec: decode: %s: unknown output format (use .png, .tif, .tiff, "
-                            ".pgm, .ppm or .pnm, or --format)\n", out);
+            fprintf(stderr,
+                    "wcodec: decode: %s: unknown output format (use .png, .tif, .tiff, "
+                    ".pgm, .ppm or .pnm, or --format)\n",
+                    out);
             rc = CLI_BAD;
         }
     }
@@ -242,8 +261,8 @@ static int cmd_info(int argc, char **argv)
         static const char *const cn[3] = {"none", "RCT (reversible)", "ICT (YCbCr)"};
         printf("file:        %s (%llu bytes, format %u.%u)\n", argv[2],
                (unsigned long long)in.file_bytes, in.format_major, in.format_minor);
-        printf("image:       %ux%u, %u component(s), %u-bit\n", in.width, in.height,
-               in.components, in.bit_depth);
+        printf("image:       %ux%u, %u component(s), %u-bit\n", in.width, in.height, in.components,
+               in.bit_depth);
         printf("coding:      %s, %s", in.lossless ? "lossless" : "lossy", tn[in.transform]);
         if (in.transform == WC_TRANSFORM_DWT)
             printf(" %s, %d level(s)", in.wavelet == 53 ? "5/3" : "9/7", in.levels);
@@ -283,14 +302,18 @@ static int cmd_compare(int argc, char **argv)
     float min_psnr = -1;
     int exact = 0, nfile = 0, bad = 0;
     for (int i = 2; i < argc && !bad; i++) {
-        if (!strcmp(argv[i], "--exact")) exact = 1;
+        if (!strcmp(argv[i], "--exact"))
+            exact = 1;
         else if (!strcmp(argv[i], "--min-psnr"))
             bad = i + 1 >= argc || cli_float("--min-psnr", argv[++i], 0, 1000, &min_psnr);
-        else if (argv[i][0] == '-' && argv[i][1] && strcmp(argv[i], "--help") && strcmp(argv[i], "-h")) {
+        else if (argv[i][0] == '-' && argv[i][1] && strcmp(argv[i], "--help") &&
+                 strcmp(argv[i], "-h")) {
             fprintf(stderr, "wcodec: compare: unknown option '%s' (see --help)\n", argv[i]);
             bad = 1;
-        } else if (nfile < 2) file[nfile++] = argv[i];
-        else bad = 1;
+        } else if (nfile < 2)
+            file[nfile++] = argv[i];
+        else
+            bad = 1;
     }
     if (want_help(argc, argv) || bad || nfile != 2) {
         fprintf(want_help(argc, argv) ? stdout : stderr,
@@ -319,13 +342,14 @@ static int cmd_compare(int argc, char **argv)
     }
     image_metrics m;
     if (s == WC_OK && (s = image_compare(&a, &b, &m)) != WC_OK)
-        fprintf(stderr, "wcodec: compare: the images differ in size, channels or bit depth "
-                        "(%ux%u x%u %u-bit vs %ux%u x%u %u-bit)\n",
+        fprintf(stderr,
+                "wcodec: compare: the images differ in size, channels or bit depth "
+                "(%ux%u x%u %u-bit vs %ux%u x%u %u-bit)\n",
                 a.width, a.height, a.components, a.bit_depth, b.width, b.height, b.components,
                 b.bit_depth);
     if (s == WC_OK) {
-        static const char *const names[4][4] = {{"gray"}, {"gray", "alpha"}, {"R", "G", "B"},
-                                                 {"R", "G", "B", "alpha"}};
+        static const char *const names[4][4] = {
+            {"gray"}, {"gray", "alpha"}, {"R", "G", "B"}, {"R", "G", "B", "alpha"}};
         for (uint32_t c = 0; c < a.components; c++) {
             char label[32];
             snprintf(label, sizeof label, "PSNR %-6s", names[a.components - 1][c]);

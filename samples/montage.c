@@ -65,8 +65,8 @@ int main(int argc, char **argv)
         const uint32_t nc = in.components;
         for (uint32_t y = 0; y < h * k; y++)
             for (uint32_t x = 0; x < w * k; x++) {
-                const uint8_t *src = (const uint8_t *)in.pixels +
-                                     (size_t)(y0 + y / k) * in.stride + (size_t)(x0 + x / k) * nc;
+                const uint8_t *src = (const uint8_t *)in.pixels + (size_t)(y0 + y / k) * in.stride +
+                                     (size_t)(x0 + x / k) * nc;
                 uint8_t *dst = (uint8_t *)out.pixels + (size_t)y * out.stride +
                                (size_t)(i * (w * k + gap) + x) * nc;
                 memcpy(dst, src, nc);

@@ -79,7 +79,8 @@ wc_status wc_chain_decode_host(const wc_backend_ops *ops, void *self, const wc_s
     int32_t *q[4] = {NULL, NULL, NULL, NULL};
     wc_status s = WC_OK;
     for (uint32_t c = 0; c < plan->components && s == WC_OK; c++) {
-        q[c] = pool_alloc_array(plan->pool, (size_t)lay->plane_w[c] * lay->plane_h[c], sizeof(int32_t));
+        q[c] = pool_alloc_array(plan->pool, (size_t)lay->plane_w[c] * lay->plane_h[c],
+                                sizeof(int32_t));
         if (!q[c]) s = wc_fail(err, WC_ERR_NOMEM, "out of memory (coefficient planes)");
     }
     double t0 = now_s();

@@ -41,12 +41,12 @@ static uint8_t *arena_reserve(arena *a, size_t n)
 }
 
 typedef struct worker_state {
-    uint32_t *scratch;      /* block coder scratch */
-    uint32_t *scratch2;     /* the second block of a decoded pair */
-    int32_t *values;        /* deflate mode: a block's values */
-    uint8_t *tokens;        /* deflate mode: a block's RLE tokens */
-    bc_freq *freq;          /* [components * WC_NCLASS] */
-    arena syms;             /* Huffman mode: symbols of the blocks it counted */
+    uint32_t *scratch;  /* block coder scratch */
+    uint32_t *scratch2; /* the second block of a decoded pair */
+    int32_t *values;    /* deflate mode: a block's values */
+    uint8_t *tokens;    /* deflate mode: a block's RLE tokens */
+    bc_freq *freq;      /* [components * WC_NCLASS] */
+    arena syms;         /* Huffman mode: symbols of the blocks it counted */
     arena out;
 } worker_state;
 
@@ -59,11 +59,11 @@ typedef struct enc_job {
     uint8_t *block_worker;
     size_t *block_offset;
     uint32_t *block_size;
-    uint8_t *sym_worker;    /* per block: whose arena holds its symbols */
-    size_t *sym_offset;     /* ... at which byte */
+    uint8_t *sym_worker; /* per block: whose arena holds its symbols */
+    size_t *sym_offset;  /* ... at which byte */
     size_t *sym_count;
-    wc_err *errs;           /* per worker */
-    wc_status *status;      /* per worker */
+    wc_err *errs;      /* per worker */
+    wc_status *status; /* per worker */
     int deflate_level;
 } enc_job;
 
@@ -79,8 +79,13 @@ static bc_block block_view(const wcx_header *h, const wc_layout *lay, int32_t *c
     const uint32_t run_max = run_max_of(h);
     const wc_band_info *bi = &lay->band[k->comp][k->band];
     int orient = bi->orient == 1 ? BC_VERT : bi->orient == 2 ? BC_HORZ : BC_ISO;
-    bc_block b = {planes[k->comp] + (size_t)k->y0 * lay->plane_w[k->comp] + k->x0, k->w, k->h,
-                  lay->plane_w[k->comp], bi->predict, orient, run_max};
+    bc_block b = {planes[k->comp] + (size_t)k->y0 * lay->plane_w[k->comp] + k->x0,
+                  k->w,
+                  k->h,
+                  lay->plane_w[k->comp],
+                  bi->predict,
+                  orient,
+                  run_max};
     return b;
 }
 
@@ -130,8 +135,8 @@ static wc_status deflate_block(enc_job *j, const bc_block *b, worker_state *ws, 
     uint8_t *p = dst;
     put_varint(&p, (uint32_t)ntok);
     size_t zsize;
-    WC_FORWARD_IF_ERROR(zc_compress(ws->tokens, ntok, j->deflate_level,
-                                    p, bound - (size_t)(p - dst), &zsize, err));
+    WC_FORWARD_IF_ERROR(
+        zc_compress(ws->tokens, ntok, j->deflate_level, p, bound - (size_t)(p - dst), &zsize, err));
     *size = (size_t)(p - dst) + zsize;
     return WC_OK;
 }
@@ -364,7 +369,8 @@ void es_band_name(const wcx_header *h, const wc_layout *lay, uint32_t c, uint32_
         return;
     }
     static const char *const names[4] = {"LL", "HL", "LH", "HH"};
-    snprintf(out, 16, "%s%u", names[bi->orient & 3], (unsigned)(bi->orient ? bi->level : h->levels));
+    snprintf(out, 16, "%s%u", names[bi->orient & 3],
+             (unsigned)(bi->orient ? bi->level : h->levels));
 }
 
 /* ---- decoding ----------------------------------------------------------------- */
@@ -374,11 +380,11 @@ typedef struct dec_job {
     const wc_layout *lay;
     const es_input *in;
     int32_t *const *planes;
-    const bc_dectab *tabs;   /* [component * WC_NCLASS + class] */
-    size_t *offset;          /* per block, within its component's data */
+    const bc_dectab *tabs; /* [component * WC_NCLASS + class] */
+    size_t *offset;        /* per block, within its component's data */
     worker_state *ws;
-    wc_err *errs;            /* per worker: its lowest failing block */
-    size_t *fail_block;      /* per worker, SIZE_MAX when none */
+    wc_err *errs;       /* per worker: its lowest failing block */
+    size_t *fail_block; /* per worker, SIZE_MAX when none */
     wc_status *status;
 } dec_job;
 

@@ -12,12 +12,12 @@
 #include "layout.h"
 
 typedef struct es_output {
-    uint8_t *tables[4];      /* WTAB payloads (Huffman mode) */
+    uint8_t *tables[4]; /* WTAB payloads (Huffman mode) */
     size_t table_size[4];
-    uint8_t *data[4];        /* WDAT payloads: blocks of the component in order */
+    uint8_t *data[4]; /* WDAT payloads: blocks of the component in order */
     size_t data_size[4];
-    uint32_t *block_size;    /* per code block, layout order */
-    int data_borrowed;       /* data[] points into a backend's staging
+    uint32_t *block_size; /* per code block, layout order */
+    int data_borrowed;    /* data[] points into a backend's staging
                                 buffer (valid until its next call): not
                                 freed by es_output_free */
 } es_output;

@@ -4,11 +4,10 @@
 #include "dwt.h"
 #include "layout.h"
 
-const uint8_t wc_zigzag[64] = {
-    0,  1,  8,  16, 9,  2,  3,  10, 17, 24, 32, 25, 18, 11, 4,  5,
-    12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6,  7,  14, 21, 28,
-    35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51,
-    58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63};
+const uint8_t wc_zigzag[64] = {0,  1,  8,  16, 9,  2,  3,  10, 17, 24, 32, 25, 18, 11, 4,  5,
+                               12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6,  7,  14, 21, 28,
+                               35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51,
+                               58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63};
 
 int layout_is_alpha(uint32_t components, uint32_t c)
 {
@@ -46,8 +45,9 @@ static void bands_dwt(const wcx_header *h, uint32_t c, wc_layout *lay)
     lay->nbands[c] = nb;
     for (unsigned i = 0; i < nb; i++) {
         wc_band_info *bi = &lay->band[c][i];
-        *bi = (wc_band_info){b[i].x0, b[i].y0, b[i].w, b[i].h, dwt_class(&b[i]),
-                             b[i].orient == DWT_LL, b[i].level, b[i].orient, (uint8_t)i};
+        *bi = (wc_band_info){b[i].x0,    b[i].y0,          b[i].w,
+                             b[i].h,     dwt_class(&b[i]), b[i].orient == DWT_LL,
+                             b[i].level, b[i].orient,      (uint8_t)i};
     }
 }
 
@@ -60,8 +60,8 @@ static void bands_blocked(const wcx_header *h, uint32_t c, wc_layout *lay)
     lay->nbands[c] = 64;
     for (unsigned z = 0; z < 64; z++) {
         unsigned f = wc_zigzag[z], u = f & 7, v = f >> 3;
-        lay->band[c][z] = (wc_band_info){u * bw, v * bh, bw, bh, zigzag_class(z), z == 0, 0, 0,
-                                         (uint8_t)f};
+        lay->band[c][z] =
+            (wc_band_info){u * bw, v * bh, bw, bh, zigzag_class(z), z == 0, 0, 0, (uint8_t)f};
     }
 }
 
@@ -122,7 +122,8 @@ void layout_free(wc_layout *lay)
     lay->blocks = NULL;
 }
 
-void layout_strip_to_bands(const int32_t *strip, int32_t *dst, uint32_t pw, uint32_t ph, uint32_t by)
+void layout_strip_to_bands(const int32_t *strip, int32_t *dst, uint32_t pw, uint32_t ph,
+                           uint32_t by)
 {
     const uint32_t bw = pw / 8, bh = ph / 8;
     for (uint32_t v = 0; v < 8; v++) {
@@ -140,7 +141,8 @@ void layout_strip_to_bands(const int32_t *strip, int32_t *dst, uint32_t pw, uint
 
 void layout_blocks_to_bands(const int32_t *src, int32_t *dst, uint32_t pw, uint32_t ph)
 {
-    for (uint32_t by = 0; by < ph / 8; by++) layout_strip_to_bands(src + (size_t)by * 8 * pw, dst, pw, ph, by);
+    for (uint32_t by = 0; by < ph / 8; by++)
+        layout_strip_to_bands(src + (size_t)by * 8 * pw, dst, pw, ph, by);
 }
 
 void layout_bands_to_blocks(const int32_t *src, int32_t *dst, uint32_t pw, uint32_t ph)

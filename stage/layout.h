@@ -12,7 +12,7 @@
 #include "wc_common.h"
 #include "wcodec_types.h"
 
-#define WC_NCLASS 9      /* coding classes per component */
+#define WC_NCLASS 9 /* coding classes per component */
 #define WC_MAX_BANDS 64
 /* Most code blocks a file may have (layout_build's cap on encode and decode
  * alike): 2^26, which a 2^31-pixel image in 16x16 blocks stays under. */
@@ -20,11 +20,11 @@
 
 typedef struct wc_band_info {
     uint32_t x0, y0, w, h;
-    uint8_t cls;       /* coding class 0..WC_NCLASS-1 */
-    uint8_t predict;   /* MED prediction (LL / DC) */
-    uint8_t level;     /* DWT level (0 for LL/block bands) */
-    uint8_t orient;    /* DWT orientation, or 0 */
-    uint8_t step_index;/* index into the header's steps for this band */
+    uint8_t cls;        /* coding class 0..WC_NCLASS-1 */
+    uint8_t predict;    /* MED prediction (LL / DC) */
+    uint8_t level;      /* DWT level (0 for LL/block bands) */
+    uint8_t orient;     /* DWT orientation, or 0 */
+    uint8_t step_index; /* index into the header's steps for this band */
 } wc_band_info;
 
 typedef struct wc_cblk {
@@ -38,8 +38,8 @@ typedef struct wc_layout {
     uint32_t nbands[4];
     wc_band_info band[4][WC_MAX_BANDS];
     size_t nblocks;
-    wc_cblk *blocks;                 /* comp, then band order, then raster */
-    size_t first_block[4];           /* index of each component's first block */
+    wc_cblk *blocks;       /* comp, then band order, then raster */
+    size_t first_block[4]; /* index of each component's first block */
 } wc_layout;
 
 /* Transform of component c as the header implies (alpha is always DWT). */
@@ -59,7 +59,8 @@ void layout_free(wc_layout *lay);
  * band plane (frequency (u,v) gathered into rectangle u*bw, v*bh). */
 void layout_blocks_to_bands(const int32_t *src, int32_t *dst, uint32_t pw, uint32_t ph);
 /* The same for strip `by` alone (its 8 rows of pw values at strip). */
-void layout_strip_to_bands(const int32_t *strip, int32_t *dst, uint32_t pw, uint32_t ph, uint32_t by);
+void layout_strip_to_bands(const int32_t *strip, int32_t *dst, uint32_t pw, uint32_t ph,
+                           uint32_t by);
 void layout_bands_to_blocks(const int32_t *src, int32_t *dst, uint32_t pw, uint32_t ph);
 
 /* Zigzag order of the 8x8 frequencies: zigzag[i] = v*8 + u. */

@@ -26,15 +26,21 @@ static void dct8_rows_inv(float *strip, size_t n)
 /* Column passes over one strip. The 8 rows come as distinct restrict
  * pointers (they never overlap: stride >= w) so the loop over columns is
  * vectorised without run-time alias checks; one column per lane. */
-#define DCT8_ROWS_DECL                                                                      \
-    float *restrict r0, float *restrict r1, float *restrict r2, float *restrict r3,         \
+#define DCT8_ROWS_DECL                                                              \
+    float *restrict r0, float *restrict r1, float *restrict r2, float *restrict r3, \
         float *restrict r4, float *restrict r5, float *restrict r6, float *restrict r7
-#define DCT8_COLS_BODY(kernel)                                                              \
-    for (uint32_t x = 0; x < w; x++) {                                                      \
-        float v[8] = { r0[x], r1[x], r2[x], r3[x], r4[x], r5[x], r6[x], r7[x] };            \
-        kernel(v, v);                                                                       \
-        r0[x] = v[0]; r1[x] = v[1]; r2[x] = v[2]; r3[x] = v[3];                             \
-        r4[x] = v[4]; r5[x] = v[5]; r6[x] = v[6]; r7[x] = v[7];                             \
+#define DCT8_COLS_BODY(kernel)                                                 \
+    for (uint32_t x = 0; x < w; x++) {                                         \
+        float v[8] = {r0[x], r1[x], r2[x], r3[x], r4[x], r5[x], r6[x], r7[x]}; \
+        kernel(v, v);                                                          \
+        r0[x] = v[0];                                                          \
+        r1[x] = v[1];                                                          \
+        r2[x] = v[2];                                                          \
+        r3[x] = v[3];                                                          \
+        r4[x] = v[4];                                                          \
+        r5[x] = v[5];                                                          \
+        r6[x] = v[6];                                                          \
+        r7[x] = v[7];                                                          \
     }
 
 static void dct8_cols_fwd(DCT8_ROWS_DECL, uint32_t w) { DCT8_COLS_BODY(dct8_fwd8) }
@@ -47,11 +53,13 @@ static void dct8_strip(float *s, uint32_t w, int inverse)
 {
     size_t n = (size_t)w * 8;
     if (inverse) {
-        dct8_cols_inv(s, s + w, s + 2 * w, s + 3 * w, s + 4 * w, s + 5 * w, s + 6 * w, s + 7 * w, w);
+        dct8_cols_inv(s, s + w, s + 2 * w, s + 3 * w, s + 4 * w, s + 5 * w, s + 6 * w, s + 7 * w,
+                      w);
         dct8_rows_inv(s, n);
     } else {
         dct8_rows_fwd(s, n);
-        dct8_cols_fwd(s, s + w, s + 2 * w, s + 3 * w, s + 4 * w, s + 5 * w, s + 6 * w, s + 7 * w, w);
+        dct8_cols_fwd(s, s + w, s + 2 * w, s + 3 * w, s + 4 * w, s + 5 * w, s + 6 * w, s + 7 * w,
+                      w);
     }
 }
 

@@ -192,5 +192,4 @@ static inline uint32_t blk8_mirror(uint32_t i, uint32_t n)
     return (uint32_t)(m < n ? m : 2u * (uint64_t)n - 1u - m);
 }
 
-
 #endif /* WC_DCT8_H */

@@ -70,22 +70,26 @@ void dwt53_inverse_1d(int32_t *x, uint32_t n, int32_t *scratch)
 
 /* ---- staging rows of DWT_STRIP samples (the vertical pass) ----------------- */
 
-static void dwt53_row_predict(int32_t *restrict x, const int32_t *restrict a, const int32_t *restrict b)
+static void dwt53_row_predict(int32_t *restrict x, const int32_t *restrict a,
+                              const int32_t *restrict b)
 {
     for (uint32_t j = 0; j < DWT_STRIP; j++) x[j] = w_sub(x[j], w_half(a[j], b[j]));
 }
 
-static void dwt53_row_update(int32_t *restrict x, const int32_t *restrict a, const int32_t *restrict b)
+static void dwt53_row_update(int32_t *restrict x, const int32_t *restrict a,
+                             const int32_t *restrict b)
 {
     for (uint32_t j = 0; j < DWT_STRIP; j++) x[j] = w_add(x[j], w_quarter(a[j], b[j]));
 }
 
-static void dwt53_row_unpredict(int32_t *restrict x, const int32_t *restrict a, const int32_t *restrict b)
+static void dwt53_row_unpredict(int32_t *restrict x, const int32_t *restrict a,
+                                const int32_t *restrict b)
 {
     for (uint32_t j = 0; j < DWT_STRIP; j++) x[j] = w_add(x[j], w_half(a[j], b[j]));
 }
 
-static void dwt53_row_unupdate(int32_t *restrict x, const int32_t *restrict a, const int32_t *restrict b)
+static void dwt53_row_unupdate(int32_t *restrict x, const int32_t *restrict a,
+                               const int32_t *restrict b)
 {
     for (uint32_t j = 0; j < DWT_STRIP; j++) x[j] = w_sub(x[j], w_quarter(a[j], b[j]));
 }
@@ -107,11 +111,14 @@ static void dwt53_strip_forward(int32_t *t, uint32_t n)
 {
     uint32_t r = 1;
     for (; r < n; r += 2) {
-        dwt53_row_predict(dwt53_srow(t, r, n), dwt53_srow(t, (int64_t)r - 1, n), dwt53_srow(t, r + 1, n));
-        dwt53_row_update(dwt53_srow(t, r - 1, n), dwt53_srow(t, (int64_t)r - 2, n), dwt53_srow(t, r, n));
+        dwt53_row_predict(dwt53_srow(t, r, n), dwt53_srow(t, (int64_t)r - 1, n),
+                          dwt53_srow(t, r + 1, n));
+        dwt53_row_update(dwt53_srow(t, r - 1, n), dwt53_srow(t, (int64_t)r - 2, n),
+                         dwt53_srow(t, r, n));
     }
     if (r - 1 < n) /* n odd: the last even row */
-        dwt53_row_update(dwt53_srow(t, r - 1, n), dwt53_srow(t, (int64_t)r - 2, n), dwt53_srow(t, r, n));
+        dwt53_row_update(dwt53_srow(t, r - 1, n), dwt53_srow(t, (int64_t)r - 2, n),
+                         dwt53_srow(t, r, n));
 }
 
 /* The inverse sweep: even row r is restored, then odd row r - 1 from the
@@ -121,11 +128,14 @@ static void dwt53_strip_inverse(int32_t *t, uint32_t n)
     dwt53_row_unupdate(dwt53_srow(t, 0, n), dwt53_srow(t, -1, n), dwt53_srow(t, 1, n));
     uint32_t r = 2;
     for (; r < n; r += 2) {
-        dwt53_row_unupdate(dwt53_srow(t, r, n), dwt53_srow(t, (int64_t)r - 1, n), dwt53_srow(t, r + 1, n));
-        dwt53_row_unpredict(dwt53_srow(t, r - 1, n), dwt53_srow(t, (int64_t)r - 2, n), dwt53_srow(t, r, n));
+        dwt53_row_unupdate(dwt53_srow(t, r, n), dwt53_srow(t, (int64_t)r - 1, n),
+                           dwt53_srow(t, r + 1, n));
+        dwt53_row_unpredict(dwt53_srow(t, r - 1, n), dwt53_srow(t, (int64_t)r - 2, n),
+                            dwt53_srow(t, r, n));
     }
     if (r - 1 < n) /* n even: the last odd row */
-        dwt53_row_unpredict(dwt53_srow(t, r - 1, n), dwt53_srow(t, (int64_t)r - 2, n), dwt53_srow(t, r, n));
+        dwt53_row_unpredict(dwt53_srow(t, r - 1, n), dwt53_srow(t, (int64_t)r - 2, n),
+                            dwt53_srow(t, r, n));
 }
 
 /* ---- one level of the 2-D transform on the w x h region at p --------------- */

@@ -24,8 +24,8 @@ enum { DWT97_BLOCK = 16 };
 
 /* y[i] = y[i] + (c * (a[i] + b[i])) for i < n. a and b may overlap each
  * other (both are only read), never y. */
-static void dwt97_span_add(float *restrict y, const float *restrict a, const float *restrict b, uint32_t n,
-                           float c)
+static void dwt97_span_add(float *restrict y, const float *restrict a, const float *restrict b,
+                           uint32_t n, float c)
 {
     uint32_t i = 0;
     for (; i + DWT97_BLOCK <= n; i += DWT97_BLOCK)
@@ -35,8 +35,8 @@ static void dwt97_span_add(float *restrict y, const float *restrict a, const flo
 
 /* y[i] = y[i] - (c * (a[i] + b[i])): undoes dwt97_span_add, up to float
  * rounding, when a and b hold the same values again. */
-static void dwt97_span_sub(float *restrict y, const float *restrict a, const float *restrict b, uint32_t n,
-                           float c)
+static void dwt97_span_sub(float *restrict y, const float *restrict a, const float *restrict b,
+                           uint32_t n, float c)
 {
     uint32_t i = 0;
     for (; i + DWT97_BLOCK <= n; i += DWT97_BLOCK)
@@ -63,7 +63,8 @@ static void dwt97_row_scale(float *x, float c)
 
 /* Odd samples: hi[i] = hi[i] +/- (c * (lo[i] + lo[i+1])), lo[nl] = lo[nl-1]
  * (n even). */
-static void dwt97_split_predict(float *hi, const float *lo, uint32_t nl, uint32_t nh, float c, int inverse)
+static void dwt97_split_predict(float *hi, const float *lo, uint32_t nl, uint32_t nh, float c,
+                                int inverse)
 {
     const uint32_t ni = (nl + nh - 1) / 2; /* odd samples whose right neighbour is inside */
     if (!inverse) {
@@ -77,7 +78,8 @@ static void dwt97_split_predict(float *hi, const float *lo, uint32_t nl, uint32_
 
 /* Even samples: lo[i] = lo[i] +/- (c * (hi[i-1] + hi[i])), hi[-1] = hi[0]
  * and hi[nh] = hi[nh-1] (n odd). */
-static void dwt97_split_update(float *lo, const float *hi, uint32_t nl, uint32_t nh, float c, int inverse)
+static void dwt97_split_update(float *lo, const float *hi, uint32_t nl, uint32_t nh, float c,
+                               int inverse)
 {
     if (!inverse) {
         dwt97_span_add(lo, hi, hi, 1, c);
@@ -142,8 +144,8 @@ static void dwt97_strip_forward(float *t, uint32_t n)
 {
     for (int s = 0; s < 4; s++)
         for (uint32_t r = (s & 1) ? 0 : 1; r < n; r += 2)
-            dwt97_span_add(dwt97_srow(t, r, n), dwt97_srow(t, (int64_t)r - 1, n), dwt97_srow(t, r + 1, n),
-                           DWT_STRIP, dwt97_lift[s]);
+            dwt97_span_add(dwt97_srow(t, r, n), dwt97_srow(t, (int64_t)r - 1, n),
+                           dwt97_srow(t, r + 1, n), DWT_STRIP, dwt97_lift[s]);
     for (uint32_t r = 0; r < n; r++)
         dwt97_row_scale(t + (size_t)r * DWT_STRIP, (r & 1) ? DWT97_K : DWT97_INV_K);
 }
@@ -154,8 +156,8 @@ static void dwt97_strip_inverse(float *t, uint32_t n)
         dwt97_row_scale(t + (size_t)r * DWT_STRIP, (r & 1) ? DWT97_INV_K : DWT97_K);
     for (int s = 3; s >= 0; s--)
         for (uint32_t r = (s & 1) ? 0 : 1; r < n; r += 2)
-            dwt97_span_sub(dwt97_srow(t, r, n), dwt97_srow(t, (int64_t)r - 1, n), dwt97_srow(t, r + 1, n),
-                           DWT_STRIP, dwt97_lift[s]);
+            dwt97_span_sub(dwt97_srow(t, r, n), dwt97_srow(t, (int64_t)r - 1, n),
+                           dwt97_srow(t, r + 1, n), DWT_STRIP, dwt97_lift[s]);
 }
 
 /* ---- one level of the 2-D transform on the w x h region at p --------------- */

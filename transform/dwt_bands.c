@@ -19,7 +19,8 @@ int dwt_max_levels(uint32_t w, uint32_t h)
     return levels;
 }
 
-static dwt_band dwt_band_make(uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, int level, int orient)
+static dwt_band dwt_band_make(uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, int level,
+                              int orient)
 {
     dwt_band b = {x0, y0, w, h, (uint8_t)level, (uint8_t)orient};
     return b;
@@ -29,7 +30,8 @@ unsigned dwt_bands(uint32_t w, uint32_t h, int levels, dwt_band *bands)
 {
     if (levels < 0) levels = 0;
     unsigned k = 0;
-    bands[k++] = dwt_band_make(0, 0, dwt_level_size(w, levels), dwt_level_size(h, levels), levels, DWT_LL);
+    bands[k++] =
+        dwt_band_make(0, 0, dwt_level_size(w, levels), dwt_level_size(h, levels), levels, DWT_LL);
     for (int l = levels; l >= 1; l--) {
         /* Level l splits the region left by level l - 1 into low and high. */
         const uint32_t pw = dwt_level_size(w, l - 1), ph = dwt_level_size(h, l - 1);

@@ -95,8 +95,10 @@ static inline void dwt_strip_store(void *plane, const void *stage, size_t stride
         }
 #endif
         const unsigned char *row = t + (size_t)r * DWT_STRIP * esize;
-        if (cw == DWT_STRIP) memcpy(out, row, DWT_STRIP * esize);
-        else memcpy(out, row, cw * esize);
+        if (cw == DWT_STRIP)
+            memcpy(out, row, DWT_STRIP * esize);
+        else
+            memcpy(out, row, cw * esize);
     }
 }
 

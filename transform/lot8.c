@@ -48,7 +48,7 @@ static void lot8_inv_line(float *restrict x, uint32_t n, float *restrict hq)
     uint32_t m = n / 8;
     float seg[8];
     for (uint32_t b = 0; b < m; b++) lot8_stage2_inv(x + 8 * b, hq + 8 * b + 4, hq + 8 * b + 8);
-    memcpy(hq, hq + 4, 4 * sizeof *hq);             /* left edge: ph := qh */
+    memcpy(hq, hq + 4, 4 * sizeof *hq);                 /* left edge: ph := qh */
     memcpy(hq + 8 * m + 4, hq + 8 * m, 4 * sizeof *hq); /* right edge: qh := ph */
     lot8_stage1_inv(hq, hq + 4, seg);
     memcpy(x, seg + 4, 4 * sizeof *x);
@@ -61,9 +61,9 @@ static void lot8_inv_line(float *restrict x, uint32_t n, float *restrict hq)
  * The lane loops take their rows as separate restrict pointers (rows never
  * overlap; read-only rows may repeat, as the mirrored edge blocks do) so the
  * compiler vectorises them without run-time alias checks. */
-#define LOT8_R8(T, r)                                                                     \
-    T *restrict r##0, T *restrict r##1, T *restrict r##2, T *restrict r##3,              \
-        T *restrict r##4, T *restrict r##5, T *restrict r##6, T *restrict r##7
+#define LOT8_R8(T, r)                                                                         \
+    T *restrict r##0, T *restrict r##1, T *restrict r##2, T *restrict r##3, T *restrict r##4, \
+        T *restrict r##5, T *restrict r##6, T *restrict r##7
 #define LOT8_R4(T, r) T *restrict r##0, T *restrict r##1, T *restrict r##2, T *restrict r##3
 #define LOT8_ROWS8(a) (a)[0], (a)[1], (a)[2], (a)[3], (a)[4], (a)[5], (a)[6], (a)[7]
 #define LOT8_ROWS4(a) (a)[0], (a)[1], (a)[2], (a)[3]
@@ -71,10 +71,16 @@ static void lot8_inv_line(float *restrict x, uint32_t n, float *restrict hq)
 static void lot8_cols_stage1_fwd(LOT8_R8(const float, i), LOT8_R8(float, o), uint32_t w)
 {
     for (uint32_t x = 0; x < w; x++) {
-        float v[8] = { i0[x], i1[x], i2[x], i3[x], i4[x], i5[x], i6[x], i7[x] }, pq[8];
+        float v[8] = {i0[x], i1[x], i2[x], i3[x], i4[x], i5[x], i6[x], i7[x]}, pq[8];
         lot8_stage1_fwd(v, pq);
-        o0[x] = pq[0]; o1[x] = pq[1]; o2[x] = pq[2]; o3[x] = pq[3];
-        o4[x] = pq[4]; o5[x] = pq[5]; o6[x] = pq[6]; o7[x] = pq[7];
+        o0[x] = pq[0];
+        o1[x] = pq[1];
+        o2[x] = pq[2];
+        o3[x] = pq[3];
+        o4[x] = pq[4];
+        o5[x] = pq[5];
+        o6[x] = pq[6];
+        o7[x] = pq[7];
     }
 }
 
@@ -82,10 +88,16 @@ static void lot8_cols_stage2_fwd(LOT8_R4(const float, q), LOT8_R4(const float, p
                                  LOT8_R8(float, o), uint32_t w)
 {
     for (uint32_t x = 0; x < w; x++) {
-        float qv[4] = { q0[x], q1[x], q2[x], q3[x] }, pv[4] = { p0[x], p1[x], p2[x], p3[x] }, y[8];
+        float qv[4] = {q0[x], q1[x], q2[x], q3[x]}, pv[4] = {p0[x], p1[x], p2[x], p3[x]}, y[8];
         lot8_stage2_fwd(qv, pv, y);
-        o0[x] = y[0]; o1[x] = y[1]; o2[x] = y[2]; o3[x] = y[3];
-        o4[x] = y[4]; o5[x] = y[5]; o6[x] = y[6]; o7[x] = y[7];
+        o0[x] = y[0];
+        o1[x] = y[1];
+        o2[x] = y[2];
+        o3[x] = y[3];
+        o4[x] = y[4];
+        o5[x] = y[5];
+        o6[x] = y[6];
+        o7[x] = y[7];
     }
 }
 
@@ -93,10 +105,16 @@ static void lot8_cols_stage2_inv(LOT8_R8(const float, i), LOT8_R4(float, q), LOT
                                  uint32_t w)
 {
     for (uint32_t x = 0; x < w; x++) {
-        float y[8] = { i0[x], i1[x], i2[x], i3[x], i4[x], i5[x], i6[x], i7[x] }, qh[4], ph[4];
+        float y[8] = {i0[x], i1[x], i2[x], i3[x], i4[x], i5[x], i6[x], i7[x]}, qh[4], ph[4];
         lot8_stage2_inv(y, qh, ph);
-        q0[x] = qh[0]; q1[x] = qh[1]; q2[x] = qh[2]; q3[x] = qh[3];
-        p0[x] = ph[0]; p1[x] = ph[1]; p2[x] = ph[2]; p3[x] = ph[3];
+        q0[x] = qh[0];
+        q1[x] = qh[1];
+        q2[x] = qh[2];
+        q3[x] = qh[3];
+        p0[x] = ph[0];
+        p1[x] = ph[1];
+        p2[x] = ph[2];
+        p3[x] = ph[3];
     }
 }
 
@@ -104,10 +122,16 @@ static void lot8_cols_stage1_inv(LOT8_R4(const float, p), LOT8_R4(const float, q
                                  LOT8_R8(float, o), uint32_t w)
 {
     for (uint32_t x = 0; x < w; x++) {
-        float ph[4] = { p0[x], p1[x], p2[x], p3[x] }, qh[4] = { q0[x], q1[x], q2[x], q3[x] }, v[8];
+        float ph[4] = {p0[x], p1[x], p2[x], p3[x]}, qh[4] = {q0[x], q1[x], q2[x], q3[x]}, v[8];
         lot8_stage1_inv(ph, qh, v);
-        o0[x] = v[0]; o1[x] = v[1]; o2[x] = v[2]; o3[x] = v[3];
-        o4[x] = v[4]; o5[x] = v[5]; o6[x] = v[6]; o7[x] = v[7];
+        o0[x] = v[0];
+        o1[x] = v[1];
+        o2[x] = v[2];
+        o3[x] = v[3];
+        o4[x] = v[4];
+        o5[x] = v[5];
+        o6[x] = v[6];
+        o7[x] = v[7];
     }
 }
 
@@ -139,7 +163,8 @@ static void lot8_swap_rows(float *a[8], float *b[8])
 }
 
 /* Rows of shifted block s of an h-row plane, mirrored at the edges. */
-static void lot8_shifted_rows(const float *plane, size_t w, uint32_t h, int64_t s, const float *r[8])
+static void lot8_shifted_rows(const float *plane, size_t w, uint32_t h, int64_t s,
+                              const float *r[8])
 {
     for (int k = 0; k < 8; k++) {
         int64_t y = 8 * s + 4 + k;
@@ -183,7 +208,7 @@ static void lot8_inv_cols(float *plane, uint32_t w, uint32_t h, float *scratch)
         lot8_rows_at(plane, w, 8 * (size_t)b, in);
         lot8_cols_stage2_inv(LOT8_ROWS8(in), LOT8_ROWS4(cur + 4), LOT8_ROWS4(cur), w);
         if (b == 0) {
-            float *o[8] = { d[0], d[1], d[2], d[3], in[0], in[1], in[2], in[3] };
+            float *o[8] = {d[0], d[1], d[2], d[3], in[0], in[1], in[2], in[3]};
             lot8_cols_stage1_inv(LOT8_ROWS4(cur + 4), LOT8_ROWS4(cur + 4), LOT8_ROWS8(o), w);
         } else {
             lot8_rows_at(plane, w, 8 * (size_t)b - 4, out);
@@ -192,7 +217,7 @@ static void lot8_inv_cols(float *plane, uint32_t w, uint32_t h, float *scratch)
         lot8_swap_rows(prev, cur);
     }
     for (int k = 0; k < 4; k++) out[k] = plane + ((size_t)h - 4 + (size_t)k) * w;
-    float *o[8] = { out[0], out[1], out[2], out[3], d[0], d[1], d[2], d[3] };
+    float *o[8] = {out[0], out[1], out[2], out[3], d[0], d[1], d[2], d[3]};
     lot8_cols_stage1_inv(LOT8_ROWS4(prev), LOT8_ROWS4(prev), LOT8_ROWS8(o), w);
 }
 

@@ -100,7 +100,8 @@ static void test_batch_matches_single_calls(void **state)
     into.pixels = calloc(into.stride, into.height);
     assert_int_equal(wc_decode_into(ctx, NULL, f, fn, &into), WC_OK);
     for (uint32_t y = 0; y < ref.height; y++)
-        assert_memory_equal((uint8_t *)into.pixels + y * into.stride, (uint8_t *)ref.pixels + y * row, row);
+        assert_memory_equal((uint8_t *)into.pixels + y * into.stride,
+                            (uint8_t *)ref.pixels + y * row, row);
     into.width++;
     assert_int_equal(wc_decode_into(ctx, NULL, f, fn, &into), WC_ERR_ARG);
     free(into.pixels);

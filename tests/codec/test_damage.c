@@ -36,8 +36,10 @@ typedef struct damage_case {
 
 static const damage_case cases[] = {
     {"lossless RGB", 21, 17, 3, 8, 1, WC_TRANSFORM_DWT, 53, WC_ENTROPY_HUFFMAN, 16, 3, 0, 0},
-    {"lossy 9/7 gray+alpha", 19, 23, 2, 8, 0, WC_TRANSFORM_DWT, 97, WC_ENTROPY_HUFFMAN, 16, 2, 70, 0},
-    {"deflate RGBA 12-bit", 14, 11, 4, 12, 1, WC_TRANSFORM_DWT, 53, WC_ENTROPY_DEFLATE, 32, 2, 0, 0},
+    {"lossy 9/7 gray+alpha", 19, 23, 2, 8, 0, WC_TRANSFORM_DWT, 97, WC_ENTROPY_HUFFMAN, 16, 2, 70,
+     0},
+    {"deflate RGBA 12-bit", 14, 11, 4, 12, 1, WC_TRANSFORM_DWT, 53, WC_ENTROPY_DEFLATE, 32, 2, 0,
+     0},
     {"DCT RGB", 16, 16, 3, 8, 0, WC_TRANSFORM_DCT, 97, WC_ENTROPY_HUFFMAN, 16, 0, 60, 0},
     {"LOT gray, deflate", 16, 8, 1, 8, 0, WC_TRANSFORM_LOT, 97, WC_ENTROPY_DEFLATE, 16, 0, 50, 0},
 };
@@ -505,7 +507,8 @@ static wc_status do_decode(wc_ctx *ctx, void *arg)
         assert_null(out.pixels);
         return s;
     }
-    if (a->expect) assert_memory_equal(out.pixels, a->expect->pixels, a->expect->stride * a->expect->height);
+    if (a->expect)
+        assert_memory_equal(out.pixels, a->expect->pixels, a->expect->stride * a->expect->height);
     wc_image_free(&out);
     return WC_OK;
 }
@@ -518,8 +521,8 @@ static void test_alloc_failures(void **state)
     /* The cases, and a rate-controlled encode (several coding probes). */
     damage_case all[NCASES + 1];
     memcpy(all, cases, sizeof cases);
-    all[NCASES] = (damage_case){"rate control", 24, 24, 3, 8, 0, WC_TRANSFORM_DWT, 97,
-                                WC_ENTROPY_HUFFMAN, 16, 2, 0, 6.0f};
+    all[NCASES] = (damage_case){"rate control",     24, 24, 3, 8,   0, WC_TRANSFORM_DWT, 97,
+                                WC_ENTROPY_HUFFMAN, 16, 2,  0, 6.0f};
     for (size_t k = 0; k < NCASES + 1; k++) {
         wc_params p;
         case_params(&all[k], &p);
@@ -545,9 +548,9 @@ static void test_alloc_failures(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_truncations),      cmocka_unit_test(test_bit_flips),
+        cmocka_unit_test(test_truncations),       cmocka_unit_test(test_bit_flips),
         cmocka_unit_test(test_damage_behind_crc), cmocka_unit_test(test_limits),
-        cmocka_unit_test(test_alloc_failures),   cmocka_unit_test(test_misplaced_chunks),
+        cmocka_unit_test(test_alloc_failures),    cmocka_unit_test(test_misplaced_chunks),
         cmocka_unit_test(test_encode_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,7 +28,8 @@ static void check_case(uint32_t w, uint32_t h, uint32_t comps, uint32_t depth, f
     const uint32_t maxv = (1u << depth) - 1;
     for (size_t i = 0; i < (size_t)w * h * comps; i++) {
         /* Smooth with noise, so every frequency gets values of all sizes. */
-        uint32_t v = (uint32_t)((i / comps) % w * 3 + (i / comps) / w * 5 + test_rng_range(r, 0, 40)) & maxv;
+        uint32_t v =
+            (uint32_t)((i / comps) % w * 3 + (i / comps) / w * 5 + test_rng_range(r, 0, 40)) & maxv;
         if (depth > 8)
             ((uint16_t *)img.pixels)[i] = (uint16_t)v;
         else
@@ -75,8 +76,9 @@ static void check_case(uint32_t w, uint32_t h, uint32_t comps, uint32_t depth, f
     for (uint32_t c = 0; c < comps; c++) {
         layout_blocks_to_bands(a.q[c], banded, pw, ph);
         if (memcmp(banded, b.q[c], n * sizeof(int32_t)) != 0)
-            fail_msg("%ux%u, %u components, %u bits, threshold %g, %d threads: component %u differs",
-                     w, h, comps, depth, (double)threshold, threads, c);
+            fail_msg(
+                "%ux%u, %u components, %u bits, threshold %g, %d threads: component %u differs", w,
+                h, comps, depth, (double)threshold, threads, c);
         free(a.q[c]);
         free(b.q[c]);
     }
@@ -88,7 +90,8 @@ static void check_case(uint32_t w, uint32_t h, uint32_t comps, uint32_t depth, f
 static void test_same_as_general_path(void **state)
 {
     (void)state;
-    static const uint32_t sides[][2] = {{1, 1}, {1, 13}, {13, 1}, {8, 8}, {7, 9}, {31, 17}, {64, 40}, {97, 53}};
+    static const uint32_t sides[][2] = {{1, 1}, {1, 13},  {13, 1},  {8, 8},
+                                        {7, 9}, {31, 17}, {64, 40}, {97, 53}};
     test_rng r;
     test_rng_seed(&r, 5);
     for (size_t s = 0; s < sizeof sides / sizeof sides[0]; s++)

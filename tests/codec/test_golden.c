@@ -42,7 +42,8 @@ static void test_golden_decode(void **state)
         wc_params_init(&p);
         for (int backend = WC_BACKEND_AUTO; backend <= WC_BACKEND_CPU; backend++) {
             p.backend = (wc_backend_kind)backend;
-            if (wc_decode(ctx, &p, file, n, &got) != WC_OK) fail_msg("%s: %s", g->name, wc_ctx_error(ctx));
+            if (wc_decode(ctx, &p, file, n, &got) != WC_OK)
+                fail_msg("%s: %s", g->name, wc_ctx_error(ctx));
             assert_int_equal(got.bit_depth, want.bit_depth);
             assert_int_equal(got.components, want.components);
             assert_memory_equal(got.pixels, want.pixels, wc_image_row_bytes(&want) * want.height);
@@ -117,7 +118,8 @@ static void test_golden_meta(void **state)
     /* Drop the WMET chunks: the plain file is left. */
     size_t at = 8, out = 8;
     while (at + 12 <= n) {
-        size_t len = file[at] | file[at + 1] << 8 | (size_t)file[at + 2] << 16 | (size_t)file[at + 3] << 24;
+        size_t len =
+            file[at] | file[at + 1] << 8 | (size_t)file[at + 2] << 16 | (size_t)file[at + 3] << 24;
         if (memcmp(file + at + 4, "WMET", 4) != 0) {
             memmove(file + out, file + at, len + 12);
             out += len + 12;

@@ -26,7 +26,7 @@ static void test_list_checks(void **state)
     assert_non_null(m);
     assert_int_equal(wc_meta_count(m), 0);
     assert_int_equal(wc_meta_add(m, (wc_meta_kind)0, 0, "", "x", 1), WC_ERR_ARG);
-    assert_int_equal(wc_meta_add(m, WC_META_TEXT, 0, "", "x", 1), WC_ERR_ARG);   /* no key */
+    assert_int_equal(wc_meta_add(m, WC_META_TEXT, 0, "", "x", 1), WC_ERR_ARG);    /* no key */
     assert_int_equal(wc_meta_add(m, WC_META_GAMMA, 0, "", "abc", 3), WC_ERR_ARG); /* 4 bytes */
     assert_int_equal(wc_meta_add(m, WC_META_ICC, WC_META_TEXT_UTF8, "", "x", 1), WC_ERR_ARG);
     char key[81];
@@ -36,10 +36,13 @@ static void test_list_checks(void **state)
     key[79] = '\0';
     assert_int_equal(wc_meta_add(m, WC_META_TEXT, 0, key, "x", 1), WC_OK);
     uint8_t *big = calloc(WC_META_MAX_VALUE + 1, 1);
-    assert_int_equal(wc_meta_add(m, WC_META_EXIF, 0, NULL, big, WC_META_MAX_VALUE + 1), WC_ERR_LIMIT);
+    assert_int_equal(wc_meta_add(m, WC_META_EXIF, 0, NULL, big, WC_META_MAX_VALUE + 1),
+                     WC_ERR_LIMIT);
     wc_meta_clear(m);
-    for (int i = 0; i < 4; i++) assert_int_equal(wc_meta_add(m, WC_META_XMP, 0, NULL, big, WC_META_MAX_VALUE), WC_OK);
-    assert_int_equal(wc_meta_add(m, WC_META_XMP, 0, NULL, big, 1), WC_ERR_LIMIT); /* 64 MiB in all */
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(wc_meta_add(m, WC_META_XMP, 0, NULL, big, WC_META_MAX_VALUE), WC_OK);
+    assert_int_equal(wc_meta_add(m, WC_META_XMP, 0, NULL, big, 1),
+                     WC_ERR_LIMIT); /* 64 MiB in all */
     free(big);
     /* Items keep their keys while the list grows. */
     wc_meta_clear(m);
@@ -61,7 +64,8 @@ static wc_image test_image(void)
 {
     wc_image img = {160, 120, 3, 8, 0, NULL};
     assert_int_equal(wc_image_alloc(&img), WC_OK);
-    for (size_t i = 0; i < img.stride * img.height; i++) ((uint8_t *)img.pixels)[i] = (uint8_t)(i * 37 >> 3);
+    for (size_t i = 0; i < img.stride * img.height; i++)
+        ((uint8_t *)img.pixels)[i] = (uint8_t)(i * 37 >> 3);
     return img;
 }
 
@@ -76,7 +80,8 @@ static wc_meta *test_meta(void)
     res[16] = 1;
     assert_int_equal(wc_meta_add(m, WC_META_ICC, 0, "sRGB IEC61966-2.1", icc, sizeof icc), WC_OK);
     assert_int_equal(wc_meta_add(m, WC_META_RESOLUTION, 0, NULL, res, 17), WC_OK);
-    assert_int_equal(wc_meta_add(m, WC_META_TEXT, WC_META_TEXT_COMPRESSED, "Comment", "made here", 9), WC_OK);
+    assert_int_equal(
+        wc_meta_add(m, WC_META_TEXT, WC_META_TEXT_COMPRESSED, "Comment", "made here", 9), WC_OK);
     assert_int_equal(wc_meta_add(m, WC_META_SRGB, 0, NULL, "\0", 1), WC_OK);
     return m;
 }

@@ -54,8 +54,9 @@ static wc_image roundtrip(wc_ctx *ctx, const wc_params *p, const wc_image *img, 
     void *buf = NULL;
     size_t n = 0;
     wc_status s = wc_encode_alloc(ctx, p, img, &buf, &n);
-    if (s != WC_OK) fail_msg("encode %ux%u x%u %u-bit: %s", img->width, img->height,
-                             img->components, img->bit_depth, wc_ctx_error(ctx));
+    if (s != WC_OK)
+        fail_msg("encode %ux%u x%u %u-bit: %s", img->width, img->height, img->components,
+                 img->bit_depth, wc_ctx_error(ctx));
     assert_true(n <= wc_encode_bound(img, p));
     wc_image out;
     s = wc_decode(ctx, p, buf, n, &out);
@@ -72,8 +73,8 @@ static wc_image roundtrip(wc_ctx *ctx, const wc_params *p, const wc_image *img, 
 static void test_lossless_all_layouts(void **state)
 {
     (void)state;
-    static const uint32_t sizes[][2] = {{1, 1}, {1, 17}, {23, 1}, {2, 2}, {7, 5}, {31, 13},
-                                        {64, 64}, {97, 61}, {130, 67}};
+    static const uint32_t sizes[][2] = {{1, 1},   {1, 17},  {23, 1},  {2, 2},   {7, 5},
+                                        {31, 13}, {64, 64}, {97, 61}, {130, 67}};
     static const uint32_t depths[] = {1, 2, 4, 8, 10, 12, 16};
     wc_ctx *ctx = wc_ctx_create();
     test_rng r;
@@ -154,7 +155,8 @@ static void test_kodak_lossless_and_lossy(void **state)
             assert_true(bpp <= rates[k]);
             assert_true(bpp >= rates[k] * 0.97);
             double db = psnr_of(&img, &out);
-            if (db < floors[i][k]) fail_msg("kodim%02d at %.2f bpp: %.2f dB", images[i], rates[k], db);
+            if (db < floors[i][k])
+                fail_msg("kodim%02d at %.2f bpp: %.2f dB", images[i], rates[k], db);
             wc_image_free(&out);
         }
         wc_image_free(&img);
@@ -261,7 +263,8 @@ static void test_context_reuse(void **state)
                 assert_int_equal(wc_decode(fresh, &p, a, na, &da), WC_OK);
                 assert_int_equal(wc_decode(kept, &p, b, nb, &db), WC_OK);
                 assert_memory_equal(da.pixels, db.pixels, (size_t)img.width * img.height * 3);
-                if (t < 0) assert_memory_equal(db.pixels, img.pixels, (size_t)img.width * img.height * 3);
+                if (t < 0)
+                    assert_memory_equal(db.pixels, img.pixels, (size_t)img.width * img.height * 3);
                 wc_image_free(&da);
                 wc_image_free(&db);
                 free(a);

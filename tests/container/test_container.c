@@ -106,8 +106,8 @@ static void random_header(test_rng *r, wcx_header *h)
     h->flags = (uint8_t)test_rng_range(r, 0, 1);
     for (int c = 0; c < 4; c++) {
         int fixed = c < 3 && h->colour != 0;
-        h->wavelet[c] = (uint8_t)(fixed ? (h->colour == 1 ? 53 : 97)
-                                        : (test_rng_range(r, 0, 1) ? 97 : 53));
+        h->wavelet[c] =
+            (uint8_t)(fixed ? (h->colour == 1 ? 53 : 97) : (test_rng_range(r, 0, 1) ? 97 : 53));
     }
     h->base_step = bits_f32(test_rng_u32(r) & 0xFF7FFFFFu); /* any finite value */
     h->recon = (float)test_rng_unit(r);
@@ -258,9 +258,9 @@ static void test_writer_golden_bytes(void **state)
     wcx_put_chunk(&w, WCX_WEND, NULL, 0);
     size_t size;
     assert_int_equal(wcx_writer_finish(&w, &size), WC_OK);
-    static const uint8_t want[] = {0x89, 'W', 'C', 'X', '\r', '\n', 0x1a, '\n',
-                                   3, 0, 0, 0, 'W', 'D', 'A', 'T', 1, 2, 3, 0x3e, 0xf0, 0xd6, 0x64,
-                                   0, 0, 0, 0, 'W', 'E', 'N', 'D', 0x2e, 0x40, 0x84, 0x1e};
+    static const uint8_t want[] = {0x89, 'W', 'C', 'X', '\r', '\n', 0x1a, '\n', 3,    0,    0,    0,
+                                   'W',  'D', 'A', 'T', 1,    2,    3,    0x3e, 0xf0, 0xd6, 0x64, 0,
+                                   0,    0,   0,   'W', 'E',  'N',  'D',  0x2e, 0x40, 0x84, 0x1e};
     assert_int_equal(size, sizeof want);
     assert_memory_equal(buf, want, sizeof want);
 }
@@ -497,11 +497,12 @@ static void test_header_accepts_edges(void **state)
         void (*set)(wcx_header *h, uint32_t v);
         uint32_t value;
     } ok[] = {
-        {set_width, 1u << 24}, {set_height, 1}, {set_comps, 4},     {set_depth, 16},
-        {set_depth, 1},        {set_levels, 15}, {set_levels, 0},   {set_block, 4},
-        {set_block, 7},        {set_flags, 0},   {set_nsteps, 1},   {set_nsteps, WCX_MAX_STEPS},
-        {set_recon, 0},        {set_recon, 0x3F7FFFFFu},            {set_step, 1}, /* denormal */
-        {set_base, 0},         {set_base, 0xC0000000u},             {set_colour, 2},
+        {set_width, 1u << 24}, {set_height, 1},          {set_comps, 4},
+        {set_depth, 16},       {set_depth, 1},           {set_levels, 15},
+        {set_levels, 0},       {set_block, 4},           {set_block, 7},
+        {set_flags, 0},        {set_nsteps, 1},          {set_nsteps, WCX_MAX_STEPS},
+        {set_recon, 0},        {set_recon, 0x3F7FFFFFu}, {set_step, 1}, /* denormal */
+        {set_base, 0},         {set_base, 0xC0000000u},  {set_colour, 2},
     };
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         wcx_header h, back;
@@ -574,8 +575,7 @@ static void test_header_bit_flips(void **state)
         wc_status s = wcx_header_parse(copy, n, &back, NULL);
         free(copy);
         buf[bit / 8] ^= (uint8_t)(1u << bit % 8);
-        assert_true(s == WC_OK || s == WC_ERR_CORRUPT || s == WC_ERR_VERSION ||
-                    s == WC_ERR_LIMIT);
+        assert_true(s == WC_OK || s == WC_ERR_CORRUPT || s == WC_ERR_VERSION || s == WC_ERR_LIMIT);
     }
 }
 
@@ -692,8 +692,8 @@ static size_t make_file(uint8_t *buf, const uint32_t *types, const char *const *
     return pos;
 }
 
-static void expect_structure(const uint32_t *types, const char *const *data, int n,
-                             wc_status want, const char *msg_part)
+static void expect_structure(const uint32_t *types, const char *const *data, int n, wc_status want,
+                             const char *msg_part)
 {
     static uint8_t buf[FILE_CAP];
     size_t size = make_file(buf, types, data, n);
@@ -765,8 +765,9 @@ static void test_reader_unknown_chunks(void **state)
 {
     (void)state;
     static uint8_t buf[FILE_CAP];
-    const uint32_t t[] = {WCX_WHDR, WCX_FOURCC('z', 'z', 'Z', 'z'), WCX_WDAT,
-                          WCX_FOURCC(0, 1, 0xFF, 'A'), WCX_WTAB, WCX_WEND};
+    const uint32_t t[] = {WCX_WHDR, WCX_FOURCC('z', 'z', 'Z', 'z'),
+                          WCX_WDAT, WCX_FOURCC(0, 1, 0xFF, 'A'),
+                          WCX_WTAB, WCX_WEND};
     const char *const d[] = {"h", "future", "data", "", "tab", ""};
     size_t size = make_file(buf, t, d, 6);
     wcx_chunk c[6];

@@ -128,10 +128,8 @@ static void test_writer_overflow(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_random_roundtrip),
-        cmocka_unit_test(test_read_past_end),
-        cmocka_unit_test(test_read_straddling_end),
-        cmocka_unit_test(test_flush_byte_counts),
+        cmocka_unit_test(test_random_roundtrip),    cmocka_unit_test(test_read_past_end),
+        cmocka_unit_test(test_read_straddling_end), cmocka_unit_test(test_flush_byte_counts),
         cmocka_unit_test(test_writer_overflow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -34,10 +34,12 @@ static int32_t *make_block(test_rng *r, uint32_t w, uint32_t h, int kind)
         for (uint32_t x = 0; x < w; x++) {
             int32_t a;
             switch (kind) {
-            case 0: a = test_rng_range(r, -3, 3); break;                          /* dense, small */
-            case 1: a = (test_rng_u32(r) % 17 == 0) ? test_rng_range(r, -40, 40) : 0; break; /* sparse */
-            case 2: a = test_rng_range(r, -70000, 70000); break;                  /* large */
-            case 3: a = (int32_t)(x * 3 + y * 5) + 1000; break;                   /* smooth (LL) */
+            case 0: a = test_rng_range(r, -3, 3); break; /* dense, small */
+            case 1:
+                a = (test_rng_u32(r) % 17 == 0) ? test_rng_range(r, -40, 40) : 0;
+                break;                                           /* sparse */
+            case 2: a = test_rng_range(r, -70000, 70000); break; /* large */
+            case 3: a = (int32_t)(x * 3 + y * 5) + 1000; break;  /* smooth (LL) */
             default: a = (x + y) % 7 == 0 ? INT32_MIN : (x % 5 == 0 ? INT32_MAX : 0); break;
             }
             v[y * stride + x] = a;
@@ -130,9 +132,11 @@ static void check_roundtrip(uint32_t w, uint32_t h, int kind, int predict, int o
         memset(out, 0, (size_t)(w + 3) * h * sizeof *out);
         s = bc_decode_pair(src, size, bp, T, sc, &e);
         if (s != WC_OK) fail_msg("pair %d, %ux%u kind %d: %s", order, w, h, kind, e.msg);
-        for (uint32_t y = 0; y < h; y++) assert_memory_equal(out + y * (w + 3), v + y * (w + 3), w * 4);
+        for (uint32_t y = 0; y < h; y++)
+            assert_memory_equal(out + y * (w + 3), v + y * (w + 3), w * 4);
         const int32_t *o2 = order == 0 ? out3 : out2, *ref2 = order == 0 ? v : v2;
-        const uint32_t w2 = order == 0 ? w : 5, h2 = order == 0 ? h : 3, st2 = order == 0 ? w + 3 : 8;
+        const uint32_t w2 = order == 0 ? w : 5, h2 = order == 0 ? h : 3,
+                       st2 = order == 0 ? w + 3 : 8;
         for (uint32_t y = 0; y < h2; y++) assert_memory_equal(o2 + y * st2, ref2 + y * st2, w2 * 4);
         /* Damage to either block fails the pair. */
         if (c.size > 0) {
@@ -167,7 +171,8 @@ static void check_roundtrip(uint32_t w, uint32_t h, int kind, int predict, int o
 static void test_shapes_and_statistics(void **state)
 {
     (void)state;
-    static const uint32_t sides[][2] = {{1, 1}, {1, 37}, {41, 1}, {2, 3}, {13, 7}, {64, 64}, {128, 128}, {127, 31}};
+    static const uint32_t sides[][2] = {{1, 1},  {1, 37},  {41, 1},    {2, 3},
+                                        {13, 7}, {64, 64}, {128, 128}, {127, 31}};
     test_rng r;
     test_rng_seed(&r, 11);
     for (size_t s = 0; s < sizeof sides / sizeof sides[0]; s++)

@@ -57,8 +57,14 @@ static uint64_t optimal_cost(const uint32_t *freq, unsigned nsym, unsigned max_l
     for (unsigned d = max_len + 1; d >= 1; d--) {
         for (unsigned i = 0; i <= n; i++) {
             for (unsigned a = 0; a <= n - i; a++) {
-                if (i == n) { dp[d][i][a] = 0; continue; }
-                if (d > max_len) { dp[d][i][a] = inf; continue; }
+                if (i == n) {
+                    dp[d][i][a] = 0;
+                    continue;
+                }
+                if (d > max_len) {
+                    dp[d][i][a] = inf;
+                    continue;
+                }
                 uint64_t best = inf, sum = 0;
                 for (unsigned k = 0; k <= a && i + k <= n; k++) {
                     if (k) sum += f[i + k - 1];
@@ -373,8 +379,7 @@ static void test_determinism(void **state)
     for (int trial = 0; trial < 100; trial++) {
         /* The full alphabet, or a smaller one: then only len[0..nsym) may
          * be written, and the encoder tables still come out whole. */
-        unsigned nsym =
-            trial % 2 ? HUF_MAX_SYMS : (unsigned)test_rng_range(&rng, 1, HUF_MAX_SYMS);
+        unsigned nsym = trial % 2 ? HUF_MAX_SYMS : (unsigned)test_rng_range(&rng, 1, HUF_MAX_SYMS);
         uint32_t a[HUF_MAX_SYMS], b[HUF_MAX_SYMS + 1];
         uint8_t la[HUF_MAX_SYMS], lb[HUF_MAX_SYMS];
         for (int s = 0; s < HUF_MAX_SYMS; s++) a[s] = (uint32_t)test_rng_range(&rng, 0, 5);
@@ -626,7 +631,7 @@ static void test_lengths_refuses(void **state)
      * accepted twin differing only in the bad part, so the refusal cannot
      * come from misplaced fields. */
     uint8_t len[HUF_MAX_SYMS + 1];
-    const uint8_t end5[1] = {5};                    /* end 5, then zero bits */
+    const uint8_t end5[1] = {5};                                  /* end 5, then zero bits */
     assert_int_equal(read_bits(end5, 1, 4, len), WC_ERR_CORRUPT); /* end > nsym */
     /* end 1, "1 0 1": 0 - 1 */
     const uint8_t neg[2] = {0x01, 0x05};

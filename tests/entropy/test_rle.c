@@ -56,7 +56,7 @@ static void test_all_zeros(void **state)
     (void)state;
     int32_t v[1000] = {0};
     assert_int_equal(roundtrip(v, 1), 1);
-    assert_int_equal(roundtrip(v, 64), 1);   /* token 127 */
+    assert_int_equal(roundtrip(v, 64), 1); /* token 127 */
     assert_int_equal(roundtrip(v, 65), 2);
     assert_int_equal(roundtrip(v, 1000), 2); /* token 1999 */
 }
@@ -121,8 +121,9 @@ static void test_every_truncation(void **state)
     int32_t v[300];
     for (int i = 0; i < 300; i++) {
         int kind = test_rng_range(&rng, 0, 3);
-        v[i] = kind == 0 ? 0 : kind == 1 ? test_rng_range(&rng, -40, 40)
-                                         : (int32_t)(test_rng_u32(&rng) >> (i % 8));
+        v[i] = kind == 0   ? 0
+               : kind == 1 ? test_rng_range(&rng, -40, 40)
+                           : (int32_t)(test_rng_u32(&rng) >> (i % 8));
     }
     uint8_t buf[1500];
     size_t size = rle_encode(v, 300, buf);
@@ -226,11 +227,16 @@ static void test_random_roundtrips(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_empty),           cmocka_unit_test(test_all_zeros),
-        cmocka_unit_test(test_no_zeros),        cmocka_unit_test(test_alternating),
-        cmocka_unit_test(test_long_runs),       cmocka_unit_test(test_extremes),
-        cmocka_unit_test(test_every_truncation), cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_bound),           cmocka_unit_test(test_fuzz_canonical),
+        cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_all_zeros),
+        cmocka_unit_test(test_no_zeros),
+        cmocka_unit_test(test_alternating),
+        cmocka_unit_test(test_long_runs),
+        cmocka_unit_test(test_extremes),
+        cmocka_unit_test(test_every_truncation),
+        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_bound),
+        cmocka_unit_test(test_fuzz_canonical),
         cmocka_unit_test(test_random_roundtrips),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

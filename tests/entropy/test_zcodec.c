@@ -100,8 +100,7 @@ static void test_bad_arguments(void **state)
     wc_err err = {{0}};
     size_t size;
     assert_int_equal(zc_compress(f->src, N, 0, f->packed, zc_bound(N), &size, &err), WC_ERR_ARG);
-    assert_int_equal(zc_compress(f->src, N, 10, f->packed, zc_bound(N), &size, &err),
-                     WC_ERR_ARG);
+    assert_int_equal(zc_compress(f->src, N, 10, f->packed, zc_bound(N), &size, &err), WC_ERR_ARG);
     /* Too small an output: an error, and nothing written past cap. */
     uint8_t small[64 + 16];
     memset(small, 0xEE, sizeof small);
@@ -138,8 +137,7 @@ static void test_trailing_and_truncated(void **state)
     memcpy(longer, f->packed, f->packed_size);
     longer[f->packed_size] = 0;
     wc_err err = {{0}};
-    assert_int_equal(zc_decompress(longer, f->packed_size + 1, f->back, N, &err),
-                     WC_ERR_CORRUPT);
+    assert_int_equal(zc_decompress(longer, f->packed_size + 1, f->back, N, &err), WC_ERR_CORRUPT);
     assert_non_null(strstr(err.msg, "trailing"));
     free(longer);
     for (size_t k = 0; k < f->packed_size; k += (k < 64 || k + 64 > f->packed_size) ? 1 : 97) {
@@ -183,8 +181,8 @@ static void test_empty_and_nomem(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_roundtrip_levels),    cmocka_unit_test(test_random_bytes),
-        cmocka_unit_test(test_bad_arguments),       cmocka_unit_test(test_wrong_expected_size),
+        cmocka_unit_test(test_roundtrip_levels),       cmocka_unit_test(test_random_bytes),
+        cmocka_unit_test(test_bad_arguments),          cmocka_unit_test(test_wrong_expected_size),
         cmocka_unit_test(test_trailing_and_truncated), cmocka_unit_test(test_damaged),
         cmocka_unit_test(test_empty_and_nomem),
     };

@@ -11,15 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define FUZZ_CHECK(cond, ...)                                                 \
-    do {                                                                      \
-        if (!(cond)) {                                                        \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__,  \
-                    #cond);                                                   \
-            fprintf(stderr, __VA_ARGS__);                                     \
-            fputc('\n', stderr);                                              \
-            abort();                                                          \
-        }                                                                     \
+#define FUZZ_CHECK(cond, ...)                                                        \
+    do {                                                                             \
+        if (!(cond)) {                                                               \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                            \
+            fputc('\n', stderr);                                                     \
+            abort();                                                                 \
+        }                                                                            \
     } while (0)
 
 /* Consumes bytes from the front of the input; past the end it yields 0, so

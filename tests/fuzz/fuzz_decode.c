@@ -38,10 +38,7 @@ static int is_data_error(wc_status s)
            s == WC_ERR_UNSUPPORTED;
 }
 
-static size_t image_bytes(const wc_image *img)
-{
-    return (size_t)img->height * img->stride;
-}
+static size_t image_bytes(const wc_image *img) { return (size_t)img->height * img->stride; }
 
 static void meta_one(wc_ctx *ctx, const uint8_t *data, size_t size)
 {

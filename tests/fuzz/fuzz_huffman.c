@@ -118,7 +118,7 @@ static void fuzz_block(const uint8_t *data, size_t size)
     b.predict = data[2] & 1;
     b.orient = (data[2] >> 1) % 3;
     b.stride = b.w + (data[2] >> 3 & 3); /* a block inside a wider plane */
-    b.run_max = data[2] >> 5 & 3;     /* every run threshold a file can use */
+    b.run_max = data[2] >> 5 & 3;        /* every run threshold a file can use */
     data += 3;
     size -= 3;
 

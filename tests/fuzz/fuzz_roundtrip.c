@@ -45,9 +45,13 @@ static void make_image(fuzz_bytes *b, wc_image *img)
         x ^= x << 17;
         uint32_t v;
         switch (kind) {
-        case 0: v = nraw ? (uint32_t)raw[i % nraw] | (uint32_t)raw[(i * 7 + 1) % nraw] << 8 : 0; break;
+        case 0:
+            v = nraw ? (uint32_t)raw[i % nraw] | (uint32_t)raw[(i * 7 + 1) % nraw] << 8 : 0;
+            break;
         case 1: v = (uint32_t)x; break;
-        case 2: v = (uint32_t)(i % (img->width * img->components)) * 97u + (uint32_t)(x & 15); break;
+        case 2:
+            v = (uint32_t)(i % (img->width * img->components)) * 97u + (uint32_t)(x & 15);
+            break;
         default: v = nraw ? raw[0] * 0x0101u : 0; break;
         }
         v &= mask;

@@ -142,7 +142,8 @@ static void seeds_decode(void)
             static const size_t sizes[] = {0, 40, 14, 30, 12, 4, 32, 1, 17, 7};
             for (int k = WC_META_ICC; k <= WC_META_TIME; k++)
                 if (wc_meta_add(m, (wc_meta_kind)k, k == WC_META_TEXT ? WC_META_TEXT_UTF8 : 0,
-                                k == WC_META_TEXT ? "Comment" : "", v, sizes[k] > 32 ? 32 : sizes[k]) != WC_OK)
+                                k == WC_META_TEXT ? "Comment" : "", v,
+                                sizes[k] > 32 ? 32 : sizes[k]) != WC_OK)
                     die("metadata");
             p.meta = m;
             if (wc_encode_alloc(ctx, &p, &img, &buf, &size) != WC_OK) die(wc_ctx_error(ctx));
@@ -159,8 +160,7 @@ static void seeds_decode(void)
 
 /* ---- fuzz_png ------------------------------------------------------------------ */
 
-static void png_via_writer(const char *name, uint32_t w, uint32_t h, uint32_t comps,
-                           uint32_t depth)
+static void png_via_writer(const char *name, uint32_t w, uint32_t h, uint32_t comps, uint32_t depth)
 {
     wc_image img;
     make_image(&img, w, h, comps, depth, w * 31 + h);
@@ -224,13 +224,16 @@ static void png_direct(const char *name, int ctype, int depth, int interlace, in
     png_set_text(png, info, &text, 1);
     png_write_info(png, info);
     if (depth < 8) png_set_packing(png);
-    const int channels = ctype == PNG_COLOR_TYPE_RGB ? 3 : ctype == PNG_COLOR_TYPE_GRAY_ALPHA ? 2
-                       : ctype == PNG_COLOR_TYPE_RGB_ALPHA ? 4 : 1;
+    const int channels = ctype == PNG_COLOR_TYPE_RGB          ? 3
+                         : ctype == PNG_COLOR_TYPE_GRAY_ALPHA ? 2
+                         : ctype == PNG_COLOR_TYPE_RGB_ALPHA  ? 4
+                                                              : 1;
     const int bps = depth == 16 ? 2 : 1;
     static png_byte rows[11][13 * 4 * 2];
     png_bytep rp[11];
     /* Sample values fit the depth, and palette indices the 16 entries. */
-    const unsigned mask = ctype == PNG_COLOR_TYPE_PALETTE ? 15u : (1u << (depth < 8 ? depth : 8)) - 1;
+    const unsigned mask =
+        ctype == PNG_COLOR_TYPE_PALETTE ? 15u : (1u << (depth < 8 ? depth : 8)) - 1;
     for (uint32_t y = 0; y < h; y++) {
         for (uint32_t i = 0; i < w * channels * bps; i++)
             rows[y][i] = (png_byte)(((i / bps) * 7 + y * 3) & mask);
@@ -386,14 +389,17 @@ static void seeds_roundtrip(void)
     /* w, h, components|depth, flags, deflate/transform, quality/step/bpp,
      * pixel kind, seed (2 bytes), raw bytes. */
     static const uint8_t s[][12] = {
-        {15, 11, 2 | 7 << 2, 1 | 3 << 4, 0, 0, 1, 1, 0, 0, 0, 0},          /* lossless RGB 8-bit */
-        {20, 9, 3 | 15 << 2, 1 | 1 << 1 | 2 << 4, 5, 0, 2, 9, 9, 0, 0, 0}, /* lossless RGBA 16, deflate */
-        {31, 31, 1 | 7 << 2, 0 | 3 << 4, 0, 40 << 2, 1, 3, 0, 0, 0, 0},    /* lossy 9/7 GA */
+        {15, 11, 2 | 7 << 2, 1 | 3 << 4, 0, 0, 1, 1, 0, 0, 0, 0}, /* lossless RGB 8-bit */
+        {20, 9, 3 | 15 << 2, 1 | 1 << 1 | 2 << 4, 5, 0, 2, 9, 9, 0, 0,
+         0}, /* lossless RGBA 16, deflate */
+        {31, 31, 1 | 7 << 2, 0 | 3 << 4, 0, 40 << 2, 1, 3, 0, 0, 0, 0},      /* lossy 9/7 GA */
         {16, 16, 2 | 7 << 2, 0 | 1 << 4, 1 << 4, 30 << 2, 2, 5, 0, 0, 0, 0}, /* DCT RGB */
-        {17, 23, 3 | 7 << 2, 1 << 1 | 1 << 4, 2 << 4 | 4, 20 << 2 | 1, 1, 7, 0, 0, 0, 0}, /* LOT RGBA, deflate, step */
-        {40, 12, 0 | 11 << 2, 2 << 4 | 1 << 2, 1 << 6 | 1 << 7, 60 << 2 | 2, 2, 1, 0, 0, 0, 0}, /* 5/3 lossy, bpp, threshold */
-        {0, 0, 0, 1, 0, 0, 3, 0, 0, 200, 0, 0},                            /* 1x1 */
-        {63, 1, 0 | 0 << 2, 1 | 15 << 4, 0, 0, 0, 0, 0, 1, 2, 3},          /* 64x1, 1-bit, 15 levels asked */
+        {17, 23, 3 | 7 << 2, 1 << 1 | 1 << 4, 2 << 4 | 4, 20 << 2 | 1, 1, 7, 0, 0, 0,
+         0}, /* LOT RGBA, deflate, step */
+        {40, 12, 0 | 11 << 2, 2 << 4 | 1 << 2, 1 << 6 | 1 << 7, 60 << 2 | 2, 2, 1, 0, 0, 0,
+         0},                                                      /* 5/3 lossy, bpp, threshold */
+        {0, 0, 0, 1, 0, 0, 3, 0, 0, 200, 0, 0},                   /* 1x1 */
+        {63, 1, 0 | 0 << 2, 1 | 15 << 4, 0, 0, 0, 0, 0, 1, 2, 3}, /* 64x1, 1-bit, 15 levels asked */
     };
     for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
         char name[32];
@@ -432,19 +438,21 @@ static void seeds_png_meta(void)
         for (int i = 0; i < 32; i++) chrm[i] = (uint8_t)(i * 11);
         int bad = 0;
         if (!text_only)
-            bad |= wc_meta_add(m, WC_META_ICC, 0, "seed profile", "profile bytes profile bytes", 27) |
-                   wc_meta_add(m, WC_META_GAMMA, 0, "", "\xa0\x86\x01\x00", 4) |
-                   wc_meta_add(m, WC_META_CHROMATICITY, 0, "", chrm, 32) |
-                   wc_meta_add(m, WC_META_SRGB, 0, "", "\x01", 1) |
-                   wc_meta_add(m, WC_META_RESOLUTION, 0, "", res, 17) |
-                   wc_meta_add(m, WC_META_TIME, 0, "", "\xea\x07\x01\x02\x03\x04\x05", 7) |
-                   wc_meta_add(m, WC_META_EXIF, 0, "", "II*\0\x08\0\0\0\0\0", 10);
-        bad |= wc_meta_add(m, WC_META_TEXT, 0, "Title", "plain", 5) |
-               wc_meta_add(m, WC_META_TEXT, WC_META_TEXT_COMPRESSED, "Comment", "zipped zipped", 13) |
-               wc_meta_add(m, WC_META_TEXT, WC_META_TEXT_UTF8, "Author", "Ren\xc3\xa9", 6) |
-               wc_meta_add(m, WC_META_TEXT, WC_META_TEXT_UTF8 | WC_META_TEXT_COMPRESSED,
-                           "Description", "utf-8, zipped", 13) |
-               wc_meta_add(m, WC_META_XMP, 0, "", "<x:xmpmeta/>", 12);
+            bad |=
+                wc_meta_add(m, WC_META_ICC, 0, "seed profile", "profile bytes profile bytes", 27) |
+                wc_meta_add(m, WC_META_GAMMA, 0, "", "\xa0\x86\x01\x00", 4) |
+                wc_meta_add(m, WC_META_CHROMATICITY, 0, "", chrm, 32) |
+                wc_meta_add(m, WC_META_SRGB, 0, "", "\x01", 1) |
+                wc_meta_add(m, WC_META_RESOLUTION, 0, "", res, 17) |
+                wc_meta_add(m, WC_META_TIME, 0, "", "\xea\x07\x01\x02\x03\x04\x05", 7) |
+                wc_meta_add(m, WC_META_EXIF, 0, "", "II*\0\x08\0\0\0\0\0", 10);
+        bad |=
+            wc_meta_add(m, WC_META_TEXT, 0, "Title", "plain", 5) |
+            wc_meta_add(m, WC_META_TEXT, WC_META_TEXT_COMPRESSED, "Comment", "zipped zipped", 13) |
+            wc_meta_add(m, WC_META_TEXT, WC_META_TEXT_UTF8, "Author", "Ren\xc3\xa9", 6) |
+            wc_meta_add(m, WC_META_TEXT, WC_META_TEXT_UTF8 | WC_META_TEXT_COMPRESSED, "Description",
+                        "utf-8, zipped", 13) |
+            wc_meta_add(m, WC_META_XMP, 0, "", "<x:xmpmeta/>", 12);
         if (bad) die("metadata");
         uint8_t *out = NULL;
         size_t on = 0;
@@ -468,7 +476,9 @@ static void seeds_tiff(void)
     static const struct {
         const char *name;
         uint32_t w, h, comps, depth;
-    } ours[] = {{"gray1.tif", 19, 7, 1, 1},   {"ga8.tif", 12, 9, 2, 8}, {"rgb16.tif", 10, 8, 3, 16},
+    } ours[] = {{"gray1.tif", 19, 7, 1, 1},
+                {"ga8.tif", 12, 9, 2, 8},
+                {"rgb16.tif", 10, 8, 3, 16},
                 {"rgba12.tif", 9, 6, 4, 12}};
     for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++) {
         wc_image img;

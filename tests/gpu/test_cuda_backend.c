@@ -26,7 +26,6 @@
 #include "dwt.h"
 #include "test_support.h"
 
-
 /* Kinds of plan: lossless 5/3 + RCT, lossy 5/3 + RCT, lossy 9/7 + ICT
  * (alpha stays 5/3 and exact, as plan.c makes it). */
 enum { MODE_LOSSLESS, MODE_LOSSY53, MODE_LOSSY97, NMODES };
@@ -39,7 +38,10 @@ typedef struct tcase {
     size_t pad; /* extra bytes per image row (stride > packed) */
 } tcase;
 
-static int is_alpha(uint32_t comps, uint32_t c) { return (comps == 2 && c == 1) || (comps == 4 && c == 3); }
+static int is_alpha(uint32_t comps, uint32_t c)
+{
+    return (comps == 2 && c == 1) || (comps == 4 && c == 3);
+}
 
 static void make_plan(const tcase *t, test_rng *rng, wc_stage_plan *p)
 {
@@ -63,7 +65,10 @@ static void make_plan(const tcase *t, test_rng *rng, wc_stage_plan *p)
     }
 }
 
-static size_t row_bytes(const tcase *t) { return (size_t)t->w * t->comps * (t->depth <= 8 ? 1 : 2); }
+static size_t row_bytes(const tcase *t)
+{
+    return (size_t)t->w * t->comps * (t->depth <= 8 ? 1 : 2);
+}
 
 static void random_image(const tcase *t, test_rng *rng, wc_image *img)
 {
@@ -81,7 +86,7 @@ static void random_image(const tcase *t, test_rng *rng, wc_image *img)
             /* Mostly smooth-ish values with full-range outliers, so that
              * both small and extreme coefficients appear. */
             int32_t v = (test_rng_u32(rng) & 7) == 0 ? test_rng_range(rng, 0, maxv)
-                                                      : (int32_t)((y * 7 + i * 3) % (maxv + 1));
+                                                     : (int32_t)((y * 7 + i * 3) % (maxv + 1));
             if (t->depth <= 8)
                 row[i] = (uint8_t)v;
             else
@@ -138,7 +143,8 @@ static int same_words(const void *a, const void *b, size_t n, uint32_t w, const 
     return 0;
 }
 
-static void run_gpu(const tcase *t, const wc_stage_plan *plan, const wc_image *img, const wc_coeffs *a);
+static void run_gpu(const tcase *t, const wc_stage_plan *plan, const wc_image *img,
+                    const wc_coeffs *a);
 
 static void run_case(const tcase *t)
 {
@@ -160,7 +166,8 @@ static void run_case(const tcase *t)
 
 /* The CUDA backend on one case against the CPU's coefficients a: forward,
  * then (quantized plans) the inverse of a on both backends. */
-static void run_gpu(const tcase *t, const wc_stage_plan *plan, const wc_image *img, const wc_coeffs *a)
+static void run_gpu(const tcase *t, const wc_stage_plan *plan, const wc_image *img,
+                    const wc_coeffs *a)
 {
     wc_coeffs b;
     alloc_coeffs(t, &b);
@@ -203,8 +210,8 @@ static void run_gpu(const tcase *t, const wc_stage_plan *plan, const wc_image *i
         }
         int exact = 1;
         for (uint32_t y = 0; y < t->h; y++)
-            exact &= memcmp((uint8_t *)pb.pixels + y * img->stride, (uint8_t *)img->pixels + y * img->stride,
-                            row_bytes(t)) == 0;
+            exact &= memcmp((uint8_t *)pb.pixels + y * img->stride,
+                            (uint8_t *)img->pixels + y * img->stride, row_bytes(t)) == 0;
         if (t->mode == MODE_LOSSLESS && !exact) {
             char d[192];
             describe(t, d, sizeof d);
@@ -228,9 +235,15 @@ static void sweep(uint32_t w, uint32_t h, int max_levels_cap, uint64_t seed)
     for (int mode = 0; mode < NMODES; mode++)
         for (uint32_t comps = 1; comps <= 4; comps++)
             for (int levels = 0; levels <= maxl; levels++) {
-                tcase t = {w, h, comps, depths[(k + (uint64_t)levels) % 5], mode, levels,
+                tcase t = {w,
+                           h,
+                           comps,
+                           depths[(k + (uint64_t)levels) % 5],
+                           mode,
+                           levels,
                            (int)((k + (uint64_t)comps) & 1) || mode == MODE_LOSSLESS,
-                           seed * 1000 + k, (size_t)((k % 3) * 3)};
+                           seed * 1000 + k,
+                           (size_t)((k % 3) * 3)};
                 if (t.depth == 1 && mode != MODE_LOSSLESS) t.depth = 8;
                 run_case(&t);
                 k++;
@@ -241,29 +254,35 @@ static void test_tiny(void **state)
 {
     (void)state;
     static const uint32_t dims[][2] = {{1, 1}, {1, 2}, {2, 1}, {2, 2}, {1, 17}, {17, 1},
-                                       {3, 3}, {2, 5}, {5, 2}, {3, 7},  {7, 3},  {4, 4}};
-    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) sweep(dims[i][0], dims[i][1], 15, i + 1);
+                                       {3, 3}, {2, 5}, {5, 2}, {3, 7}, {7, 3},  {4, 4}};
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
+        sweep(dims[i][0], dims[i][1], 15, i + 1);
 }
 
 static void test_thin(void **state)
 {
     (void)state;
     static const uint32_t dims[][2] = {{1, 300}, {300, 1}, {2, 259}, {259, 2}, {3, 130}, {130, 3}};
-    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) sweep(dims[i][0], dims[i][1], 15, 100 + i);
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
+        sweep(dims[i][0], dims[i][1], 15, 100 + i);
 }
 
 static void test_odd_prime(void **state)
 {
     (void)state;
-    static const uint32_t dims[][2] = {{13, 17}, {31, 29}, {61, 67}, {127, 131}, {251, 7}, {7, 251}};
-    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) sweep(dims[i][0], dims[i][1], 15, 200 + i);
+    static const uint32_t dims[][2] = {{13, 17},   {31, 29}, {61, 67},
+                                       {127, 131}, {251, 7}, {7, 251}};
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
+        sweep(dims[i][0], dims[i][1], 15, 200 + i);
 }
 
 static void test_blocks(void **state)
 {
     (void)state;
-    static const uint32_t dims[][2] = {{64, 64}, {65, 63}, {128, 128}, {129, 127}, {256, 64}, {120, 124}};
-    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) sweep(dims[i][0], dims[i][1], 7, 300 + i);
+    static const uint32_t dims[][2] = {{64, 64},   {65, 63},  {128, 128},
+                                       {129, 127}, {256, 64}, {120, 124}};
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
+        sweep(dims[i][0], dims[i][1], 7, 300 + i);
 }
 
 static void test_large(void **state)
@@ -271,8 +290,15 @@ static void test_large(void **state)
     (void)state;
     for (int mode = 0; mode < NMODES; mode++)
         for (uint32_t comps = 1; comps <= 4; comps += 3) {
-            tcase t = {1000, 777, comps, comps == 1 ? 16 : 8, mode, mode == MODE_LOSSY97 ? 5 : 6, 1,
-                       400 + (uint64_t)mode * 8 + comps, comps == 4 ? 5 : 0};
+            tcase t = {1000,
+                       777,
+                       comps,
+                       comps == 1 ? 16 : 8,
+                       mode,
+                       mode == MODE_LOSSY97 ? 5 : 6,
+                       1,
+                       400 + (uint64_t)mode * 8 + comps,
+                       comps == 4 ? 5 : 0};
             run_case(&t);
             t.quantize = 0;
             t.levels = 3;
@@ -300,44 +326,47 @@ static void test_inverse_random(void **state)
     (void)state;
     static const uint32_t dims[][2] = {{97, 45}, {1, 64}, {300, 257}};
     for (int hostile = 0; hostile < 2; hostile++)
-    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
-        for (int mode = 0; mode < NMODES; mode++) {
-            tcase t = {dims[i][0], dims[i][1], 4, mode == MODE_LOSSLESS ? 12 : 8, mode, 4, 1,
-                       600 + i * 3 + (uint64_t)mode + 50 * (uint64_t)hostile, 0};
-            if (t.levels > dwt_max_levels(t.w, t.h)) t.levels = dwt_max_levels(t.w, t.h);
-            test_rng rng;
-            test_rng_seed(&rng, t.seed);
-            wc_stage_plan plan;
-            make_plan(&t, &rng, &plan);
-            wc_coeffs co;
-            alloc_coeffs(&t, &co);
-            const size_t n = (size_t)t.w * t.h;
-            for (uint32_t c = 0; c < t.comps; c++)
-                for (size_t k = 0; k < n; k++)
-                    co.q[c][k] = hostile ? test_rng_range(&rng, -(1 << 30), 1 << 30)
-                                         : test_rng_range(&rng, -3000, 3000);
-            wc_image pa = {t.w, t.h, t.comps, t.depth, row_bytes(&t), NULL};
-            wc_image pb = pa;
-            pa.pixels = malloc(pa.stride * t.h);
-            pb.pixels = malloc(pb.stride * t.h);
-            assert_non_null(pa.pixels);
-            assert_non_null(pb.pixels);
-            wc_err err = {{0}};
-            assert_int_equal(g_cpu->inverse(g_cpu_self, &plan, &co, &pa, &err), WC_OK);
-            memset(pb.pixels, 0x5A, pb.stride * t.h);
-            wc_status s = g_gpu->inverse(g_gpu_self, &plan, &co, &pb, &err);
-            if (s != WC_OK) print_error("CUDA inverse: %s\n", err.msg);
-            assert_int_equal(s, WC_OK);
-            if (memcmp(pa.pixels, pb.pixels, pa.stride * t.h) != 0) {
-                char d[192];
-                describe(&t, d, sizeof d);
-                print_error("%s: inverse of random coefficients differs\n", d);
-                fail();
+        for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
+            for (int mode = 0; mode < NMODES; mode++) {
+                tcase t = {dims[i][0], dims[i][1],
+                           4,          mode == MODE_LOSSLESS ? 12 : 8,
+                           mode,       4,
+                           1,          600 + i * 3 + (uint64_t)mode + 50 * (uint64_t)hostile,
+                           0};
+                if (t.levels > dwt_max_levels(t.w, t.h)) t.levels = dwt_max_levels(t.w, t.h);
+                test_rng rng;
+                test_rng_seed(&rng, t.seed);
+                wc_stage_plan plan;
+                make_plan(&t, &rng, &plan);
+                wc_coeffs co;
+                alloc_coeffs(&t, &co);
+                const size_t n = (size_t)t.w * t.h;
+                for (uint32_t c = 0; c < t.comps; c++)
+                    for (size_t k = 0; k < n; k++)
+                        co.q[c][k] = hostile ? test_rng_range(&rng, -(1 << 30), 1 << 30)
+                                             : test_rng_range(&rng, -3000, 3000);
+                wc_image pa = {t.w, t.h, t.comps, t.depth, row_bytes(&t), NULL};
+                wc_image pb = pa;
+                pa.pixels = malloc(pa.stride * t.h);
+                pb.pixels = malloc(pb.stride * t.h);
+                assert_non_null(pa.pixels);
+                assert_non_null(pb.pixels);
+                wc_err err = {{0}};
+                assert_int_equal(g_cpu->inverse(g_cpu_self, &plan, &co, &pa, &err), WC_OK);
+                memset(pb.pixels, 0x5A, pb.stride * t.h);
+                wc_status s = g_gpu->inverse(g_gpu_self, &plan, &co, &pb, &err);
+                if (s != WC_OK) print_error("CUDA inverse: %s\n", err.msg);
+                assert_int_equal(s, WC_OK);
+                if (memcmp(pa.pixels, pb.pixels, pa.stride * t.h) != 0) {
+                    char d[192];
+                    describe(&t, d, sizeof d);
+                    print_error("%s: inverse of random coefficients differs\n", d);
+                    fail();
+                }
+                free(pa.pixels);
+                free(pb.pixels);
+                free_coeffs(&co);
             }
-            free(pa.pixels);
-            free(pb.pixels);
-            free_coeffs(&co);
-        }
 }
 
 /* A plan the kernels do not cover (DCT) still gives the CPU's bits. */
@@ -395,10 +424,10 @@ static void test_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tiny),       cmocka_unit_test(test_thin),
-        cmocka_unit_test(test_odd_prime),  cmocka_unit_test(test_blocks),
-        cmocka_unit_test(test_large),      cmocka_unit_test(test_inverse_random),
-        cmocka_unit_test(test_dct_plan),   cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_tiny),      cmocka_unit_test(test_thin),
+        cmocka_unit_test(test_odd_prime), cmocka_unit_test(test_blocks),
+        cmocka_unit_test(test_large),     cmocka_unit_test(test_inverse_random),
+        cmocka_unit_test(test_dct_plan),  cmocka_unit_test(test_errors),
     };
     return gpu_pair_main("test_cuda_backend", tests, sizeof tests / sizeof tests[0]);
 }

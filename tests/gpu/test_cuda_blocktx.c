@@ -30,7 +30,6 @@
 #include "dwt.h"
 #include "test_support.h"
 
-
 enum { STEPS_ONE, STEPS_RANDOM, STEPS_JPEG, NSTEPS };
 static const char *steps_name[] = {"ones", "random", "jpeg"};
 
@@ -52,7 +51,10 @@ typedef struct tcase {
     size_t pad; /* extra bytes per image row (stride > packed) */
 } tcase;
 
-static int is_alpha(uint32_t comps, uint32_t c) { return (comps == 2 && c == 1) || (comps == 4 && c == 3); }
+static int is_alpha(uint32_t comps, uint32_t c)
+{
+    return (comps == 2 && c == 1) || (comps == 4 && c == 3);
+}
 
 static int comp_tx(const tcase *t, uint32_t c)
 {
@@ -70,7 +72,15 @@ static uint32_t plane_h(const tcase *t, uint32_t c) { return is_block(t, c) ? ce
 static tcase block_case(uint32_t w, uint32_t h, uint32_t comps, uint32_t depth, int tx, int steps,
                         int quantize, uint64_t seed)
 {
-    tcase t = {w, h, comps, depth, {tx, tx, tx, tx}, WC_COLOUR_ICT, steps, quantize, seed,
+    tcase t = {w,
+               h,
+               comps,
+               depth,
+               {tx, tx, tx, tx},
+               WC_COLOUR_ICT,
+               steps,
+               quantize,
+               seed,
                (size_t)(seed % 3) * 3};
     return t;
 }
@@ -127,7 +137,10 @@ static void make_plan(const tcase *t, test_rng *rng, wc_stage_plan *p)
     }
 }
 
-static size_t row_bytes(const tcase *t) { return (size_t)t->w * t->comps * (t->depth <= 8 ? 1 : 2); }
+static size_t row_bytes(const tcase *t)
+{
+    return (size_t)t->w * t->comps * (t->depth <= 8 ? 1 : 2);
+}
 
 /* Mostly smooth values with full-range outliers, so that both small and
  * extreme coefficients appear; the seed picks the gradient. */
@@ -146,7 +159,7 @@ static void random_image(const tcase *t, test_rng *rng, wc_image *img)
         uint8_t *row = (uint8_t *)img->pixels + y * img->stride;
         for (size_t i = 0; i < (size_t)t->w * t->comps; i++) {
             int32_t v = (test_rng_u32(rng) & 7) == 0 ? test_rng_range(rng, 0, maxv)
-                                                      : (int32_t)((y * gy + i * gx) % (maxv + 1));
+                                                     : (int32_t)((y * gy + i * gx) % (maxv + 1));
             if (t->depth <= 8)
                 row[i] = (uint8_t)v;
             else
@@ -289,9 +302,9 @@ static void sweep(uint32_t w, uint32_t h, uint64_t seed)
 static void test_shapes(void **state)
 {
     (void)state;
-    static const uint32_t dims[][2] = {{1, 1},   {1, 37},   {37, 1},  {7, 9},    {13, 17},
-                                       {8, 8},   {9, 16},   {64, 64}, {100, 75}, {72, 136},
-                                       {65, 33}, {257, 131}};
+    static const uint32_t dims[][2] = {{1, 1},    {1, 37},   {37, 1},  {7, 9},
+                                       {13, 17},  {8, 8},    {9, 16},  {64, 64},
+                                       {100, 75}, {72, 136}, {65, 33}, {257, 131}};
     for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) sweep(dims[i][0], dims[i][1], i + 1);
 }
 
@@ -300,7 +313,8 @@ static void test_thin(void **state)
 {
     (void)state;
     static const uint32_t dims[][2] = {{1, 300}, {300, 1}, {3, 200}, {200, 5}, {8, 129}};
-    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) sweep(dims[i][0], dims[i][1], 100 + i);
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
+        sweep(dims[i][0], dims[i][1], 100 + i);
 }
 
 /* 10- and 12-bit samples, and every pairing of transforms among the colour
@@ -394,7 +408,8 @@ static void test_inverse_random(void **state)
                             co.q[c][e] = hostile ? test_rng_range(&rng, -(1 << 30), 1 << 30)
                                                  : test_rng_range(&rng, -3000, 3000);
                     }
-                    check_inverse(&t, &plan, &co, hostile ? "hostile coefficients" : "random coefficients");
+                    check_inverse(&t, &plan, &co,
+                                  hostile ? "hostile coefficients" : "random coefficients");
                     free_coeffs(&co);
                 }
 }
@@ -433,9 +448,9 @@ static void test_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_shapes),         cmocka_unit_test(test_thin),
-        cmocka_unit_test(test_mixed),          cmocka_unit_test(test_rct),
-        cmocka_unit_test(test_large),          cmocka_unit_test(test_inverse_random),
+        cmocka_unit_test(test_shapes), cmocka_unit_test(test_thin),
+        cmocka_unit_test(test_mixed),  cmocka_unit_test(test_rct),
+        cmocka_unit_test(test_large),  cmocka_unit_test(test_inverse_random),
         cmocka_unit_test(test_errors),
     };
     return gpu_pair_main("test_cuda_blocktx", tests, sizeof tests / sizeof tests[0]);

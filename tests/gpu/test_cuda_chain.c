@@ -94,11 +94,14 @@ static void check_case(const tcase *t)
     wc_status sg = wc_encode_alloc(g_ctx_gpu, &pg, &img, &fg, &ng);
     if (sc != WC_OK || sg != WC_OK || nc != ng || memcmp(fc, fg, nc) != 0) {
         size_t at = 0;
-        while (sc == WC_OK && sg == WC_OK && at < nc && at < ng && ((uint8_t *)fc)[at] == ((uint8_t *)fg)[at]) at++;
-        print_error("%ux%u x%u %u-bit %s q%.0f block %d: cpu %d (%zu bytes), cuda %d (%zu bytes: %s), "
-                    "first difference at %zu\n",
-                    t->w, t->h, t->comps, t->depth, mode_name[t->mode], (double)t->quality, t->block,
-                    sc, nc, sg, ng, wc_ctx_error(g_ctx_gpu), at);
+        while (sc == WC_OK && sg == WC_OK && at < nc && at < ng &&
+               ((uint8_t *)fc)[at] == ((uint8_t *)fg)[at])
+            at++;
+        print_error(
+            "%ux%u x%u %u-bit %s q%.0f block %d: cpu %d (%zu bytes), cuda %d (%zu bytes: %s), "
+            "first difference at %zu\n",
+            t->w, t->h, t->comps, t->depth, mode_name[t->mode], (double)t->quality, t->block, sc,
+            nc, sg, ng, wc_ctx_error(g_ctx_gpu), at);
         fail();
     }
     if (t->mode != M_DEFLATE)
@@ -124,8 +127,8 @@ static void check_case(const tcase *t)
     wc_image_free(&img);
 }
 
-static const uint32_t sizes[][2] = {{1, 1}, {1, 37}, {53, 1}, {2, 2}, {17, 13}, {131, 67},
-                                    {64, 64}, {129, 257}};
+static const uint32_t sizes[][2] = {{1, 1},   {1, 37},   {53, 1},  {2, 2},
+                                    {17, 13}, {131, 67}, {64, 64}, {129, 257}};
 
 /* Every mode x size, components and depth turning over. */
 static void test_modes_sizes(void **state)
@@ -136,8 +139,8 @@ static void test_modes_sizes(void **state)
     int n = 0;
     for (int m = 0; m < NMODES; m++)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++, n++) {
-            tcase t = {sizes[s][0], sizes[s][1], (uint32_t)(n % 4) + 1, depths[n % 5], m,
-                       blocks[(n / 3) % 4], 75.0f, 1000u + (uint64_t)n};
+            tcase t = {sizes[s][0],         sizes[s][1], (uint32_t)(n % 4) + 1, depths[n % 5], m,
+                       blocks[(n / 3) % 4], 75.0f,       1000u + (uint64_t)n};
             check_case(&t);
         }
 }
@@ -152,9 +155,9 @@ static void test_random(void **state)
     static const float q[] = {5, 30, 75, 95, 100};
     for (int i = 0; i < 60; i++) {
         tcase t = {(uint32_t)test_rng_range(&r, 1, 300), (uint32_t)test_rng_range(&r, 1, 200),
-                   (uint32_t)test_rng_range(&r, 1, 4), (uint32_t)test_rng_range(&r, 1, 16),
-                   test_rng_range(&r, 0, NMODES - 1), blocks[test_rng_range(&r, 0, 3)],
-                   q[test_rng_range(&r, 0, 4)], 5000u + (uint64_t)i};
+                   (uint32_t)test_rng_range(&r, 1, 4),   (uint32_t)test_rng_range(&r, 1, 16),
+                   test_rng_range(&r, 0, NMODES - 1),    blocks[test_rng_range(&r, 0, 3)],
+                   q[test_rng_range(&r, 0, 4)],          5000u + (uint64_t)i};
         check_case(&t);
     }
 }
@@ -202,8 +205,8 @@ static int same_verdict(uint8_t *buf, size_t size, const char *what, size_t at)
     if (ok && sa != WC_OK) ok = strcmp(wc_ctx_error(g_ctx_cpu), wc_ctx_error(g_ctx_gpu)) == 0;
     if (ok && sa == WC_OK) ok = memcmp(a.pixels, b.pixels, wc_image_row_bytes(&a) * a.height) == 0;
     if (!ok)
-        print_error("%s at %zu: cpu %d '%s', cuda %d '%s'\n", what, at, sa, wc_ctx_error(g_ctx_cpu), sb,
-                    wc_ctx_error(g_ctx_gpu));
+        print_error("%s at %zu: cpu %d '%s', cuda %d '%s'\n", what, at, sa, wc_ctx_error(g_ctx_cpu),
+                    sb, wc_ctx_error(g_ctx_gpu));
     wc_image_free(&a);
     wc_image_free(&b);
     return sa != WC_OK;

@@ -120,8 +120,10 @@ static wc_image random_image(uint32_t w, uint32_t h, uint32_t c, uint32_t d, siz
         for (size_t i = 0; i < (size_t)w * c; i++) {
             int32_t v = test_rng_range(rng, 0, maxv);
             if (y == h - 1 && i == (size_t)w * c - 1) v = maxv;
-            if (bps == 1) p[i] = (uint8_t)v;
-            else memcpy(p + 2 * i, &(uint16_t){(uint16_t)v}, 2);
+            if (bps == 1)
+                p[i] = (uint8_t)v;
+            else
+                memcpy(p + 2 * i, &(uint16_t){(uint16_t)v}, 2);
         }
     }
     return im;
@@ -237,8 +239,8 @@ static void test_png_roundtrip_layouts(void **state)
     test_rng_seed(&rng, 1);
     for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-            wc_image im = random_image(sizes[s][0], sizes[s][1], layouts[l][0], layouts[l][1], 0,
-                                       &rng);
+            wc_image im =
+                random_image(sizes[s][0], sizes[s][1], layouts[l][0], layouts[l][1], 0, &rng);
             roundtrip_png(state, &im);
             free(im.pixels);
         }
@@ -283,7 +285,7 @@ static void test_png_sbit_in_file(void **state)
 
 static void check_palette(int depth, int ntrns)
 {
-    static const png_color pal[7] = {{255, 0, 0}, {0, 255, 0}, {0, 0, 255}, {1, 2, 3},
+    static const png_color pal[7] = {{255, 0, 0},     {0, 255, 0},  {0, 0, 255}, {1, 2, 3},
                                      {250, 251, 252}, {9, 99, 199}, {0, 0, 0}};
     static const uint8_t trns[4] = {0, 64, 128, 200};
     enum { W = 11, H = 6 };
@@ -295,8 +297,17 @@ static void check_palette(int depth, int ntrns)
         rows[y] = idx[y];
         for (int x = 0; x < W; x++) idx[y][x] = (uint8_t)test_rng_range(&rng, 0, npal - 1);
     }
-    enc_spec s = {W, H, depth, PNG_COLOR_TYPE_PALETTE, PNG_INTERLACE_NONE, pal, npal,
-                  ntrns ? trns : NULL, ntrns, NULL, rows};
+    enc_spec s = {W,
+                  H,
+                  depth,
+                  PNG_COLOR_TYPE_PALETTE,
+                  PNG_INTERLACE_NONE,
+                  pal,
+                  npal,
+                  ntrns ? trns : NULL,
+                  ntrns,
+                  NULL,
+                  rows};
     membuf m = enc_png(&s);
     wc_image got;
     wc_err err = {{0}};
@@ -359,8 +370,10 @@ static void check_interlaced(int depth, int ctype, uint32_t comps, uint32_t w, u
         rows[y] = file + y * row;
         for (size_t i = 0; i < (size_t)w * comps; i++) {
             uint32_t v = sample_at(&want, row, y, i);
-            if (depth == 16) rows[y][2 * i] = (uint8_t)(v >> 8), rows[y][2 * i + 1] = (uint8_t)v;
-            else rows[y][i] = (uint8_t)v;
+            if (depth == 16)
+                rows[y][2 * i] = (uint8_t)(v >> 8), rows[y][2 * i + 1] = (uint8_t)v;
+            else
+                rows[y][i] = (uint8_t)v;
         }
     }
     enc_spec s = {w, h, depth, ctype, PNG_INTERLACE_ADAM7, NULL, 0, NULL, 0, NULL, rows};
@@ -456,8 +469,8 @@ static void test_png_bad_data(void **state)
  * is allocated; the file has no IDAT at all. */
 static void test_png_pixel_limit(void **state)
 {
-    enc_spec s = {100000, 100000, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, NULL, 0, NULL, 0,
-                  NULL, NULL};
+    enc_spec s = {100000, 100000, 8,   PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, NULL, 0, NULL,
+                  0,      NULL,   NULL};
     membuf m = enc_png(&s);
     wc_image got;
     wc_err err = {{0}};
@@ -536,7 +549,8 @@ static void test_png_kodak(void **state)
     wc_err err = {{0}};
     assert_int_equal(png_read_file(path, 0, &got, &err), WC_OK);
     if (test_kodak_full())
-        assert_true((got.width == 768 && got.height == 512) || (got.width == 512 && got.height == 768));
+        assert_true((got.width == 768 && got.height == 512) ||
+                    (got.width == 512 && got.height == 768));
     else
         assert_true(got.width == 256 && got.height == 192);
     assert_int_equal(got.components, 3);
@@ -548,8 +562,8 @@ static void test_png_kodak(void **state)
 
 static void test_pnm_roundtrip(void **state)
 {
-    static const uint32_t layouts[][2] = {{1, 8}, {3, 8}, {1, 16}, {3, 16}, {1, 1},
-                                          {3, 10}, {1, 12}, {3, 5}};
+    static const uint32_t layouts[][2] = {{1, 8}, {3, 8},  {1, 16}, {3, 16},
+                                          {1, 1}, {3, 10}, {1, 12}, {3, 5}};
     const char *path = tmp_path(state, "rt.pnm");
     test_rng rng;
     test_rng_seed(&rng, 6);

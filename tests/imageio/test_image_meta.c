@@ -39,10 +39,11 @@ static const char *path_of(const char *name)
 }
 
 static uint8_t icc[2000];
-static const char xmp[] = "<?xpacket begin=''?><x:xmpmeta xmlns:x='adobe:ns:meta/'/><?xpacket end='w'?>";
+static const char xmp[] =
+    "<?xpacket begin=''?><x:xmpmeta xmlns:x='adobe:ns:meta/'/><?xpacket end='w'?>";
 /* One entry: ExifVersion, UNDEFINED, 4 bytes "0231". */
-static const uint8_t exif[] = {'I', 'I', 42, 0, 8, 0, 0, 0, 1, 0, 0x00, 0x90, 7, 0, 4, 0, 0, 0,
-                               '0', '2', '3', '1', 0, 0, 0, 0};
+static const uint8_t exif[] = {'I', 'I', 42, 0, 8, 0,   0,   0,   1,   0, 0x00, 0x90, 7,
+                               0,   4,   0,  0, 0, '0', '2', '3', '1', 0, 0,    0,    0};
 
 static void make_png(const char *path)
 {
@@ -304,8 +305,8 @@ int main(void)
      * (size, class, colour space, PCS, 'acsp', D50), no tags, then bytes
      * that vary so a mix-up would show. */
     for (size_t i = 132; i < sizeof icc; i++) icc[i] = (uint8_t)(i * 131 >> 2);
-    static const uint8_t head[] = {0, 0, 0x07, 0xD0, 0, 0, 0, 0, 2, 0x10, 0, 0, 'm', 'n', 't', 'r',
-                                   'R', 'G', 'B', ' ', 'X', 'Y', 'Z', ' '};
+    static const uint8_t head[] = {0,   0,   0x07, 0xD0, 0,   0,   0,   0,   2,   0x10, 0,   0,
+                                   'm', 'n', 't',  'r',  'R', 'G', 'B', ' ', 'X', 'Y',  'Z', ' '};
     memcpy(icc, head, sizeof head);
     memcpy(icc + 36, "acsp", 4);
     static const uint8_t d50[] = {0, 0, 0xF6, 0xD6, 0, 1, 0, 0, 0, 0, 0xD3, 0x2D};

@@ -27,11 +27,11 @@
 typedef struct tiff_spec {
     uint32_t w, h;
     uint16_t spp, bps, compression, planar;
-    uint32_t tile;     /* 0: strips of 3 rows */
+    uint32_t tile; /* 0: strips of 3 rows */
     int big_endian;
     int min_is_white;
-    int pages;         /* 0 = 1 */
-    uint16_t fmt;      /* 0 = unsigned */
+    int pages;            /* 0 = 1 */
+    uint16_t fmt;         /* 0 = unsigned */
     uint16_t photometric; /* 0 = from spp */
 } tiff_spec;
 
@@ -56,9 +56,10 @@ static uint8_t *make_tiff(const tiff_spec *t, size_t *size)
         TIFFSetField(tif, TIFFTAG_IMAGELENGTH, t->h);
         TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, t->spp);
         TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, t->bps);
-        uint16_t ph = t->photometric ? t->photometric
-                      : t->spp >= 3  ? PHOTOMETRIC_RGB
-                      : t->min_is_white ? PHOTOMETRIC_MINISWHITE : PHOTOMETRIC_MINISBLACK;
+        uint16_t ph = t->photometric    ? t->photometric
+                      : t->spp >= 3     ? PHOTOMETRIC_RGB
+                      : t->min_is_white ? PHOTOMETRIC_MINISWHITE
+                                        : PHOTOMETRIC_MINISBLACK;
         TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, ph);
         TIFFSetField(tif, TIFFTAG_PLANARCONFIG, t->planar ? t->planar : PLANARCONFIG_CONTIG);
         TIFFSetField(tif, TIFFTAG_COMPRESSION, t->compression ? t->compression : COMPRESSION_NONE);
@@ -161,7 +162,8 @@ static uint8_t *make_tiff(const tiff_spec *t, size_t *size)
 
 static uint32_t img_sample(const wc_image *img, size_t k)
 {
-    return img->bit_depth > 8 ? ((const uint16_t *)img->pixels)[k] : ((const uint8_t *)img->pixels)[k];
+    return img->bit_depth > 8 ? ((const uint16_t *)img->pixels)[k]
+                              : ((const uint8_t *)img->pixels)[k];
 }
 
 static void check_pixels(const tiff_spec *t, const wc_image *img, int g)
@@ -293,7 +295,10 @@ static void test_lying_header(void **state)
     uint32_t ifd = data[4] | data[5] << 8 | (uint32_t)data[6] << 16 | (uint32_t)data[7] << 24;
     uint8_t *e = data + ifd + 2 + 12;
     assert_int_equal(e[0] | e[1] << 8, TIFFTAG_IMAGELENGTH);
-    e[8] = 0x00; e[9] = 0x00; e[10] = 0x01; e[11] = 0x00; /* 65536 rows */
+    e[8] = 0x00;
+    e[9] = 0x00;
+    e[10] = 0x01;
+    e[11] = 0x00; /* 65536 rows */
     wc_image img;
     wc_err err = {{0}};
     wc_status s = tiff_read_mem(data, size, 1, 0, &img, NULL, NULL, &err);
@@ -320,8 +325,10 @@ static void test_every_truncation(void **state)
         wc_image img;
         wc_err err = {{0}};
         wc_status s = tiff_read_mem(cut, n, 1, 0, &img, NULL, NULL, &err);
-        if (s == WC_OK) wc_image_free(&img); /* a cut in unused bytes */
-        else assert_true(err.msg[0] != '\0');
+        if (s == WC_OK)
+            wc_image_free(&img); /* a cut in unused bytes */
+        else
+            assert_true(err.msg[0] != '\0');
         free(cut);
     }
     free(data);
@@ -339,8 +346,10 @@ static void test_write_roundtrip(void **state)
             assert_int_equal(wc_image_alloc(&img), WC_OK);
             for (size_t i = 0; i < (size_t)17 * 10 * comps; i++) {
                 uint32_t v = (uint32_t)(i * 7919u) & ((1u << depths[d]) - 1);
-                if (depths[d] > 8) ((uint16_t *)img.pixels)[i] = (uint16_t)v;
-                else ((uint8_t *)img.pixels)[i] = (uint8_t)v;
+                if (depths[d] > 8)
+                    ((uint16_t *)img.pixels)[i] = (uint16_t)v;
+                else
+                    ((uint8_t *)img.pixels)[i] = (uint8_t)v;
             }
             uint8_t *buf;
             size_t size;
@@ -379,7 +388,8 @@ static void test_write_metadata(void **state)
     assert_int_equal(wc_meta_add(m, WC_META_RESOLUTION, 0, "", res, 17), WC_OK);
     assert_int_equal(wc_meta_add(m, WC_META_CHROMATICITY, 0, "", chrm, 32), WC_OK);
     assert_int_equal(wc_meta_add(m, WC_META_TIME, 0, "", when, 7), WC_OK);
-    assert_int_equal(wc_meta_add(m, WC_META_TEXT, WC_META_TEXT_UTF8, "Description", "a test", 6), WC_OK);
+    assert_int_equal(wc_meta_add(m, WC_META_TEXT, WC_META_TEXT_UTF8, "Description", "a test", 6),
+                     WC_OK);
     assert_int_equal(wc_meta_add(m, WC_META_TEXT, 0, "Comment", "no tag", 6), WC_OK);
     assert_int_equal(wc_meta_add(m, WC_META_GAMMA, 0, "", "\xa0\x86\x01\x00", 4), WC_OK);
     uint8_t *buf;
@@ -482,7 +492,8 @@ static void check_exif_fields(const uint8_t *file, size_t size)
     assert_int_equal(iso[0], 400);
     assert_true(TIFFGetField(t, EXIFTAG_EXPOSURETIME, &exposure_v));
     double exposure = TIFFFieldSetGetSize(TIFFFieldWithTag(t, EXIFTAG_EXPOSURETIME)) == 8
-                          ? exposure_v.d : (double)exposure_v.f;
+                          ? exposure_v.d
+                          : (double)exposure_v.f;
     assert_true(exposure > 0.00399 && exposure < 0.00401);
     TIFFClose(t);
     unlink(path);
@@ -541,7 +552,8 @@ static void test_exif(void **state)
         assert_int_equal(wc_image_alloc(&big), WC_OK);
         test_rng r;
         test_rng_seed(&r, 5);
-        for (size_t i = 0; i < big.stride * big.height; i++) ((uint8_t *)big.pixels)[i] = (uint8_t)test_rng_u32(&r);
+        for (size_t i = 0; i < big.stride * big.height; i++)
+            ((uint8_t *)big.pixels)[i] = (uint8_t)test_rng_u32(&r);
         uint8_t *out;
         size_t n;
         unsigned dropped = 99;

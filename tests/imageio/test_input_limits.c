@@ -185,8 +185,10 @@ static void test_tiff_claims(void **state)
         put_le16(e, tags[i][0]);
         put_le16(e + 2, tags[i][1]);
         put_le32(e + 4, 1);
-        if (tags[i][1] == 3) put_le16(e + 8, (uint16_t)vals[i]);
-        else put_le32(e + 8, vals[i]);
+        if (tags[i][1] == 3)
+            put_le16(e + 8, (uint16_t)vals[i]);
+        else
+            put_le32(e + 8, vals[i]);
     }
     FILE *f = fopen(work_path("claims.tif"), "wb");
     assert_non_null(f);
@@ -292,10 +294,8 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dev_zero),
-        cmocka_unit_test(test_png68),
-        cmocka_unit_test(test_pnm_claims),
-        cmocka_unit_test(test_png_30000),
+        cmocka_unit_test(test_dev_zero),    cmocka_unit_test(test_png68),
+        cmocka_unit_test(test_pnm_claims),  cmocka_unit_test(test_png_30000),
         cmocka_unit_test(test_tiff_claims),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

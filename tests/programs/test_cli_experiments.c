@@ -30,8 +30,8 @@
 
 static int is_name_char(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '-' || c == '_' || c == ':' || c == '.';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '_' || c == ':' || c == '.';
 }
 
 /* Text and attribute values: no '<', and every '&' starts a known entity. */
@@ -121,7 +121,7 @@ static void test_xml_checker_rejects(void **state)
     snprintf(buf, sizeof buf, "%s<svg a=\"1\"><g><line/></g><text>a &amp; b</text></svg>\n", d);
     assert_true(xml_well_formed(buf));
     const char *bad[] = {"<svg><g></svg></g>", "<svg>a & b</svg>", "<svg>a < b</svg>",
-                         "<svg a=\"x<y\"/>",   "<svg a=1/>",         "<svg>",
+                         "<svg a=\"x<y\"/>",   "<svg a=1/>",       "<svg>",
                          "<svg/><svg/>",       "<svg/>text"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         snprintf(buf, sizeof buf, "%s%s", d, bad[i]);
@@ -305,7 +305,6 @@ static int run_wcodec(const fixture *f, ...)
     return WEXITSTATUS(status);
 }
 
-
 /* ---- CSV reading: lines, and fields with RFC 4180 quotes ------------------------ */
 
 /* Splits text into lines in place; returns how many (a final empty one is
@@ -485,8 +484,8 @@ static void test_sweep_outputs(void **state)
     fixture *f = *state;
     char out[256];
     snprintf(out, sizeof out, "%s", path_in(f, "sweep"));
-    assert_int_equal(run_wcodec(f, "sweep", f->imgs, "--transform", "dwt,dct", "--wavelet",
-                                "53,97", "--bpp", "2,1", "--out", out, (char *)NULL),
+    assert_int_equal(run_wcodec(f, "sweep", f->imgs, "--transform", "dwt,dct", "--wavelet", "53,97",
+                                "--bpp", "2,1", "--out", out, (char *)NULL),
                      0);
     char p[300];
     snprintf(p, sizeof p, "%s/sweep.csv", out);
@@ -526,8 +525,10 @@ static void test_sweep_errors(void **state)
     char out[256];
     snprintf(out, sizeof out, "%s", path_in(f, "sweep-bad"));
     assert_int_equal(run_wcodec(f, "sweep", f->imgs, (char *)NULL), 1); /* no --out */
-    assert_int_equal(run_wcodec(f, "sweep", f->imgs, "--quality", "50", "--out", out, (char *)NULL), 1);
-    assert_int_equal(run_wcodec(f, "sweep", f->imgs, "--bpp", "1,,2", "--out", out, (char *)NULL), 1);
+    assert_int_equal(run_wcodec(f, "sweep", f->imgs, "--quality", "50", "--out", out, (char *)NULL),
+                     1);
+    assert_int_equal(run_wcodec(f, "sweep", f->imgs, "--bpp", "1,,2", "--out", out, (char *)NULL),
+                     1);
     assert_int_equal(
         run_wcodec(f, "sweep", f->imgs, "--transform", "dwt,wht", "--out", out, (char *)NULL), 1);
     char *err = slurp(path_in(f, "stderr.txt"));

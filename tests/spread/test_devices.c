@@ -102,7 +102,9 @@ static void test_same_bytes_on_every_device(void **state)
         if (mode > 0) {
             p.lossless = 0;
             p.quality = 70;
-            p.transform = mode == 2 ? WC_TRANSFORM_DCT : mode == 3 ? WC_TRANSFORM_LOT : WC_TRANSFORM_DWT;
+            p.transform = mode == 2   ? WC_TRANSFORM_DCT
+                          : mode == 3 ? WC_TRANSFORM_LOT
+                                      : WC_TRANSFORM_DWT;
         }
         void *ref = NULL, *buf = NULL;
         size_t nref = 0, n = 0;

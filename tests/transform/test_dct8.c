@@ -103,7 +103,7 @@ static void test_matches_definition(void **state)
 static void test_constant_block(void **state)
 {
     (void)state;
-    const float values[] = { 0.0f, 1.0f, -3.5f, 128.0f, 255.0f };
+    const float values[] = {0.0f, 1.0f, -3.5f, 128.0f, 255.0f};
     for (size_t k = 0; k < sizeof values / sizeof values[0]; k++) {
         float b[64];
         for (int i = 0; i < 64; i++) b[i] = values[k];
@@ -151,7 +151,7 @@ static void test_parseval(void **state)
 static void test_plane_round_trip(void **state)
 {
     (void)state;
-    static const uint32_t dims[][2] = { { 8, 8 }, { 16, 8 }, { 8, 16 }, { 64, 64 }, { 8, 1024 }, { 1024, 8 } };
+    static const uint32_t dims[][2] = {{8, 8}, {16, 8}, {8, 16}, {64, 64}, {8, 1024}, {1024, 8}};
     test_rng r;
     test_rng_seed(&r, 3);
     for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++)
@@ -213,7 +213,8 @@ static void test_plane_equals_blocks_bitwise(void **state)
         for (uint32_t by = 0; by < h; by += 8)
             for (uint32_t bx = 0; bx < w; bx += 8) {
                 float blk[64], viaapi[64], viadoc[64];
-                for (int y = 0; y < 8; y++) memcpy(blk + 8 * y, p + (by + y) * w + bx, 8 * sizeof *blk);
+                for (int y = 0; y < 8; y++)
+                    memcpy(blk + 8 * y, p + (by + y) * w + bx, 8 * sizeof *blk);
                 if (inverse)
                     dct8_inverse_block(blk, viaapi);
                 else
@@ -262,15 +263,16 @@ static void test_golden_bits(void **state)
 static void test_constants_documented(void **state)
 {
     (void)state;
-    static const float lit[] = { DCT8_A1, DCT8_A2, DCT8_A4, DCT8_A5, DCT8_B1, DCT8_B2, DCT8_B3, DCT8_B4,
-                                 DCT8_S0, DCT8_S1, DCT8_S2, DCT8_S3, DCT8_S4, DCT8_S5, DCT8_S6, DCT8_S7,
-                                 DCT8_T0, DCT8_T1, DCT8_T2, DCT8_T3, DCT8_T4, DCT8_T5, DCT8_T6, DCT8_T7 };
-    static const float hex[] = { 0x1.6a09e6p-1f, 0x1.1517a8p-1f, 0x1.4e7aeap+0f, 0x1.87de2ap-2f,
-                                 0x1.6a09e6p+0f, 0x1.d906bcp+0f, 0x1.1517a8p+0f, 0x1.4e7aeap+1f,
-                                 0x1.6a09e6p-2f, 0x1.0503eep-2f, 0x1.1517a8p-2f, 0x1.33e37ap-2f,
-                                 0x1.6a09e6p-2f, 0x1.ccc9aep-2f, 0x1.4e7aeap-1f, 0x1.480d9ep+0f,
-                                 0x1.6a09e6p-2f, 0x1.f6297cp-2f, 0x1.d906bcp-2f, 0x1.a9b662p-2f,
-                                 0x1.6a09e6p-2f, 0x1.1c73b4p-2f, 0x1.87de2ap-3f, 0x1.8f8b84p-4f };
+    static const float lit[] = {DCT8_A1, DCT8_A2, DCT8_A4, DCT8_A5, DCT8_B1, DCT8_B2,
+                                DCT8_B3, DCT8_B4, DCT8_S0, DCT8_S1, DCT8_S2, DCT8_S3,
+                                DCT8_S4, DCT8_S5, DCT8_S6, DCT8_S7, DCT8_T0, DCT8_T1,
+                                DCT8_T2, DCT8_T3, DCT8_T4, DCT8_T5, DCT8_T6, DCT8_T7};
+    static const float hex[] = {0x1.6a09e6p-1f, 0x1.1517a8p-1f, 0x1.4e7aeap+0f, 0x1.87de2ap-2f,
+                                0x1.6a09e6p+0f, 0x1.d906bcp+0f, 0x1.1517a8p+0f, 0x1.4e7aeap+1f,
+                                0x1.6a09e6p-2f, 0x1.0503eep-2f, 0x1.1517a8p-2f, 0x1.33e37ap-2f,
+                                0x1.6a09e6p-2f, 0x1.ccc9aep-2f, 0x1.4e7aeap-1f, 0x1.480d9ep+0f,
+                                0x1.6a09e6p-2f, 0x1.f6297cp-2f, 0x1.d906bcp-2f, 0x1.a9b662p-2f,
+                                0x1.6a09e6p-2f, 0x1.1c73b4p-2f, 0x1.87de2ap-3f, 0x1.8f8b84p-4f};
     assert_memory_equal(lit, hex, sizeof lit);
 }
 
@@ -286,8 +288,8 @@ static uint32_t ref_reflect(int64_t i, uint32_t n)
 static void test_pad_mirror(void **state)
 {
     (void)state;
-    static const uint32_t dims[][2] = { { 1, 1 }, { 1, 13 }, { 13, 1 }, { 1, 8 }, { 7, 9 },
-                                        { 13, 17 }, { 3, 2 }, { 16, 8 }, { 2, 31 } };
+    static const uint32_t dims[][2] = {{1, 1},   {1, 13}, {13, 1}, {1, 8}, {7, 9},
+                                       {13, 17}, {3, 2},  {16, 8}, {2, 31}};
     for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++) {
         uint32_t w = dims[d][0], h = dims[d][1], pw = blk8_ceil8(w), ph = blk8_ceil8(h);
         assert_int_equal(pw % 8, 0);
@@ -307,9 +309,9 @@ static void test_pad_mirror(void **state)
 static void test_pad_known_row(void **state)
 {
     (void)state;
-    const float src[3] = { 1, 2, 3 };
+    const float src[3] = {1, 2, 3};
     float dst[8 * 8];
-    const float want[8] = { 1, 2, 3, 3, 2, 1, 1, 2 };
+    const float want[8] = {1, 2, 3, 3, 2, 1, 1, 2};
     blk8_pad(src, 3, 1, dst, 8, 8);
     for (int y = 0; y < 8; y++) assert_memory_equal(dst + 8 * y, want, sizeof want);
     assert_int_equal(blk8_ceil8(0), 0);

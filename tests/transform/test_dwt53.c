@@ -65,8 +65,10 @@ static void ref53_inverse_1d(int32_t *x, uint32_t n)
     for (uint32_t k = 0; k < n; k++) inter[k] = x[(k & 1) ? nl + k / 2 : k / 2];
     for (int64_t k = -2; k < (int64_t)n + 2; k++) y[k + 2] = inter[reflect(k, n)];
     /* Even places 0..n (n itself when even: the odd place n-1 needs it). */
-    for (int64_t k = 0; k <= (int64_t)n; k += 2) y[k + 2] = y[k + 2] - floor_div(y[k + 1] + y[k + 3] + 2, 4);
-    for (int64_t k = 1; k < (int64_t)n; k += 2) y[k + 2] = y[k + 2] + floor_div(y[k + 1] + y[k + 3], 2);
+    for (int64_t k = 0; k <= (int64_t)n; k += 2)
+        y[k + 2] = y[k + 2] - floor_div(y[k + 1] + y[k + 3] + 2, 4);
+    for (int64_t k = 1; k < (int64_t)n; k += 2)
+        y[k + 2] = y[k + 2] + floor_div(y[k + 1] + y[k + 3], 2);
     for (uint32_t k = 0; k < n; k++) x[k] = y[k + 2];
     free(inter);
     free(y);
@@ -84,7 +86,10 @@ static void ref53_2d(int32_t *p, uint32_t w, uint32_t h, int levels, int inverse
             for (uint32_t y = 0; y < lh; y++) ref53_inverse_1d(p + (size_t)y * w, lw);
         for (uint32_t x = 0; x < lw; x++) {
             for (uint32_t y = 0; y < lh; y++) col[y] = p[(size_t)y * w + x];
-            if (inverse) ref53_inverse_1d(col, lh); else ref53_forward_1d(col, lh);
+            if (inverse)
+                ref53_inverse_1d(col, lh);
+            else
+                ref53_forward_1d(col, lh);
             for (uint32_t y = 0; y < lh; y++) p[(size_t)y * w + x] = col[y];
         }
         if (!inverse)
@@ -187,7 +192,8 @@ static void check_2d(test_rng *rng, uint32_t w, uint32_t h, int32_t lo, int32_t 
         ref53_2d(ref, w, h, levels, 0);
         if (memcmp(p, ref, n * sizeof *p) != 0) fail_msg("forward %ux%u, %d levels", w, h, levels);
         dwt53_inverse(p, w, h, levels, s);
-        if (memcmp(p, orig, n * sizeof *p) != 0) fail_msg("round trip %ux%u, %d levels", w, h, levels);
+        if (memcmp(p, orig, n * sizeof *p) != 0)
+            fail_msg("round trip %ux%u, %d levels", w, h, levels);
     }
     free(orig);
     free(p);
@@ -218,7 +224,8 @@ static void test_2d_inverse_matches_reference(void **state)
     for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++) {
         const uint32_t w = dims[d][0], h = dims[d][1];
         const size_t n = (size_t)w * h;
-        int32_t *p = random_plane(&rng, n, -4096, 4096), *ref = malloc(n * sizeof *ref), *s = scratch_for(w, h);
+        int32_t *p = random_plane(&rng, n, -4096, 4096), *ref = malloc(n * sizeof *ref),
+                *s = scratch_for(w, h);
         memcpy(ref, p, n * sizeof *p);
         const int levels = dwt_max_levels(w, h);
         dwt53_inverse(p, w, h, levels, s);

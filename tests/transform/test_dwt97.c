@@ -24,9 +24,10 @@ enum { NSIZES = sizeof sizes / sizeof sizes[0] };
 /* JPEG 2000 Part 1, Table F.4: the 9/7 analysis filters, low-pass with DC
  * gain 1 (taps 0..4 of a symmetric 9-tap filter), high-pass with Nyquist
  * gain 2 (taps 0..3 of a symmetric 7-tap filter centred on an odd sample). */
-static const double h_low[5] = {0.602949018236360, 0.266864118442875, -0.078223266528990, -0.016864118442875,
-                                0.026748757410810};
-static const double h_high[4] = {1.115087052456994, -0.591271763114250, -0.057543526228500, 0.091271763114250};
+static const double h_low[5] = {0.602949018236360, 0.266864118442875, -0.078223266528990,
+                                -0.016864118442875, 0.026748757410810};
+static const double h_high[4] = {1.115087052456994, -0.591271763114250, -0.057543526228500,
+                                 0.091271763114250};
 
 static uint32_t reflect(int64_t i, uint32_t n)
 {
@@ -45,7 +46,8 @@ static void conv97_forward(const float *x, uint32_t n, double *out)
         const double *h = odd ? h_high : h_low;
         const int taps = odd ? 4 : 5;
         double acc = h[0] * x[k];
-        for (int t = 1; t < taps; t++) acc += h[t] * ((double)x[reflect((int64_t)k - t, n)] + x[reflect((int64_t)k + t, n)]);
+        for (int t = 1; t < taps; t++)
+            acc += h[t] * ((double)x[reflect((int64_t)k - t, n)] + x[reflect((int64_t)k + t, n)]);
         out[odd ? nl + k / 2 : k / 2] = acc;
     }
 }
@@ -122,7 +124,10 @@ static void naive97_2d(float *p, uint32_t w, uint32_t h, int levels, int inverse
             for (uint32_t y = 0; y < lh; y++) dwt97_inverse_1d(p + (size_t)y * w, lw, s);
         for (uint32_t x = 0; x < lw; x++) {
             for (uint32_t y = 0; y < lh; y++) col[y] = p[(size_t)y * w + x];
-            if (inverse) dwt97_inverse_1d(col, lh, s); else dwt97_forward_1d(col, lh, s);
+            if (inverse)
+                dwt97_inverse_1d(col, lh, s);
+            else
+                dwt97_forward_1d(col, lh, s);
             for (uint32_t y = 0; y < lh; y++) p[(size_t)y * w + x] = col[y];
         }
         if (!inverse)
@@ -142,13 +147,16 @@ static void check_2d(test_rng *rng, uint32_t w, uint32_t h)
         memcpy(ref, orig, n * sizeof *p);
         dwt97_forward(p, w, h, levels, s);
         naive97_2d(ref, w, h, levels, 0);
-        if (memcmp(p, ref, n * sizeof *p) != 0) fail_msg("forward %ux%u, %d levels: not bit-exact", w, h, levels);
+        if (memcmp(p, ref, n * sizeof *p) != 0)
+            fail_msg("forward %ux%u, %d levels: not bit-exact", w, h, levels);
         dwt97_inverse(p, w, h, levels, s);
         naive97_2d(ref, w, h, levels, 1);
-        if (memcmp(p, ref, n * sizeof *p) != 0) fail_msg("inverse %ux%u, %d levels: not bit-exact", w, h, levels);
+        if (memcmp(p, ref, n * sizeof *p) != 0)
+            fail_msg("inverse %ux%u, %d levels: not bit-exact", w, h, levels);
         for (size_t i = 0; i < n; i++)
             if (fabsf(p[i] - orig[i]) >= 1e-3f)
-                fail_msg("round trip %ux%u, %d levels: sample %zu off by %g", w, h, levels, i, p[i] - orig[i]);
+                fail_msg("round trip %ux%u, %d levels: sample %zu off by %g", w, h, levels, i,
+                         p[i] - orig[i]);
     }
     free(orig);
     free(p);
@@ -173,7 +181,8 @@ static void test_2d_large(void **state)
     test_rng_seed(&rng, 0x9797);
     const uint32_t w = 517, h = 263;
     const size_t n = (size_t)w * h;
-    float *orig = random_floats(&rng, n, 0.0, 255.0), *p = malloc(n * sizeof *p), *s = scratch_for(w, h);
+    float *orig = random_floats(&rng, n, 0.0, 255.0), *p = malloc(n * sizeof *p),
+          *s = scratch_for(w, h);
     memcpy(p, orig, n * sizeof *p);
     dwt97_forward(p, w, h, 5, s);
     dwt97_inverse(p, w, h, 5, s);

@@ -51,7 +51,8 @@ static void check_tiling(uint32_t w, uint32_t h, int levels)
             for (uint32_t x = b[k].x0; x < b[k].x0 + b[k].w; x++) hit[(size_t)y * w + x]++;
     }
     for (size_t i = 0; i < (size_t)w * h; i++)
-        if (hit[i] != 1) fail_msg("%ux%u, %d levels: sample %zu covered %d times", w, h, levels, i, hit[i]);
+        if (hit[i] != 1)
+            fail_msg("%ux%u, %d levels: sample %zu covered %d times", w, h, levels, i, hit[i]);
     free(hit);
 
     assert_int_equal(b[0].orient, DWT_LL);
@@ -82,7 +83,8 @@ static void test_bands_tile(void **state)
     (void)state;
     for (int i = 0; i < NSIZES; i++)
         for (int j = 0; j < NSIZES; j++)
-            for (int l = 0; l <= dwt_max_levels(sizes[i], sizes[j]); l++) check_tiling(sizes[i], sizes[j], l);
+            for (int l = 0; l <= dwt_max_levels(sizes[i], sizes[j]); l++)
+                check_tiling(sizes[i], sizes[j], l);
 }
 
 /* A 1-pixel-wide plane has no horizontal detail: HL and HH are empty. */
@@ -93,8 +95,10 @@ static void test_thin_planes(void **state)
     const int levels = dwt_max_levels(1, 50);
     const unsigned nb = dwt_bands(1, 50, levels, b);
     for (unsigned k = 1; k < nb; k++) {
-        if (b[k].orient == DWT_LH) assert_true(b[k].w == 1 && b[k].h > 0);
-        else assert_true(b[k].w == 0);
+        if (b[k].orient == DWT_LH)
+            assert_true(b[k].w == 1 && b[k].h > 0);
+        else
+            assert_true(b[k].w == 0);
     }
     assert_true(b[0].w == 1 && b[0].h == 1);
 }
@@ -123,7 +127,8 @@ static void test_bands_match_transform(void **state)
     dwt_bands(w, h, 1, b);
     for (unsigned k = 2; k < 4; k++)
         for (uint32_t y = b[k].y0; y < b[k].y0 + b[k].h; y++)
-            for (uint32_t x = b[k].x0; x < b[k].x0 + b[k].w; x++) assert_int_equal(p[(size_t)y * w + x], 0);
+            for (uint32_t x = b[k].x0; x < b[k].x0 + b[k].w; x++)
+                assert_int_equal(p[(size_t)y * w + x], 0);
     free(p);
     free(s);
 }
@@ -168,7 +173,8 @@ static void test_gain_table(void **state)
             for (int o = DWT_LL; o <= DWT_HH; o++) {
                 const double got = dwt_band_gain(wavelet, level, o);
                 if (fabs(got - want[o]) > 1e-4 * want[o])
-                    fail_msg("%d level %d orient %d: table %.9g, computed %.9g", wavelet, level, o, got, want[o]);
+                    fail_msg("%d level %d orient %d: table %.9g, computed %.9g", wavelet, level, o,
+                             got, want[o]);
             }
         }
 }
@@ -186,8 +192,10 @@ static void test_gain_properties(void **state)
             const double ll = dwt_band_gain(wavelet, level, DWT_LL);
             assert_true(ll > prev);
             prev = ll;
-            for (int o = DWT_HL; o <= DWT_HH; o++) assert_true(dwt_band_gain(wavelet, level, o) > 0);
-            assert_true(dwt_band_gain(wavelet, level, DWT_HL) == dwt_band_gain(wavelet, level, DWT_LH));
+            for (int o = DWT_HL; o <= DWT_HH; o++)
+                assert_true(dwt_band_gain(wavelet, level, o) > 0);
+            assert_true(dwt_band_gain(wavelet, level, DWT_HL) ==
+                        dwt_band_gain(wavelet, level, DWT_LH));
         }
     }
     assert_true(dwt_band_gain(44, 1, DWT_LL) == 0);
@@ -211,7 +219,8 @@ static void test_gain_2d(void **state)
         double e = 0;
         for (size_t i = 0; i < (size_t)w * h; i++) e += (double)p[i] * p[i];
         const double want = dwt_band_gain(97, b[k].level, b[k].orient);
-        if (fabs(e - want) > 1e-4 * want) fail_msg("band %u: 2-D energy %.9g, gain %.9g", k, e, want);
+        if (fabs(e - want) > 1e-4 * want)
+            fail_msg("band %u: 2-D energy %.9g, gain %.9g", k, e, want);
     }
     free(p);
     free(s);
@@ -220,12 +229,9 @@ static void test_gain_2d(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_max_levels),
-        cmocka_unit_test(test_bands_tile),
-        cmocka_unit_test(test_thin_planes),
-        cmocka_unit_test(test_bands_match_transform),
-        cmocka_unit_test(test_gain_table),
-        cmocka_unit_test(test_gain_properties),
+        cmocka_unit_test(test_max_levels),  cmocka_unit_test(test_bands_tile),
+        cmocka_unit_test(test_thin_planes), cmocka_unit_test(test_bands_match_transform),
+        cmocka_unit_test(test_gain_table),  cmocka_unit_test(test_gain_properties),
         cmocka_unit_test(test_gain_2d),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -62,8 +62,8 @@ static double dot(const float *a, const float *b, size_t n)
 static void test_round_trip(void **state)
 {
     (void)state;
-    static const uint32_t dims[][2] = { { 8, 8 }, { 8, 16 }, { 16, 8 }, { 24, 40 },
-                                        { 40, 24 }, { 256, 256 }, { 8, 1024 }, { 1024, 8 } };
+    static const uint32_t dims[][2] = {{8, 8},   {8, 16},    {16, 8},   {24, 40},
+                                       {40, 24}, {256, 256}, {8, 1024}, {1024, 8}};
     test_rng r;
     test_rng_seed(&r, 10);
     for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++) {
@@ -77,7 +77,8 @@ static void test_round_trip(void **state)
         lot_inv(y, w, h);
         double worst = 0;
         for (size_t i = 0; i < n; i++) worst = fmax(worst, fabs(y[i] - x[i]));
-        print_message("lot8 %ux%u: round trip max |err| %.3g, energy ratio %.8f\n", w, h, worst, ey / ex);
+        print_message("lot8 %ux%u: round trip max |err| %.3g, energy ratio %.8f\n", w, h, worst,
+                      ey / ex);
         assert_true(worst < 1e-3);
         /* Orthonormal everywhere (edges too), so energy is kept. */
         assert_true(fabs(ey - ex) <= 1e-5 * ex);
@@ -133,14 +134,15 @@ static void test_interior_basis(void **state)
     double worst = 0;
     for (int i = 0; i < 64; i++) {
         const float *bi = b + (size_t)i * N;
-        for (int j = 0; j <= i; j++) worst = fmax(worst, fabs(dot(bi, b + (size_t)j * N, N) - (i == j)));
+        for (int j = 0; j <= i; j++)
+            worst = fmax(worst, fabs(dot(bi, b + (size_t)j * N, N) - (i == j)));
         for (int y = 0; y < H; y++)
             for (int x = 0; x < W; x++)
                 if (y < 12 || y >= 28 || x < 12 || x >= 28) assert_true(bi[y * W + x] == 0.0f);
     }
     print_message("lot8 interior basis: worst |<bi,bj> - delta| %.3g\n", worst);
     assert_true(worst < 1e-5);
-    static const int nbr[][2] = { { 3, 2 }, { 2, 3 }, { 3, 3 }, { 1, 2 }, { 1, 1 } };
+    static const int nbr[][2] = {{3, 2}, {2, 3}, {3, 3}, {1, 2}, {1, 1}};
     for (size_t n = 0; n < sizeof nbr / sizeof nbr[0]; n++)
         for (int k = 0; k < 64; k++) {
             basis_image(nb, W, H, nbr[n][0], nbr[n][1], k / 8, k % 8);
@@ -187,8 +189,9 @@ static void test_smooth_compaction(void **state)
     float *p = alloc_floats(W * H);
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++)
-            p[y * W + x] = (float)(128 + 0.8 * x - 0.5 * y + 40 * sin(2 * TEST_PI * x / 90.0 + 0.4)
-                                   * cos(2 * TEST_PI * y / 70.0));
+            p[y * W + x] =
+                (float)(128 + 0.8 * x - 0.5 * y +
+                        40 * sin(2 * TEST_PI * x / 90.0 + 0.4) * cos(2 * TEST_PI * y / 70.0));
     lot_fwd(p, W, H);
     double total = 0, low = 0, ac = 0, lowac = 0;
     for (int y = 0; y < H; y++)
@@ -219,7 +222,8 @@ static void contract_fwd_1d(float *x, uint32_t n, size_t stride)
         int64_t j = i < 0 ? -1 - i : i >= (int64_t)n ? 2 * (int64_t)n - 1 - i : i;
         ext[i + 4] = x[(size_t)j * stride];
     }
-    for (uint32_t s = 0; s <= m; s++) lot8_stage1_fwd(ext + 8 * s, pq + 8 * s); /* s-1 in the header */
+    for (uint32_t s = 0; s <= m; s++)
+        lot8_stage1_fwd(ext + 8 * s, pq + 8 * s); /* s-1 in the header */
     for (uint32_t b = 0; b < m; b++) {
         float y[8];
         lot8_stage2_fwd(pq + 8 * b + 4, pq + 8 * (b + 1), y);
@@ -239,8 +243,8 @@ static void contract_inv_1d(float *x, uint32_t n, size_t stride)
         for (int k = 0; k < 8; k++) y[k] = x[(8 * b + k) * stride];
         lot8_stage2_inv(y, qh + 4 * b, ph + 4 * (b + 1)); /* shifted blocks b-1 and b */
     }
-    memcpy(ph, qh, 4 * sizeof *ph);                  /* left edge: mirror */
-    memcpy(qh + 4 * m, ph + 4 * m, 4 * sizeof *qh);  /* right edge: mirror */
+    memcpy(ph, qh, 4 * sizeof *ph);                 /* left edge: mirror */
+    memcpy(qh + 4 * m, ph + 4 * m, 4 * sizeof *qh); /* right edge: mirror */
     for (uint32_t s = 0; s <= m; s++) lot8_stage1_inv(ph + 4 * s, qh + 4 * s, ext + 8 * s);
     for (uint32_t i = 0; i < n; i++) x[i * stride] = ext[i + 4];
     free(qh);
@@ -263,7 +267,7 @@ static void contract_2d(float *p, uint32_t w, uint32_t h, int inverse)
 static void test_contract_bitwise(void **state)
 {
     (void)state;
-    static const uint32_t dims[][2] = { { 8, 8 }, { 16, 8 }, { 8, 24 }, { 40, 24 } };
+    static const uint32_t dims[][2] = {{8, 8}, {16, 8}, {8, 24}, {40, 24}};
     test_rng r;
     test_rng_seed(&r, 11);
     for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++)
@@ -317,9 +321,9 @@ static void test_golden_bits(void **state)
 static void test_constants_documented(void **state)
 {
     (void)state;
-    static const float lit[] = { LOT8_C1, LOT8_S1, LOT8_C2, LOT8_S2, LOT8_C3, LOT8_S3 };
-    static const float hex[] = { 0x1.d5e3f0p-1f, 0x1.96adf0p-2f, 0x1.c0ab44p-1f,
-                                 0x1.ed50d6p-2f, 0x1.d5e3f0p-1f, 0x1.96adf0p-2f };
+    static const float lit[] = {LOT8_C1, LOT8_S1, LOT8_C2, LOT8_S2, LOT8_C3, LOT8_S3};
+    static const float hex[] = {0x1.d5e3f0p-1f, 0x1.96adf0p-2f, 0x1.c0ab44p-1f,
+                                0x1.ed50d6p-2f, 0x1.d5e3f0p-1f, 0x1.96adf0p-2f};
     assert_memory_equal(lit, hex, sizeof lit);
 }
 
