@@ -15,10 +15,7 @@ mkdir -p "$out"
 extra=()
 kodak="${KODAK_DIR:-../shared/corpus/kodak}"
 [ -d "$kodak" ] && extra+=("-DWC_CORPUS_DIR=$(cd "$kodak" && pwd)")
-if [ -n "${CMOCKA_ROOT:-}" ]; then
-  extra+=("-DCMOCKA_ROOT=$CMOCKA_ROOT")
-  export LD_LIBRARY_PATH="$CMOCKA_ROOT/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
-fi
+. .ci/gpu_deps.sh
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DWCODEC_CUDA=ON \
   -DCMAKE_CUDA_ARCHITECTURES="$arch" "${extra[@]}" > "$out/configure.log"

@@ -18,17 +18,7 @@ say() { echo "$@" | tee -a "$out/summary.txt"; }
 
 # What this machine lacks, from .deps (see .ci/multigpu_prep.sh).
 extra=()
-cmocka="${CMOCKA_ROOT:-$PWD/.deps/cmocka}"
-if [ -d "$cmocka/usr" ] && ! [ -e /usr/include/cmocka.h ]; then
-  extra+=("-DCMOCKA_ROOT=$cmocka")
-  export LD_LIBRARY_PATH="$cmocka/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
-fi
-tiff="$PWD/.deps/tiff"
-if ! [ -e /usr/include/x86_64-linux-gnu/tiff.h ] && ! [ -e /usr/include/tiff.h ] && [ -d "$tiff/usr" ]; then
-  extra+=("-DTIFF_INCLUDE_DIR=$tiff/usr/include/x86_64-linux-gnu"
-          "-DTIFF_LIBRARY=$tiff/usr/lib/x86_64-linux-gnu/libtiff.so")
-  export LD_LIBRARY_PATH="$tiff/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
-fi
+. .ci/gpu_deps.sh
 kodak="${KODAK:-}"
 for d in ../shared/corpus/kodak .deps/kodak .gpuwork/kodak; do
   [ -z "$kodak" ] && [ -e "$d/kodim01.png" ] && kodak="$d"
