@@ -77,6 +77,12 @@ wc_status png_read_file(const char *path, uint64_t max_pixels, wc_image *img, wc
  * such an image needs (deflate packs at most 1032 bytes into one).
  * Non-interlaced rows are stored as they arrive, in a buffer that grows,
  * so a stream that ends early costs what it delivered. */
+/* Opens path, reads it with read (png_read_src, pnm_read_src) under
+ * max_pixels, closes it; a regular file's size is passed on so the reader
+ * can check the header's claim against it. what names the format. */
+typedef wc_status (*img_src_reader)(const img_source *, const img_limits *, wc_image *, wc_err *);
+wc_status img_read_path(const char *path, uint64_t max_pixels, const char *what,
+                        img_src_reader read, wc_image *img, wc_err *err);
 wc_status png_read_src(const img_source *src, const img_limits *lim, wc_image *img, wc_err *err);
 /* Writes gray (1/2/4/8/16-bit), GA, RGB, RGBA at 8 or 16 bits. Depths
  * other than 1,2,4,8,16 are written at the next larger PNG depth with

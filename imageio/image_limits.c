@@ -4,6 +4,8 @@
  * from a source that starts with bytes already in memory.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -50,4 +52,21 @@ size_t img_source_read(const img_source *src, size_t *pos, void *out, size_t n, 
     }
     *pos += got;
     return got;
+}
+
+wc_status img_read_path(const char *path, uint64_t max_pixels, const char *what,
+                        img_src_reader read, wc_image *img, wc_err *err)
+{
+    WC_RETURN_IF(img == NULL || path == NULL, err, WC_ERR_ARG, "%s: no path or no output image",
+                 what);
+    memset(img, 0, sizeof *img);
+    FILE *fp = fopen(path, "rb");
+    WC_RETURN_IF(fp == NULL, err, WC_ERR_IO, "%s: cannot open %s: %s", what, path, strerror(errno));
+    struct stat st;
+    uint64_t size = fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+    img_source src = {NULL, 0, fp, path, size};
+    img_limits lim = {max_pixels, 0, NULL, NULL};
+    wc_status s = read(&src, &lim, img, err);
+    fclose(fp); /* read-only: a close error loses nothing */
+    return s;
 }

@@ -436,17 +436,7 @@ wc_status png_read_mem(const uint8_t *data, size_t size, uint64_t max_pixels, wc
 
 wc_status png_read_file(const char *path, uint64_t max_pixels, wc_image *img, wc_err *err)
 {
-    WC_RETURN_IF(img == NULL || path == NULL, err, WC_ERR_ARG, "PNG: no path or no output image");
-    memset(img, 0, sizeof *img);
-    FILE *fp = fopen(path, "rb");
-    WC_RETURN_IF(fp == NULL, err, WC_ERR_IO, "PNG: cannot open %s: %s", path, strerror(errno));
-    struct stat st;
-    uint64_t size = fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
-    img_source src = {NULL, 0, fp, path, size};
-    img_limits lim = {max_pixels, 0, NULL, NULL};
-    wc_status s = png_read_src(&src, &lim, img, err);
-    fclose(fp); /* read-only: a close error loses nothing */
-    return s;
+    return img_read_path(path, max_pixels, "PNG", png_read_src, img, err);
 }
 
 /* ---- writing ------------------------------------------------------------- */
