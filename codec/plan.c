@@ -115,8 +115,6 @@ void plan_set_step(wcx_header *h, float step)
 void plan_header(const wc_params *p, const wc_image *img, float step, wcx_header *h)
 {
     memset(h, 0, sizeof *h);
-    h->version_major = WCX_VERSION_MAJOR;
-    h->version_minor = WCX_VERSION_MINOR;
     h->width = img->width;
     h->height = img->height;
     h->components = (uint8_t)img->components;
@@ -142,6 +140,10 @@ void plan_header(const wc_params *p, const wc_image *img, float step, wcx_header
         if (alpha_bands > h->nsteps) h->nsteps = alpha_bands;
     }
     plan_set_step(h, p->lossless ? 1.0f : step);
+    /* The lowest version that describes these choices: a file using nothing
+     * newer stays a 1.0 file. Code that changes a coding field after this
+     * stamps again. */
+    wcx_header_stamp_version(h);
 }
 
 void plan_from_header(const wcx_header *h, float threshold, wc_stage_plan *plan)

@@ -20,7 +20,12 @@
 
 #define WCX_MAGIC "\x89WCX\r\n\x1a\n"
 #define WCX_MAGIC_SIZE 8
-#define WCX_VERSION_MAJOR 1
+/* Majors this library reads: WCX_VERSION_MAJOR_MIN .. WCX_VERSION_MAJOR. A
+ * writer stamps the lowest major whose field values describe the file
+ * (wcx_header_stamp_version), so a file that uses nothing added in 2.0 is a
+ * 1.0 file that every 1.x reader decodes. */
+#define WCX_VERSION_MAJOR 2
+#define WCX_VERSION_MAJOR_MIN 1
 #define WCX_VERSION_MINOR 0
 #define WCX_CHUNK_OVERHEAD 12u
 #define WCX_MAX_CHUNK_SIZE 0x7FFFFFFFu
@@ -114,6 +119,11 @@ typedef struct wcx_header {
 size_t wcx_header_size(const wcx_header *h);
 /* Serialises h into out (at least wcx_header_size bytes). */
 void wcx_header_write(const wcx_header *h, uint8_t *out);
+/* The lowest format major that can describe h: 1 unless a field holds a
+ * value that format 2.0 added (FORMAT.md, "Versions"). */
+unsigned wcx_header_needed_major(const wcx_header *h);
+/* Sets h's version to wcx_header_needed_major(h).0; writers call it last. */
+void wcx_header_stamp_version(wcx_header *h);
 /* Parses and validates a WHDR payload: version (refuses other majors),
  * every field's range, steps finite and > 0, size consistent. */
 wc_status wcx_header_parse(const uint8_t *p, size_t size, wcx_header *h, wc_err *err);

@@ -16,6 +16,7 @@
  * The parse trusts nothing: every byte it reads is inside the payload, and
  * every field is range-checked before anything sizes or indexes with it.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "container.h"
@@ -91,9 +92,48 @@ static wc_status wcx_hdr_version(const uint8_t *p, size_t size, wcx_header *h, w
                  size);
     h->version_major = wc_rd16le(p);
     h->version_minor = wc_rd16le(p + 2);
-    WC_RETURN_IF(h->version_major != WCX_VERSION_MAJOR, err, WC_ERR_VERSION,
-                 "format version %u.%u is not supported (this library reads %d.x)",
-                 (unsigned)h->version_major, (unsigned)h->version_minor, WCX_VERSION_MAJOR);
+    WC_RETURN_IF(h->version_major < WCX_VERSION_MAJOR_MIN || h->version_major > WCX_VERSION_MAJOR,
+                 err, WC_ERR_VERSION,
+                 "format version %u.%u is not supported (this library reads %d.x to %d.x)",
+                 (unsigned)h->version_major, (unsigned)h->version_minor, WCX_VERSION_MAJOR_MIN,
+                 WCX_VERSION_MAJOR);
+    return WC_OK;
+}
+
+/* The major that introduced each value of the coding fields, 0 for a value
+ * no version defines. A value is valid in a file whose major is at least
+ * the one that introduced it; every 2.0 addition is listed in FORMAT.md. */
+static unsigned wcx_entropy_since(unsigned v) { return v <= 1 ? 1u : 0u; }
+static unsigned wcx_transform_since(unsigned v) { return v <= 2 ? 1u : 0u; }
+static unsigned wcx_wavelet_since(unsigned v) { return v == 53 || v == 97 ? 1u : 0u; }
+
+static unsigned wcx_max_u(unsigned a, unsigned b) { return a > b ? a : b; }
+
+unsigned wcx_header_needed_major(const wcx_header *h)
+{
+    unsigned m = wcx_max_u(wcx_entropy_since(h->entropy), wcx_transform_since(h->transform));
+    for (unsigned c = 0; c < h->components && c < 4; c++)
+        m = wcx_max_u(m, wcx_wavelet_since(h->wavelet[c]));
+    return m ? m : 1u;
+}
+
+void wcx_header_stamp_version(wcx_header *h)
+{
+    h->version_major = (uint16_t)wcx_header_needed_major(h);
+    h->version_minor = 0;
+}
+
+/* A coding value outside every version is damage; one that a later major
+ * added, in a file stamped with an earlier one, is damage too (the writer
+ * would have stamped the later major). */
+static wc_status wcx_hdr_value(const char *field, unsigned v, unsigned since, const wcx_header *h,
+                               wc_err *err)
+{
+    WC_RETURN_IF(since == 0, err, WC_ERR_CORRUPT, "WHDR %s %u is not defined by any format version",
+                 field, v);
+    WC_RETURN_IF(since > h->version_major, err, WC_ERR_CORRUPT,
+                 "WHDR %s %u needs format %u.0, the file says %u.%u", field, v, since,
+                 (unsigned)h->version_major, (unsigned)h->version_minor);
     return WC_OK;
 }
 
@@ -133,12 +173,12 @@ static wc_status wcx_hdr_coding(const uint8_t *p, wcx_header *h, wc_err *err)
     WC_RETURN_IF(h->colour != 0 && h->components < 3, err, WC_ERR_CORRUPT,
                  "WHDR colour %u (%s) needs 3 or more components, has %u", (unsigned)h->colour,
                  h->colour == 1 ? "RCT" : "ICT", (unsigned)h->components);
-    WC_RETURN_IF(h->transform > 2, err, WC_ERR_CORRUPT, "WHDR transform %u out of range (0..2)",
-                 (unsigned)h->transform);
+    WC_FORWARD_IF_ERROR(
+        wcx_hdr_value("transform", h->transform, wcx_transform_since(h->transform), h, err));
     WC_RETURN_IF(h->levels > 15, err, WC_ERR_CORRUPT, "WHDR levels %u out of range (0..15)",
                  (unsigned)h->levels);
-    WC_RETURN_IF(h->entropy > 1, err, WC_ERR_CORRUPT, "WHDR entropy %u out of range (0..1)",
-                 (unsigned)h->entropy);
+    WC_FORWARD_IF_ERROR(
+        wcx_hdr_value("entropy", h->entropy, wcx_entropy_since(h->entropy), h, err));
     WC_RETURN_IF(h->block_log2 < 4 || h->block_log2 > 7, err, WC_ERR_CORRUPT,
                  "WHDR block_log2 %u out of range (4..7)", (unsigned)h->block_log2);
     WC_RETURN_IF((h->flags & ~WCX_FLAGS_KNOWN) != 0, err, WC_ERR_CORRUPT,
@@ -154,8 +194,9 @@ static wc_status wcx_hdr_wavelets(const uint8_t *p, wcx_header *h, wc_err *err)
     for (unsigned c = 0; c < h->components; c++) {
         uint8_t wv = p[WCX_HDR_FIXED + c];
         h->wavelet[c] = wv;
-        WC_RETURN_IF(wv != 53 && wv != 97, err, WC_ERR_CORRUPT,
-                     "WHDR wavelet[%u] %u is neither 53 nor 97", c, (unsigned)wv);
+        char field[16];
+        snprintf(field, sizeof field, "wavelet[%u]", c);
+        WC_FORWARD_IF_ERROR(wcx_hdr_value(field, wv, wcx_wavelet_since(wv), h, err));
         WC_RETURN_IF(c < 3 && h->colour == 1 && wv != 53, err, WC_ERR_CORRUPT,
                      "WHDR wavelet[%u] %u with colour RCT (needs 53)", c, (unsigned)wv);
         WC_RETURN_IF(c < 3 && h->colour == 2 && wv != 97, err, WC_ERR_CORRUPT,

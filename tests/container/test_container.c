@@ -428,7 +428,7 @@ static void set_colour_wrong_wavelet(wcx_header *h, uint32_t v)
 
 static const bad_field bad_fields[] = {
     {"version 0.0", set_major, 0, WC_ERR_VERSION},
-    {"version 2.0", set_major, 2, WC_ERR_VERSION},
+    {"version 3.0", set_major, 3, WC_ERR_VERSION},
     {"width 0", set_width, 0, WC_ERR_CORRUPT},
     {"width 16777217", set_width, (1u << 24) + 1, WC_ERR_LIMIT},
     {"width 4294967295", set_width, 0xFFFFFFFFu, WC_ERR_LIMIT},
@@ -527,10 +527,38 @@ static void test_header_version_and_size(void **state)
     size_t n = wcx_header_size(&h);
     wc_err err = {{0}};
 
-    h.version_major = 2; /* a new major: refused before anything else is read */
+    h.version_major = 3; /* a new major: refused before anything else is read */
     wcx_header_write(&h, buf);
     assert_int_equal(wcx_header_parse(buf, 4, &back, &err), WC_ERR_VERSION);
-    assert_string_equal(err.msg, "format version 2.0 is not supported (this library reads 1.x)");
+    assert_string_equal(err.msg,
+                        "format version 3.0 is not supported (this library reads 1.x to 2.x)");
+    h.version_major = 0;
+    wcx_header_write(&h, buf);
+    assert_int_equal(wcx_header_parse(buf, 4, &back, &err), WC_ERR_VERSION);
+
+    /* Both majors read the same 1.0 fields; 1.0 values need no more than 1.0. */
+    h.version_major = 2;
+    wcx_header_write(&h, buf);
+    assert_int_equal(wcx_header_parse(buf, n, &back, &err), WC_OK);
+    assert_int_equal(back.version_major, 2);
+    assert_int_equal(wcx_header_needed_major(&h), 1);
+    wcx_header_stamp_version(&h);
+    assert_int_equal(h.version_major, 1);
+    assert_int_equal(h.version_minor, 0);
+
+    /* A value no version defines is damage, named with its field. */
+    h.entropy = 200;
+    wcx_header_write(&h, buf);
+    err.msg[0] = '\0';
+    assert_int_equal(wcx_header_parse(buf, n, &back, &err), WC_ERR_CORRUPT);
+    assert_string_equal(err.msg, "WHDR entropy 200 is not defined by any format version");
+    h.entropy = 0;
+    h.wavelet[0] = 54;
+    wcx_header_write(&h, buf);
+    err.msg[0] = '\0';
+    assert_int_equal(wcx_header_parse(buf, n, &back, &err), WC_ERR_CORRUPT);
+    assert_non_null(strstr(err.msg, "WHDR wavelet[0] 54"));
+    h.wavelet[0] = 53;
 
     h.version_major = WCX_VERSION_MAJOR;
     h.version_minor = WCX_VERSION_MINOR + 1; /* a newer minor may append fields */
