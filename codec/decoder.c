@@ -4,6 +4,7 @@
  * sizes anything, and sizes are capped by the caller's limits: pixels and
  * memory (wc_params), code blocks (WC_MAX_BLOCKS, and the index's size).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "context.h"
@@ -11,6 +12,7 @@
 #include "entropy_stage.h"
 #include "lot8.h"
 #include "plan.h"
+#include "region.h"
 
 typedef struct parsed {
     wcx_chunk *chunks;
@@ -315,6 +317,22 @@ static wc_status decode_parsed(wc_ctx *ctx, const wc_params *p, parsed *ps, wc_i
     return s;
 }
 
+/* Parses and checks a whole file under p's limits into *ps (freed by the
+ * caller whatever the status). */
+static wc_status parse_file(wc_ctx *ctx, const wc_params *p, const void *src, size_t size,
+                            parsed *ps)
+{
+    double t0 = ctx_now();
+    wc_status s = parse(src, size, ps, &ctx->err);
+    if (s == WC_OK) layout_bands(&ps->h, &ps->lay);
+    if (s == WC_OK) s = check_limits(&ps->h, &ps->lay, size, p, NULL, &ctx->err);
+    if (s == WC_OK) s = check_blocks(ps, &ctx->err);
+    if (s == WC_OK) s = layout_build(&ps->h, WC_MAX_BLOCKS, &ps->lay, &ctx->err);
+    if (s == WC_OK) s = collect(ps, &ctx->err);
+    ctx->times.container = ctx_now() - t0;
+    return s;
+}
+
 static wc_status decode(wc_ctx *ctx, const wc_params *p, const void *src, size_t size,
                         wc_image *out, int into)
 {
@@ -326,18 +344,50 @@ static wc_status decode(wc_ctx *ctx, const wc_params *p, const void *src, size_t
     WC_RETURN_IF(!into && p && p->memory == WC_MEMORY_DEVICE, &ctx->err, WC_ERR_ARG,
                  "wc_decode allocates host memory: decode into device memory with wc_decode_into");
     parsed ps;
-    double t0 = ctx_now();
-    wc_status s = parse(src, size, &ps, &ctx->err);
-    if (s == WC_OK) layout_bands(&ps.h, &ps.lay);
-    if (s == WC_OK) s = check_limits(&ps.h, &ps.lay, size, p, NULL, &ctx->err);
-    if (s == WC_OK) s = check_blocks(&ps, &ctx->err);
-    if (s == WC_OK) s = layout_build(&ps.h, WC_MAX_BLOCKS, &ps.lay, &ctx->err);
-    if (s == WC_OK) s = collect(&ps, &ctx->err);
-    ctx->times.container = ctx_now() - t0;
+    wc_status s = parse_file(ctx, p, src, size, &ps);
     if (s == WC_OK) s = decode_parsed(ctx, p, &ps, out, into);
     parsed_free(&ps);
     return s;
 }
+
+wc_status wc_decode_region(wc_ctx *ctx, const wc_params *p, const void *src, size_t size,
+                           const wc_region *r, wc_image *out)
+{
+    if (!ctx) return WC_ERR_ARG;
+    ctx_begin(ctx);
+    ctx->region_blocks = 0;
+    WC_RETURN_IF(!out, &ctx->err, WC_ERR_ARG, "no output image");
+    memset(out, 0, sizeof *out);
+    WC_RETURN_IF(p && p->memory == WC_MEMORY_DEVICE, &ctx->err, WC_ERR_UNSUPPORTED,
+                 "a region is decoded into host memory");
+    parsed ps;
+    wc_region rr = {0, 0, 0, 0, 0};
+    wc_status s = parse_file(ctx, p, src, size, &ps);
+    if (s == WC_OK) s = region_resolve(&ps.h, r, &rr, &ctx->err);
+    /* The host does the work, whichever backend was asked for. */
+    if (s == WC_OK) s = ctx_backend(ctx, WC_BACKEND_CPU);
+    if (s == WC_OK && p && p->backend == WC_BACKEND_CUDA)
+        snprintf(ctx->note, sizeof ctx->note,
+                 "backend: cpu (a region or reduced image is decoded on the host)");
+    wc_image img = {rr.width, rr.height, ps.h.components, ps.h.bit_depth, 0, NULL};
+    if (s == WC_OK && wc_image_alloc(&img) != WC_OK)
+        s = wc_fail(&ctx->err, WC_ERR_NOMEM, "out of memory (output image)");
+    if (s == WC_OK) {
+        double t0 = ctx_now();
+        s = region_decode(&ps.h, &ps.lay, &ps.in, &rr, p ? p->threads : 0, &ctx->pool, &img,
+                          &ctx->region_blocks, &ctx->err);
+        ctx->times.transform = ctx_now() - t0;
+        ctx_note_chain(ctx, "host");
+    }
+    if (s == WC_OK)
+        *out = img;
+    else
+        wc_image_free(&img);
+    parsed_free(&ps);
+    return s;
+}
+
+size_t ctx_region_blocks(const wc_ctx *ctx) { return ctx->region_blocks; }
 
 wc_status wc_decode(wc_ctx *ctx, const wc_params *p, const void *src, size_t size, wc_image *out)
 {

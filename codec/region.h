@@ -1,0 +1,28 @@
+/*
+ * region.h -- decoding a rectangle of an image, or of a reduced image
+ * (wc_decode_region): which code blocks it needs, and its inverse
+ * (dequantize, transform, colour) on that window only, on the host.
+ */
+#ifndef WC_REGION_H
+#define WC_REGION_H
+
+#include "entropy_stage.h"
+#include "pool.h"
+#include "wcodec.h"
+
+/* Checks r (NULL: the whole image) against the file's header and fills
+ * *out with it resolved: the rectangle in the reduced image, never empty.
+ * WC_ERR_ARG names a rectangle outside the image, an empty side or a
+ * reduce out of 0..levels; WC_ERR_UNSUPPORTED a reduce of a DCT/LOT file. */
+wc_status region_resolve(const wcx_header *h, const wc_region *r, wc_region *out, wc_err *err);
+
+/* Decodes the resolved region r into img (allocated by the caller: r's
+ * width x height, the file's components and depth) from the file's coded
+ * blocks `in` (whose block_mask this sets and clears), on `threads` host
+ * threads with planes from pool. *blocks: how many code blocks were
+ * entropy-decoded. */
+wc_status region_decode(const wcx_header *h, const wc_layout *lay, const es_input *in,
+                        const wc_region *r, int threads, wc_pool *pool, wc_image *img,
+                        size_t *blocks, wc_err *err);
+
+#endif
