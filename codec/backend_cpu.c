@@ -12,6 +12,7 @@
 #include "dct8.h"
 #include "dct_strips.h"
 #include "dwt.h"
+#include "dwt_threads.h"
 #include "lot8.h"
 #include "parallel.h"
 #include "quant.h"
@@ -31,12 +32,27 @@ static quant_layout layout_of(const wc_stage_plan *p, uint32_t c, uint32_t w, ui
     return lay;
 }
 
+/* Threads each component's transform may use: the components already run
+ * side by side, one worker each, so each takes its share of the rest.
+ * With more than one, the DWT runs split by rows and column strips
+ * (transform/dwt_threads.h: the same bits). */
+static int comp_threads(const wc_stage_plan *p)
+{
+    const int t = wc_thread_count(p->threads) / (int)(p->components ? p->components : 1);
+    return t > 1 ? t : 1;
+}
+
 /* Spatial transform of one float plane: the DWT in place (dst == src);
  * block transforms in dst, a padded copy (pw x ph), or src itself when
  * its sides are already multiples of 8. */
 static wc_status transform_float(const wc_stage_plan *p, uint32_t c, float *src, float *dst,
                                  uint32_t pw, uint32_t ph, wc_err *err)
 {
+    if (p->transform[c] == WC_TRANSFORM_DWT && comp_threads(p) > 1) {
+        WC_RETURN_IF(dwt97_forward_mt(src, pw, ph, p->levels, comp_threads(p)), err, WC_ERR_NOMEM,
+                     "out of memory (DWT scratch)");
+        return WC_OK;
+    }
     if (p->transform[c] == WC_TRANSFORM_DWT) {
         float *scratch = pool_alloc_array(p->pool, dwt_scratch_elems(pw, ph), sizeof(float));
         WC_RETURN_IF(!scratch, err, WC_ERR_NOMEM, "out of memory (DWT scratch)");
@@ -104,14 +120,21 @@ static void forward_comp(void *arg, size_t c, int worker)
         j->status[c] = forward_float_comp(p, (uint32_t)c, j->fl[c], out, &j->errs[c]);
         return;
     }
-    int32_t *scratch =
-        pool_alloc_array(p->pool, dwt_scratch_elems(p->width, p->height), sizeof(int32_t));
-    if (!scratch) {
-        j->status[c] = wc_fail(&j->errs[c], WC_ERR_NOMEM, "out of memory (DWT scratch)");
-        return;
+    if (comp_threads(p) > 1) {
+        if (dwt53_forward_mt(out->q[c], p->width, p->height, p->levels, comp_threads(p))) {
+            j->status[c] = wc_fail(&j->errs[c], WC_ERR_NOMEM, "out of memory (DWT scratch)");
+            return;
+        }
+    } else {
+        int32_t *scratch =
+            pool_alloc_array(p->pool, dwt_scratch_elems(p->width, p->height), sizeof(int32_t));
+        if (!scratch) {
+            j->status[c] = wc_fail(&j->errs[c], WC_ERR_NOMEM, "out of memory (DWT scratch)");
+            return;
+        }
+        dwt53_forward(out->q[c], p->width, p->height, p->levels, scratch);
+        pool_free(p->pool, scratch);
     }
-    dwt53_forward(out->q[c], p->width, p->height, p->levels, scratch);
-    pool_free(p->pool, scratch);
     quant_layout lay = layout_of(p, (uint32_t)c, p->width, p->height);
     if (p->quantize) quant_int_plane(out->q[c], &lay, p->steps[c], p->threshold[c]);
 }
@@ -175,7 +198,8 @@ static wc_status inverse_float_comp(const wc_stage_plan *p, uint32_t c, const wc
     quant_layout lay = layout_of(p, c, pw, ph);
     dequant_float_plane(in->q[c], coef, &lay, p->steps[c], p->recon);
     float *scratch = NULL;
-    if (p->transform[c] != WC_TRANSFORM_DCT) {
+    const int mt = p->transform[c] == WC_TRANSFORM_DWT && comp_threads(p) > 1;
+    if (p->transform[c] != WC_TRANSFORM_DCT && !mt) {
         size_t sn = p->transform[c] == WC_TRANSFORM_LOT ? lot8_scratch_elems(pw, ph)
                                                         : dwt_scratch_elems(pw, ph);
         scratch = pool_alloc_array(p->pool, sn, sizeof(float));
@@ -184,7 +208,12 @@ static wc_status inverse_float_comp(const wc_stage_plan *p, uint32_t c, const wc
             return wc_fail(err, WC_ERR_NOMEM, "out of memory (transform scratch)");
         }
     }
-    if (p->transform[c] == WC_TRANSFORM_DWT)
+    if (mt) {
+        if (dwt97_inverse_mt(coef, pw, ph, p->levels, comp_threads(p))) {
+            pool_free(p->pool, coef);
+            return wc_fail(err, WC_ERR_NOMEM, "out of memory (transform scratch)");
+        }
+    } else if (p->transform[c] == WC_TRANSFORM_DWT)
         dwt97_inverse(coef, pw, ph, p->levels, scratch);
     else if (p->transform[c] == WC_TRANSFORM_DCT)
         dct8_inverse(coef, pw, ph);
@@ -200,12 +229,17 @@ static wc_status inverse_float_comp(const wc_stage_plan *p, uint32_t c, const wc
 static wc_status inverse_int_comp(const wc_stage_plan *p, uint32_t c, const wc_coeffs *in,
                                   int32_t *dst, wc_err *err)
 {
-    int32_t *scratch =
-        pool_alloc_array(p->pool, dwt_scratch_elems(p->width, p->height), sizeof(int32_t));
-    WC_RETURN_IF(!scratch, err, WC_ERR_NOMEM, "out of memory (DWT scratch)");
     if (dst != in->q[c]) memcpy(dst, in->q[c], (size_t)p->width * p->height * sizeof(int32_t));
     quant_layout lay = layout_of(p, c, p->width, p->height);
     dequant_int_plane(dst, &lay, p->steps[c], p->recon);
+    if (comp_threads(p) > 1) {
+        WC_RETURN_IF(dwt53_inverse_mt(dst, p->width, p->height, p->levels, comp_threads(p)), err,
+                     WC_ERR_NOMEM, "out of memory (DWT scratch)");
+        return WC_OK;
+    }
+    int32_t *scratch =
+        pool_alloc_array(p->pool, dwt_scratch_elems(p->width, p->height), sizeof(int32_t));
+    WC_RETURN_IF(!scratch, err, WC_ERR_NOMEM, "out of memory (DWT scratch)");
     dwt53_inverse(dst, p->width, p->height, p->levels, scratch);
     pool_free(p->pool, scratch);
     return WC_OK;
