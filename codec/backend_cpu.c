@@ -147,6 +147,69 @@ static wc_status job_status(const comp_job *j, uint32_t n, wc_err *err)
     return WC_OK;
 }
 
+/* ---- colour and samples on all threads: row bands of the image ---------- */
+
+enum { COLOUR_ROWS = 64 }; /* rows an item converts */
+
+typedef struct colour_job {
+    const wc_stage_plan *p;
+    const wc_image *img; /* forward: the samples in; inverse: out */
+    int32_t **pl;        /* int planes (width x height) */
+    float **fl;          /* float planes, or NULL entries */
+    int inverse;
+} colour_job;
+
+/* Rows [i * COLOUR_ROWS, ...) as an image of their own, and the planes
+ * from the same row: every sample gets the whole-image call's arithmetic. */
+static void colour_rows(void *arg, size_t i, int worker)
+{
+    (void)worker;
+    const colour_job *j = arg;
+    const wc_stage_plan *p = j->p;
+    const uint32_t y0 = (uint32_t)i * COLOUR_ROWS;
+    wc_image view = *j->img;
+    view.height = p->height - y0 < COLOUR_ROWS ? p->height - y0 : COLOUR_ROWS;
+    view.stride = wc_row_stride(j->img);
+    view.pixels = (uint8_t *)j->img->pixels + (size_t)y0 * view.stride;
+    const size_t off = (size_t)y0 * p->width, n = (size_t)view.height * p->width;
+    int32_t *pl[4] = {NULL, NULL, NULL, NULL};
+    float *fl[4] = {NULL, NULL, NULL, NULL};
+    for (uint32_t c = 0; c < p->components; c++) {
+        pl[c] = j->pl[c] ? j->pl[c] + off : NULL;
+        fl[c] = j->fl[c] ? j->fl[c] + off : NULL;
+    }
+    uint32_t first = 0;
+    if (!j->inverse) {
+        if (p->colour == WC_COLOUR_RCT) {
+            colour_extract_rct(&view, pl[0], pl[1], pl[2]);
+            first = 3;
+        } else if (p->colour == WC_COLOUR_ICT) {
+            colour_extract_ict(&view, fl[0], fl[1], fl[2]);
+            first = 3;
+        }
+        for (uint32_t c = first; c < p->components; c++) colour_extract(&view, c, pl[c]);
+        return;
+    }
+    if (p->colour == WC_COLOUR_RCT) {
+        colour_insert_rct(pl[0], pl[1], pl[2], &view);
+        first = 3;
+    } else if (p->colour == WC_COLOUR_ICT) {
+        colour_insert_ict(fl[0], fl[1], fl[2], &view);
+        first = 3;
+    }
+    for (uint32_t c = first; c < p->components; c++) {
+        if (fl[c]) colour_round_plane(fl[c], pl[c], n, p->bit_depth);
+        colour_insert(pl[c], c, &view);
+    }
+}
+
+static void colour_all(const wc_stage_plan *p, const wc_image *img, int32_t **pl, float **fl,
+                       int inverse)
+{
+    colour_job j = {p, img, pl, fl, inverse};
+    wc_parallel_for(p->threads, wc_ceil_div(p->height, COLOUR_ROWS), colour_rows, &j);
+}
+
 static wc_status cpu_forward(void *self, const wc_stage_plan *p, const wc_image *in, wc_coeffs *out,
                              wc_err *err)
 {
@@ -162,18 +225,8 @@ static wc_status cpu_forward(void *self, const wc_stage_plan *p, const wc_image 
         fl[c] = pool_alloc_array(p->pool, n, sizeof(float));
         if (!fl[c]) s = wc_fail(err, WC_ERR_NOMEM, "out of memory (float plane)");
     }
-    if (s == WC_OK) {
-        /* ICT components go straight to their float planes. */
-        uint32_t first = 0;
-        if (p->colour == WC_COLOUR_RCT) {
-            colour_extract_rct(in, out->q[0], out->q[1], out->q[2]);
-            first = 3;
-        } else if (p->colour == WC_COLOUR_ICT) {
-            colour_extract_ict(in, fl[0], fl[1], fl[2]);
-            first = 3;
-        }
-        for (uint32_t c = first; c < p->components; c++) colour_extract(in, c, out->q[c]);
-    }
+    /* ICT components go straight to their float planes. */
+    if (s == WC_OK) colour_all(p, in, out->q, fl, 0);
     if (s == WC_OK) {
         comp_job j;
         memset(&j, 0, sizeof j);
@@ -267,7 +320,6 @@ static wc_status cpu_inverse(void *self, const wc_stage_plan *p, const wc_coeffs
     (void)self;
     WC_RETURN_IF(p->device_memory, err, WC_ERR_UNSUPPORTED,
                  "samples in device memory need the CUDA backend");
-    const size_t n = (size_t)p->width * p->height;
     int32_t *pl[4] = {NULL, NULL, NULL, NULL};
     float *fl[4] = {NULL, NULL, NULL, NULL};
     comp_job j;
@@ -278,18 +330,7 @@ static wc_status cpu_inverse(void *self, const wc_stage_plan *p, const wc_coeffs
     j.fl = fl;
     wc_parallel_for(p->threads, p->components, inverse_comp, &j);
     wc_status s = job_status(&j, p->components, err);
-    uint32_t first = 0;
-    if (s == WC_OK && p->colour == WC_COLOUR_RCT) {
-        colour_insert_rct(pl[0], pl[1], pl[2], out);
-        first = 3;
-    } else if (s == WC_OK && p->colour == WC_COLOUR_ICT) {
-        colour_insert_ict(fl[0], fl[1], fl[2], out);
-        first = 3;
-    }
-    for (uint32_t c = first; c < p->components && s == WC_OK; c++) {
-        if (fl[c]) colour_round_plane(fl[c], pl[c], n, p->bit_depth);
-        colour_insert(pl[c], c, out);
-    }
+    if (s == WC_OK) colour_all(p, out, pl, fl, 1);
     for (int c = 0; c < 4; c++) {
         if (!in->consumable) pool_free(p->pool, pl[c]);
         pool_free(p->pool, fl[c]);
