@@ -44,6 +44,11 @@ void ctx_use_device(wc_ctx *ctx, const wc_params *p);
 /* Code blocks the last wc_decode_region on ctx entropy-decoded (tests). */
 size_t ctx_region_blocks(const wc_ctx *ctx);
 
+/* The memory limit's estimate for wc_decode_region of r (0 on a bad file
+ * or region), for bench_region. */
+uint64_t dec_region_memory(wc_ctx *ctx, const void *src, size_t size, const wc_region *r,
+                           int threads);
+
 /* wc_inspect into a whole wc_info of this build (decoder.c); api.c copies
  * as much of it as the program's struct holds. */
 wc_status dec_inspect(wc_ctx *ctx, const void *src, size_t size, wc_info *info);

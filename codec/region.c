@@ -18,6 +18,7 @@
 
 #include "colour.h"
 #include "dct8.h"
+#include "dwt_threads.h"
 #include "dwt_window.h"
 #include "lot8.h"
 #include "parallel.h"
@@ -94,6 +95,17 @@ static dwt_rect band_rect(const wc_layout *lay, uint32_t c, uint32_t b, const co
     return (dwt_rect){bi->x0 + cw->bx0, bi->y0 + cw->by0, bi->x0 + cw->bx1, bi->y0 + cw->by1};
 }
 
+/* Bytes of the pages a rectangle of a plane (rows `pitch` bytes apart,
+ * esize-byte elements) touches: a row's segment of L bytes meets L/4096 + 1
+ * pages on average; rows closer than a page share theirs. */
+static double rect_pages(dwt_rect r, uint64_t pitch, uint64_t esize)
+{
+    if (r.x0 >= r.x1 || r.y0 >= r.y1) return 0;
+    const double page = 4096, rows = r.y1 - r.y0, len = (double)(r.x1 - r.x0) * esize;
+    if ((double)pitch >= page) return rows * (len / page + 1) * page;
+    return (rows * (double)pitch / page + 1) * page;
+}
+
 /* Marks the code blocks that meet a rectangle the window reads. */
 static size_t mark_blocks(const wc_layout *lay, const comp_window *cw, uint8_t *mask)
 {
@@ -118,6 +130,7 @@ typedef struct region_job {
     int32_t **ipl; /* the window's int samples, per component */
     float **fpl;   /* the window's float samples (float components) */
     wc_pool *pool;
+    int inner; /* threads of each component's window transform */
     wc_status status[4];
     wc_err errs[4];
 } region_job;
@@ -139,8 +152,9 @@ static wc_status window_int(region_job *j, uint32_t c)
     }
     int32_t *scratch = pool_alloc_array(j->pool, dwt_window_scratch_elems(&cw->win), 4);
     WC_RETURN_IF(!scratch, &j->errs[c], WC_ERR_NOMEM, "out of memory (window scratch)");
-    dwt53_inverse_window(j->q[c], &cw->win, j->ipl[c], scratch);
+    const int bad = dwt53_inverse_window(j->q[c], &cw->win, j->ipl[c], scratch, j->inner);
     pool_free(j->pool, scratch);
+    WC_RETURN_IF(bad, &j->errs[c], WC_ERR_NOMEM, "out of memory (window scratch)");
     return WC_OK;
 }
 
@@ -162,7 +176,8 @@ static wc_status window_float(region_job *j, uint32_t c)
                 f[(size_t)y * pw + x] =
                     dequant_value(j->q[c][(size_t)y * pw + x], step, j->plan->recon);
     }
-    if (s == WC_OK) dwt97_inverse_window(f, &cw->win, j->fpl[c], scratch);
+    if (s == WC_OK && dwt97_inverse_window(f, &cw->win, j->fpl[c], scratch, j->inner))
+        s = wc_fail(&j->errs[c], WC_ERR_NOMEM, "out of memory (window scratch)");
     pool_free(j->pool, scratch);
     pool_free(j->pool, f);
     return s;
@@ -237,6 +252,72 @@ static void window_samples(const wc_stage_plan *plan, int32_t **ipl, float **fpl
     }
 }
 
+uint64_t region_memory(const wcx_header *h, const wc_layout *lay, const wc_region *r, int threads)
+{
+    comp_window cw[4];
+    for (uint32_t c = 0; c < h->components; c++) plan_window(h, lay, c, r, &cw[c]);
+    const uint64_t out = (uint64_t)r->width * r->height;
+    double need = (double)out * h->components * (h->bit_depth > 8 ? 2 : 1);
+    need += (double)lay->nblocks * (1 + sizeof(size_t)); /* the mask, es_decode's offsets */
+    /* The coefficient planes: the pages of each band's decoded blocks
+     * (whose union is a rectangle of whole blocks). */
+    dwt_rect uni[4][WC_MAX_BANDS];
+    for (uint32_t c = 0; c < h->components; c++)
+        for (uint32_t b = 0; b < lay->nbands[c]; b++)
+            uni[c][b] = (dwt_rect){UINT32_MAX, UINT32_MAX, 0, 0};
+    for (size_t i = 0; i < lay->nblocks; i++) {
+        const wc_cblk *k = &lay->blocks[i];
+        const dwt_rect br = band_rect(lay, k->comp, k->band, &cw[k->comp]);
+        if (!(br.x0 < br.x1 && br.y0 < br.y1 && k->x0 < br.x1 && br.x0 < k->x0 + k->w &&
+              k->y0 < br.y1 && br.y0 < k->y0 + k->h))
+            continue;
+        dwt_rect *u = &uni[k->comp][k->band];
+        u->x0 = k->x0 < u->x0 ? k->x0 : u->x0;
+        u->y0 = k->y0 < u->y0 ? k->y0 : u->y0;
+        u->x1 = k->x0 + k->w > u->x1 ? k->x0 + k->w : u->x1;
+        u->y1 = k->y0 + k->h > u->y1 ? k->y0 + k->h : u->y1;
+    }
+    wc_stage_plan plan;
+    plan_from_header(h, 0.0f, &plan);
+    /* Each component's window buffers live while its worker runs: at
+     * most min(workers, components) of them at once, the largest. */
+    const int workers = wc_thread_count(threads);
+    double transient[4] = {0, 0, 0, 0};
+    for (uint32_t c = 0; c < h->components; c++) {
+        const uint64_t pitch = (uint64_t)lay->plane_w[c] * 4;
+        const int is_float = wc_plan_is_float(&plan, c);
+        need += (double)out * (is_float ? 8 : 4); /* the window's samples */
+        for (uint32_t b = 0; b < lay->nbands[c]; b++) {
+            need += rect_pages(uni[c][b], pitch, 4);
+            if (cw[c].dwt && is_float)
+                transient[c] += rect_pages(band_rect(lay, c, b, &cw[c]), pitch, 4);
+        }
+        if (cw[c].dwt) {
+            /* The window's levels, and each inner worker's strip. */
+            transient[c] += (double)dwt_window_scratch_elems(&cw[c].win) * 4;
+            uint32_t side = 0;
+            for (int l = r->reduce + 1; l <= (int)h->levels; l++) {
+                const dwt_rect e = cw[c].win.ext[l];
+                side = e.x1 - e.x0 > side ? e.x1 - e.x0 : side;
+                side = e.y1 - e.y0 > side ? e.y1 - e.y0 : side;
+            }
+            const int inner = workers / (int)h->components;
+            transient[c] += (double)(inner > 1 ? inner : 1) * DWT_MT_STRIP * side * 4;
+        } else {
+            const uint32_t lw = (cw[c].bx1 - cw[c].bx0) * 8, lh = (cw[c].by1 - cw[c].by0) * 8;
+            transient[c] += (double)lw * lh * 4 + (double)lot8_scratch_elems(lw, lh) * 4;
+        }
+    }
+    for (int k = 0; k < workers && k < (int)h->components; k++) {
+        int big = 0;
+        for (uint32_t c = 1; c < h->components; c++)
+            if (transient[c] > transient[big]) big = (int)c;
+        need += transient[big];
+        transient[big] = -1;
+    }
+    return (uint64_t)need;
+}
+
 wc_status region_decode(const wcx_header *h, const wc_layout *lay, const es_input *in,
                         const wc_region *r, int threads, wc_pool *pool, wc_image *img,
                         size_t *blocks, wc_err *err)
@@ -266,7 +347,9 @@ wc_status region_decode(const wcx_header *h, const wc_layout *lay, const es_inpu
         s = es_decode(h, lay, &masked, q, threads, err);
     }
     if (s == WC_OK) {
-        j = (region_job){h, lay, &plan, cw, r, q, ipl, fpl, pool, {WC_OK}, {{{0}}}};
+        const int inner = wc_thread_count(threads) / (int)h->components;
+        j = (region_job){h,       lay,    &plan, cw, r, q, ipl, fpl, pool, inner > 1 ? inner : 1,
+                         {WC_OK}, {{{0}}}};
         wc_parallel_for(threads, h->components, window_comp, &j);
         for (uint32_t c = 0; c < h->components && s == WC_OK; c++)
             if (j.status[c] != WC_OK) s = wc_fail(err, j.status[c], "%s", j.errs[c].msg);

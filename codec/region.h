@@ -25,4 +25,12 @@ wc_status region_decode(const wcx_header *h, const wc_layout *lay, const es_inpu
                         const wc_region *r, int threads, wc_pool *pool, wc_image *img,
                         size_t *blocks, wc_err *err);
 
+/* The bytes region_decode holds at its peak on `threads` threads, beside
+ * the file and the program's fixed part (the decoder adds both): the
+ * output and the window's planes, and of the coefficient planes, which are
+ * allocated at the file's size, only the pages the decoded blocks and
+ * dequantized rectangles touch (README, "Regions and thumbnails"). Needs
+ * the layout's blocks (layout_build). */
+uint64_t region_memory(const wcx_header *h, const wc_layout *lay, const wc_region *r, int threads);
+
 #endif
