@@ -16,6 +16,7 @@
 #include "lot8.h"
 #include "parallel.h"
 #include "quant.h"
+#include "quant_rows.h"
 
 static wc_status cpu_create(void **self, wc_err *err)
 {
@@ -88,12 +89,36 @@ static wc_status forward_float_comp(const wc_stage_plan *p, uint32_t c, float *p
     if (s == WC_OK) {
         quant_layout lay = layout_of(p, c, pw, ph);
         if (p->quantize)
-            quant_float_plane(coef, out->q[c], &lay, p->steps[c], p->threshold[c]);
+            quant_float_plane_mt(coef, out->q[c], &lay, p->steps[c], p->threshold[c],
+                                 comp_threads(p));
         else
             memcpy(out->f[c], coef, (size_t)pw * ph * sizeof(float));
     }
     pool_free(p->pool, padded);
     return s;
+}
+
+/* int samples to float, in slices on `threads` workers. */
+typedef struct float_job {
+    const int32_t *src;
+    float *dst;
+    size_t n;
+} float_job;
+
+enum { FLOAT_SLICE = 1 << 16 };
+
+static void to_float_item(void *arg, size_t i, int worker)
+{
+    (void)worker;
+    const float_job *j = arg;
+    const size_t a = i * FLOAT_SLICE, e = a + FLOAT_SLICE < j->n ? a + FLOAT_SLICE : j->n;
+    for (size_t k = a; k < e; k++) j->dst[k] = (float)j->src[k];
+}
+
+static void to_float(const int32_t *src, float *dst, size_t n, int threads)
+{
+    float_job j = {src, dst, n};
+    wc_parallel_for(threads, (n + FLOAT_SLICE - 1) / FLOAT_SLICE, to_float_item, &j);
 }
 
 /* The components' transforms are independent: one worker each. */
@@ -115,8 +140,7 @@ static void forward_comp(void *arg, size_t c, int worker)
     wc_coeffs *out = j->cout;
     if (j->fl[c]) {
         const size_t n = (size_t)p->width * p->height;
-        if (p->colour != WC_COLOUR_ICT || c > 2)
-            for (size_t i = 0; i < n; i++) j->fl[c][i] = (float)out->q[c][i];
+        if (p->colour != WC_COLOUR_ICT || c > 2) to_float(out->q[c], j->fl[c], n, comp_threads(p));
         j->status[c] = forward_float_comp(p, (uint32_t)c, j->fl[c], out, &j->errs[c]);
         return;
     }
@@ -136,7 +160,8 @@ static void forward_comp(void *arg, size_t c, int worker)
         pool_free(p->pool, scratch);
     }
     quant_layout lay = layout_of(p, (uint32_t)c, p->width, p->height);
-    if (p->quantize) quant_int_plane(out->q[c], &lay, p->steps[c], p->threshold[c]);
+    if (p->quantize)
+        quant_int_plane_mt(out->q[c], &lay, p->steps[c], p->threshold[c], comp_threads(p));
 }
 
 /* The first failing component's status and message, in component order. */
@@ -249,7 +274,7 @@ static wc_status inverse_float_comp(const wc_stage_plan *p, uint32_t c, const wc
     float *coef = pool_alloc_array(p->pool, (size_t)pw * ph, sizeof(float));
     WC_RETURN_IF(!coef, err, WC_ERR_NOMEM, "out of memory (float plane)");
     quant_layout lay = layout_of(p, c, pw, ph);
-    dequant_float_plane(in->q[c], coef, &lay, p->steps[c], p->recon);
+    dequant_float_plane_mt(in->q[c], coef, &lay, p->steps[c], p->recon, comp_threads(p));
     float *scratch = NULL;
     const int mt = p->transform[c] == WC_TRANSFORM_DWT && comp_threads(p) > 1;
     if (p->transform[c] != WC_TRANSFORM_DCT && !mt) {
@@ -284,7 +309,7 @@ static wc_status inverse_int_comp(const wc_stage_plan *p, uint32_t c, const wc_c
 {
     if (dst != in->q[c]) memcpy(dst, in->q[c], (size_t)p->width * p->height * sizeof(int32_t));
     quant_layout lay = layout_of(p, c, p->width, p->height);
-    dequant_int_plane(dst, &lay, p->steps[c], p->recon);
+    dequant_int_plane_mt(dst, &lay, p->steps[c], p->recon, comp_threads(p));
     if (comp_threads(p) > 1) {
         WC_RETURN_IF(dwt53_inverse_mt(dst, p->width, p->height, p->levels, comp_threads(p)), err,
                      WC_ERR_NOMEM, "out of memory (DWT scratch)");

@@ -206,7 +206,8 @@ static void test_block_transforms(void **state)
 
 /* Files and decoded pixels are the same for 1, 2, 3, 7 and 16 threads:
  * gray and RGB (16 threads give each RGB component 5 of its own, so the
- * threaded DWT of transform/dwt_threads.c runs), lossless and 9/7. */
+ * threaded DWT of transform/dwt_threads.c and the row-band quantizer of
+ * codec/quant_rows.c run), lossless, 9/7, DCT and LOT. */
 static void test_threads_do_not_change_bytes(void **state)
 {
     (void)state;
@@ -216,12 +217,15 @@ static void test_threads_do_not_change_bytes(void **state)
     static const int threads[] = {1, 2, 3, 7, 16};
     for (uint32_t comps = 1; comps <= 3; comps += 2) {
         wc_image img = make_image(&r, 300, 200, comps, 8, 1);
-        for (int lossy = 0; lossy < 2; lossy++) {
+        static const int tfs[] = {WC_TRANSFORM_DWT, WC_TRANSFORM_DWT, WC_TRANSFORM_DCT,
+                                  WC_TRANSFORM_LOT};
+        for (int lossy = 0; lossy < 4; lossy++) {
             void *one = NULL;
             size_t n1;
             wc_params p;
             wc_params_init(&p);
             p.lossless = !lossy;
+            p.transform = (wc_transform)tfs[lossy];
             p.block_size = 32;
             p.threads = 1;
             assert_int_equal(wc_encode_alloc(ctx, &p, &img, &one, &n1), WC_OK);

@@ -103,8 +103,10 @@ static void test_window_every_rect(void **state)
                                                 &win);
                                 const size_t se = dwt_window_scratch_elems(&win);
                                 int32_t *ws = malloc(se * 4);
-                                dwt53_inverse_window(coef, &win, out, ws);
-                                dwt97_inverse_window(fcoef, &win, fout, (float *)ws);
+                                const int t = 1 + (int)((x0 + y0) % 3);
+                                assert_int_equal(dwt53_inverse_window(coef, &win, out, ws, t), 0);
+                                assert_int_equal(
+                                    dwt97_inverse_window(fcoef, &win, fout, (float *)ws, t), 0);
                                 for (uint32_t y = y0; y < y1; y++) {
                                     assert_memory_equal(out + (size_t)(y - y0) * (x1 - x0),
                                                         sub + (size_t)y * sw + x0, (x1 - x0) * 4);
