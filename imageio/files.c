@@ -657,8 +657,8 @@ wc_status decode_file_region(wc_ctx *ctx, const wc_params *p, const char *path,
     uint8_t *buf = NULL;
     size_t n = 0;
     WC_FORWARD_IF_ERROR(read_wcx(ctx, p, path, &buf, &n, err));
-    wc_status s = region ? wc_decode_region(ctx, p, buf, n, region, out)
-                         : wc_decode(ctx, p, buf, n, out);
+    wc_status s =
+        region ? wc_decode_region(ctx, p, buf, n, region, out) : wc_decode(ctx, p, buf, n, out);
     if (s == WC_OK && meta && (s = wc_meta_read(ctx, buf, n, meta)) != WC_OK) wc_image_free(out);
     wc_free(buf);
     if (s != WC_OK) wc_fail(err, s, "%s", wc_ctx_error(ctx));

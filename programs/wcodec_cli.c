@@ -108,8 +108,7 @@ static int region_option(int argc, char **argv, int *i, cli_batch_opts *o)
     if (sscanf(v, "%lu,%lu,%lu,%lu%n", &f[0], &f[1], &f[2], &f[3], &used) != 4 || v[used] ||
         strchr(v, '-') || f[0] > UINT32_MAX || f[1] > UINT32_MAX || f[2] > UINT32_MAX ||
         f[3] > UINT32_MAX || f[2] == 0 || f[3] == 0) {
-        fprintf(stderr,
-                "wcodec: --region %s: expected X,Y,W,H (pixels, W and H at least 1)\n", v);
+        fprintf(stderr, "wcodec: --region %s: expected X,Y,W,H (pixels, W and H at least 1)\n", v);
         return -1;
     }
     o->region.x = (uint32_t)f[0];

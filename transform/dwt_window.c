@@ -2,6 +2,7 @@
  * exact). */
 #include <string.h>
 
+#include "dwt_threads.h"
 #include "dwt_window.h"
 
 uint32_t dwt_window_size(uint32_t n, int l)
@@ -53,37 +54,30 @@ dwt_rect dwt_window_band_rect(const dwt_window *win, const dwt_band *b)
     return r;
 }
 
-/* The largest level area, and the longest side, of the window's levels. */
-static void window_extent(const dwt_window *win, size_t *area, uint32_t *side)
+/* The largest area of the window's levels (and of the output). */
+static size_t window_area(const dwt_window *win)
 {
-    *area = (size_t)(win->want.x1 - win->want.x0) * (win->want.y1 - win->want.y0);
-    *side = 1;
+    size_t area = (size_t)(win->want.x1 - win->want.x0) * (win->want.y1 - win->want.y0);
     for (int l = win->stop + 1; l <= win->levels; l++) {
         const dwt_rect e = win->ext[l];
         const size_t a = (size_t)(e.x1 - e.x0) * (e.y1 - e.y0);
-        if (a > *area) *area = a;
-        if (e.x1 - e.x0 > *side) *side = e.x1 - e.x0;
-        if (e.y1 - e.y0 > *side) *side = e.y1 - e.y0;
+        if (a > area) area = a;
     }
+    return area;
 }
 
-size_t dwt_window_scratch_elems(const dwt_window *win)
-{
-    size_t area;
-    uint32_t side;
-    window_extent(win, &area, &side);
-    return 2 * area + 2 * (size_t)side;
-}
+size_t dwt_window_scratch_elems(const dwt_window *win) { return 2 * window_area(win); }
 
-/* One body for both wavelets: T the sample type, INV1D the 1-D inverse.
- * Level l fills buf with its ext[l] range in the plane's per-level layout
- * (the low coefficients of each row first, then the high ones; the low
- * rows first, then the high rows), taking the LL part from cur (the
- * previous level's result) below the coarsest level; inverts every row,
- * then every column; and keeps the part the next level (or the output)
- * wants. */
-#define DWT_WINDOW_INVERSE(NAME, T, INV1D)                                                         \
-    void NAME(const T *plane, const dwt_window *win, T *out, T *scratch)                           \
+/* One body for both wavelets: T the sample type, INV_MT the threaded 2-D
+ * inverse (dwt_threads.h). Level l fills buf with its ext[l] range in the
+ * plane's per-level layout (the low coefficients of each row first, then
+ * the high ones; the low rows first, then the high rows), taking the LL
+ * part from cur (the previous level's result) below the coarsest level:
+ * a one-level plane of its own, which INV_MT inverts as the whole plane's
+ * inverse does (every row, then every column); then keeps the part the
+ * next level (or the output) wants. */
+#define DWT_WINDOW_INVERSE(NAME, T, INV_MT)                                                        \
+    int NAME(const T *plane, const dwt_window *win, T *out, T *scratch, int threads)               \
     {                                                                                              \
         const dwt_rect want = win->want;                                                           \
         const uint32_t ow = want.x1 - want.x0, oh = want.y1 - want.y0;                             \
@@ -91,12 +85,9 @@ size_t dwt_window_scratch_elems(const dwt_window *win)
             for (uint32_t y = 0; y < oh; y++)                                                      \
                 memcpy(out + (size_t)y * ow, plane + (size_t)(want.y0 + y) * win->w + want.x0,     \
                        ow * sizeof(T));                                                            \
-            return;                                                                                \
+            return 0;                                                                              \
         }                                                                                          \
-        size_t area;                                                                               \
-        uint32_t side;                                                                             \
-        window_extent(win, &area, &side);                                                          \
-        T *buf = scratch, *cur = scratch + area, *line = scratch + 2 * area, *col = line + side;   \
+        T *buf = scratch, *cur = scratch + window_area(win);                                       \
         for (int l = win->levels; l > win->stop; l--) {                                            \
             const dwt_rect e = win->ext[l];                                                        \
             const uint32_t mw = e.x1 - e.x0, mh = e.y1 - e.y0;                                     \
@@ -114,12 +105,7 @@ size_t dwt_window_scratch_elems(const dwt_window *win)
                     memcpy(row, src + cx, nlw * sizeof(T));                                        \
                 memcpy(row + nlw, src + lw + cx, (mw - nlw) * sizeof(T));                          \
             }                                                                                      \
-            for (uint32_t j = 0; j < mh; j++) INV1D(buf + (size_t)j * mw, mw, line);               \
-            for (uint32_t i = 0; mh >= 2 && i < mw; i++) {                                         \
-                for (uint32_t j = 0; j < mh; j++) col[j] = buf[(size_t)j * mw + i];                \
-                INV1D(col, mh, line);                                                              \
-                for (uint32_t j = 0; j < mh; j++) buf[(size_t)j * mw + i] = col[j];                \
-            }                                                                                      \
+            if (INV_MT(buf, mw, mh, 1, threads)) return -1;                                        \
             dwt_rect t = want;                                                                     \
             T *dst = out;                                                                          \
             if (l - 1 > win->stop) {                                                               \
@@ -132,7 +118,8 @@ size_t dwt_window_scratch_elems(const dwt_window *win)
                 memcpy(dst + (size_t)(y - t.y0) * tw, buf + (size_t)(y - e.y0) * mw + t.x0 - e.x0, \
                        tw * sizeof(T));                                                            \
         }                                                                                          \
+        return 0;                                                                                  \
     }
 
-DWT_WINDOW_INVERSE(dwt53_inverse_window, int32_t, dwt53_inverse_1d)
-DWT_WINDOW_INVERSE(dwt97_inverse_window, float, dwt97_inverse_1d)
+DWT_WINDOW_INVERSE(dwt53_inverse_window, int32_t, dwt53_inverse_mt)
+DWT_WINDOW_INVERSE(dwt97_inverse_window, float, dwt97_inverse_mt)

@@ -64,9 +64,12 @@ size_t dwt_window_scratch_elems(const dwt_window *win);
 /* The window's samples into out (want's width x height, row-major) from
  * plane (w x h, Mallat layout), which must hold the dequantized
  * coefficients of every dwt_window_band_rect; nothing else of it is read
- * and nothing of it is written. */
-void dwt53_inverse_window(const int32_t *plane, const dwt_window *win, int32_t *out,
-                          int32_t *scratch);
-void dwt97_inverse_window(const float *plane, const dwt_window *win, float *out, float *scratch);
+ * and nothing of it is written. Each level runs on `threads` workers
+ * (dwt_threads.h; 0: all cores). 0 on success, -1 when the workers'
+ * scratch cannot be had. */
+int dwt53_inverse_window(const int32_t *plane, const dwt_window *win, int32_t *out,
+                         int32_t *scratch, int threads);
+int dwt97_inverse_window(const float *plane, const dwt_window *win, float *out, float *scratch,
+                         int threads);
 
 #endif
