@@ -97,12 +97,14 @@ static dwt_rect band_rect(const wc_layout *lay, uint32_t c, uint32_t b, const co
 
 /* Bytes of the pages a rectangle of a plane (rows `pitch` bytes apart,
  * esize-byte elements) touches: a row's segment of L bytes meets L/4096 + 1
- * pages on average; rows closer than a page share theirs. */
+ * pages on average, but the bands a window reads lie side by side in the
+ * same rows and share their end pages, so half a page each end is
+ * counted; rows closer than a page share theirs. */
 static double rect_pages(dwt_rect r, uint64_t pitch, uint64_t esize)
 {
     if (r.x0 >= r.x1 || r.y0 >= r.y1) return 0;
     const double page = 4096, rows = r.y1 - r.y0, len = (double)(r.x1 - r.x0) * esize;
-    if ((double)pitch >= page) return rows * (len / page + 1) * page;
+    if ((double)pitch >= page) return rows * (len / page + 0.5) * page;
     return (rows * (double)pitch / page + 1) * page;
 }
 
@@ -293,8 +295,11 @@ uint64_t region_memory(const wcx_header *h, const wc_layout *lay, const wc_regio
                 transient[c] += rect_pages(band_rect(lay, c, b, &cw[c]), pitch, 4);
         }
         if (cw[c].dwt) {
-            /* The window's levels, and each inner worker's strip. */
-            transient[c] += (double)dwt_window_scratch_elems(&cw[c].win) * 4;
+            /* The window's levels: the largest level's buffer is written
+             * whole, the coarser result beside it a quarter of that (the
+             * rest of the scratch is never touched); and each inner
+             * worker's strip. */
+            transient[c] += (double)dwt_window_scratch_elems(&cw[c].win) / 2 * 4 * 1.25;
             uint32_t side = 0;
             for (int l = r->reduce + 1; l <= (int)h->levels; l++) {
                 const dwt_rect e = cw[c].win.ext[l];
