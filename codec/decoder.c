@@ -117,7 +117,8 @@ static wc_status collect(parsed *ps, wc_err *err)
     return read_index(idx, ps, err);
 }
 
-static wc_status parse(const void *src, size_t size, parsed *ps, wc_err *err)
+/* threads: for the CRCs of large chunks (wcx_read_chunks_mt). */
+static wc_status parse(const void *src, size_t size, parsed *ps, int threads, wc_err *err)
 {
     memset(ps, 0, sizeof *ps);
     WC_RETURN_IF(!src, err, WC_ERR_ARG, "no input");
@@ -128,7 +129,7 @@ static wc_status parse(const void *src, size_t size, parsed *ps, wc_err *err)
     if (max > WCX_MAX_CHUNKS) max = WCX_MAX_CHUNKS;
     ps->chunks = wc_malloc_array(max, sizeof(wcx_chunk));
     WC_RETURN_IF(!ps->chunks, err, WC_ERR_NOMEM, "out of memory (chunk list)");
-    WC_FORWARD_IF_ERROR(wcx_read_chunks(src, size, ps->chunks, max, &ps->nchunks, err));
+    WC_FORWARD_IF_ERROR(wcx_read_chunks_mt(src, size, ps->chunks, max, &ps->nchunks, threads, err));
     const wcx_chunk *k = &ps->chunks[0];
     wc_err e = {{0}};
     wc_status s = wcx_header_parse(k->data, k->size, &ps->h, &e);
@@ -333,7 +334,7 @@ static wc_status parse_file(wc_ctx *ctx, const wc_params *p, const void *src, si
 {
     double t0 = ctx_now();
     uint64_t need = 0;
-    wc_status s = parse(src, size, ps, &ctx->err);
+    wc_status s = parse(src, size, ps, p ? p->threads : 0, &ctx->err);
     if (s == WC_OK) layout_bands(&ps->h, &ps->lay);
     if (s == WC_OK) s = check_limits(&ps->h, &ps->lay, size, p, whole ? &need : NULL, &ctx->err);
     if (s == WC_OK) s = check_blocks(ps, &ctx->err);
@@ -457,7 +458,7 @@ wc_status dec_inspect(wc_ctx *ctx, const void *src, size_t size, wc_info *info)
     WC_RETURN_IF(!info, &ctx->err, WC_ERR_ARG, "no info struct");
     memset(info, 0, sizeof *info);
     parsed ps;
-    wc_status s = parse(src, size, &ps, &ctx->err);
+    wc_status s = parse(src, size, &ps, 1, &ctx->err);
     if (s == WC_OK) layout_bands(&ps.h, &ps.lay);
     if (s == WC_OK) s = check_blocks(&ps, &ctx->err);
     if (s == WC_OK) s = layout_build(&ps.h, WC_MAX_BLOCKS, &ps.lay, &ctx->err);
