@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "context.h"
+#include "wc_common.h"
 #include "dwt.h"
 #include "test_support.h"
 #include "wcodec.h"
@@ -369,12 +370,50 @@ static void test_bad_arguments(void **state)
     wc_ctx_free(ctx);
 }
 
+/* Every allocation of a region decode failing in turn (on the calling
+ * thread: one thread) gives WC_ERR_NOMEM with a message, never a crash,
+ * until the decode goes through; 5/3, 9/7, DCT and LOT. */
+static void test_allocation_failures(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    wc_image im;
+    make_image(&im, 70, 45, 3, 8, 11);
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+        wc_params p;
+        wc_params_init(&p);
+        set_mode(&p, &modes[m]);
+        size_t n = 0;
+        uint8_t *file = encode(ctx, &p, &im, &n);
+        wc_params_init(&p);
+        p.threads = 1;
+        const wc_region g = {5, 3, 20, 9, modes[m].tf == WC_TRANSFORM_DWT ? 1 : 0};
+        for (long k = 0;; k++) {
+            assert_true(k < 10000);
+            wc_image out;
+            wc_alloc_fail_after(k);
+            wc_status s = wc_decode_region(ctx, &p, file, n, &g, &out);
+            wc_alloc_fail_after(-1);
+            if (s == WC_OK) {
+                wc_image_free(&out);
+                break;
+            }
+            if (s != WC_ERR_NOMEM || !wc_ctx_error(ctx)[0])
+                fail_msg("allocation %ld failing: status %d ('%s')", k, (int)s, wc_ctx_error(ctx));
+            assert_null(out.pixels);
+        }
+        wc_free(file);
+    }
+    wc_image_free(&im);
+    wc_ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_region_is_crop),       cmocka_unit_test(test_reduce_is_forward_ll),
         cmocka_unit_test(test_reduce_97_brightness), cmocka_unit_test(test_small_region_few_blocks),
-        cmocka_unit_test(test_bad_arguments),
+        cmocka_unit_test(test_bad_arguments),        cmocka_unit_test(test_allocation_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
