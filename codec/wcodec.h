@@ -270,9 +270,11 @@ typedef struct wc_region {
 
 /* Decodes the part r of src[0..size) into *out (allocated as wc_decode
  * does: width x height pixels, the file's components and depth). r NULL
- * is the whole image. p as for wc_decode; the CPU does the work whatever
- * p->backend asks (wc_ctx_note says so when another was asked), and
- * p->memory must be WC_MEMORY_HOST. */
+ * is the whole image. p as for wc_decode, but p->max_memory is checked
+ * against what the part needs (the file, the output, and only the pages
+ * of the coefficient planes its code blocks fill), not a whole decode's;
+ * the CPU does the work whatever p->backend asks (wc_ctx_note says so
+ * when another was asked), and p->memory must be WC_MEMORY_HOST. */
 WC_API wc_status wc_decode_region(wc_ctx *ctx, const wc_params *p, const void *src, size_t size,
                                   const wc_region *r, wc_image *out);
 
