@@ -121,11 +121,58 @@ static void test_window_every_rect(void **state)
     }
 }
 
+/* Random windows of a 300x211 plane, 5 levels, stops 0..3: cut ends well
+ * inside the plane at every level (the margins' real test). */
+static void test_window_random_rects(void **state)
+{
+    (void)state;
+    const uint32_t w = 300, h = 211;
+    const size_t n = (size_t)w * h;
+    test_rng r;
+    test_rng_seed(&r, 23);
+    int32_t *coef = malloc(n * 4), *out = malloc(n * 4), *sub = malloc(n * 4);
+    float *fcoef = malloc(n * 4), *fout = malloc(n * 4), *fsub = malloc(n * 4);
+    int32_t *scratch = malloc(dwt_scratch_elems(w, h) * 4);
+    for (size_t i = 0; i < n; i++) {
+        coef[i] = test_rng_range(&r, -3000, 3000);
+        fcoef[i] = (float)coef[i] * 0.61f;
+    }
+    for (int stop = 0; stop <= 3; stop++) {
+        const uint32_t sw = dwt_window_size(w, stop), sh = dwt_window_size(h, stop);
+        for (uint32_t y = 0; y < sh; y++) {
+            memcpy(sub + (size_t)y * sw, coef + (size_t)y * w, sw * 4);
+            memcpy(fsub + (size_t)y * sw, fcoef + (size_t)y * w, sw * 4);
+        }
+        dwt53_inverse(sub, sw, sh, 5 - stop, scratch);
+        dwt97_inverse(fsub, sw, sh, 5 - stop, (float *)scratch);
+        for (int k = 0; k < 300; k++) {
+            const uint32_t x0 = (uint32_t)test_rng_range(&r, 0, (int32_t)sw - 1);
+            const uint32_t y0 = (uint32_t)test_rng_range(&r, 0, (int32_t)sh - 1);
+            const uint32_t x1 = x0 + 1 + (uint32_t)test_rng_range(&r, 0, (int32_t)(sw - x0 - 1));
+            const uint32_t y1 = y0 + 1 + (uint32_t)test_rng_range(&r, 0, (int32_t)(sh - y0 - 1));
+            dwt_window win;
+            dwt_window_plan(w, h, 5, stop, (dwt_rect){x0, y0, x1, y1}, &win);
+            int32_t *ws = malloc(dwt_window_scratch_elems(&win) * 4);
+            assert_int_equal(dwt53_inverse_window(coef, &win, out, ws, 1 + k % 3), 0);
+            assert_int_equal(dwt97_inverse_window(fcoef, &win, fout, (float *)ws, 1 + k % 3), 0);
+            for (uint32_t y = y0; y < y1; y++) {
+                assert_memory_equal(out + (size_t)(y - y0) * (x1 - x0), sub + (size_t)y * sw + x0,
+                                    (x1 - x0) * 4);
+                assert_memory_equal(fout + (size_t)(y - y0) * (x1 - x0), fsub + (size_t)y * sw + x0,
+                                    (x1 - x0) * 4);
+            }
+            free(ws);
+        }
+    }
+    free(coef), free(out), free(sub), free(fcoef), free(fout), free(fsub), free(scratch);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_threads_match),
         cmocka_unit_test(test_window_every_rect),
+        cmocka_unit_test(test_window_random_rects),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
