@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_photo.h"
 #include "image_io.h"
 #include "wcodec.h"
 
@@ -29,39 +30,6 @@ static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
-}
-
-static int make_photo(const char *dir, uint32_t side, wc_image *out)
-{
-    wc_image tiles[24];
-    int n = 0;
-    for (int i = 1; i <= 24; i++) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/kodim%02d.png", dir, i);
-        if (image_read(path, 0, &tiles[n], NULL) == WC_OK && tiles[n].components == 3 &&
-            tiles[n].bit_depth == 8)
-            n++;
-    }
-    if (n == 0) {
-        fprintf(stderr, "bench_codec: no Kodak images in %s\n", dir);
-        return 1;
-    }
-    *out = (wc_image){side, side, 3, 8, 0, NULL};
-    if (wc_image_alloc(out) != WC_OK) return 1;
-    uint8_t *px = out->pixels;
-    const uint32_t tw = 512, th = 512; /* every Kodak image has a 512x512 corner */
-    for (uint32_t y = 0; y < side; y++)
-        for (uint32_t x = 0; x < side; x++) {
-            uint32_t tx = x / tw, ty = y / th, t = (ty * (side / tw + 1) + tx) % (uint32_t)n;
-            uint32_t u = x % tw, v = y % th;
-            if (tx & 1) u = tw - 1 - u;
-            if (ty & 1) v = th - 1 - v;
-            const uint8_t *src =
-                (const uint8_t *)tiles[t].pixels + (size_t)v * tiles[t].stride + u * 3;
-            memcpy(px + ((size_t)y * side + x) * 3, src, 3);
-        }
-    for (int i = 0; i < n; i++) wc_image_free(&tiles[i]);
-    return 0;
 }
 
 typedef struct result {
@@ -117,7 +85,7 @@ int main(int argc, char **argv)
     const char *only = argc > 4 ? argv[4] : "";
     int only_threads = argc > 5 ? atoi(argv[5]) : 0;
     wc_image img;
-    if (side < 16 || runs < 1 || make_photo(dir, side, &img)) return 1;
+    if (side < 16 || runs < 1 || bench_photo("bench_codec", dir, side, &img)) return 1;
     const double mp = (double)side * side / 1e6;
     printf("wcodec %s, %ux%u RGB photograph (tiled Kodak), median of %d runs, CPU backend\n",
            wc_version_string(), side, side, runs);
@@ -135,7 +103,7 @@ int main(int argc, char **argv)
         {"lossy LOT q75", 0, WC_TRANSFORM_LOT, 75},
     };
     for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++)
-        for (int threads = 1; threads <= 2; threads++) {
+        for (int threads = 1; threads <= (only_threads > 2 ? only_threads : 2); threads++) {
             if (!strstr(modes[m].name, only) || (only_threads && threads != only_threads)) continue;
             wc_params p;
             wc_params_init(&p);

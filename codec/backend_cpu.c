@@ -12,9 +12,11 @@
 #include "dct8.h"
 #include "dct_strips.h"
 #include "dwt.h"
+#include "dwt_threads.h"
 #include "lot8.h"
 #include "parallel.h"
 #include "quant.h"
+#include "quant_rows.h"
 
 static wc_status cpu_create(void **self, wc_err *err)
 {
@@ -31,12 +33,27 @@ static quant_layout layout_of(const wc_stage_plan *p, uint32_t c, uint32_t w, ui
     return lay;
 }
 
+/* Threads each component's transform may use: the components already run
+ * side by side, one worker each, so each takes its share of the rest.
+ * With more than one, the DWT runs split by rows and column strips
+ * (transform/dwt_threads.h: the same bits). */
+static int comp_threads(const wc_stage_plan *p)
+{
+    const int t = wc_thread_count(p->threads) / (int)(p->components ? p->components : 1);
+    return t > 1 ? t : 1;
+}
+
 /* Spatial transform of one float plane: the DWT in place (dst == src);
  * block transforms in dst, a padded copy (pw x ph), or src itself when
  * its sides are already multiples of 8. */
 static wc_status transform_float(const wc_stage_plan *p, uint32_t c, float *src, float *dst,
                                  uint32_t pw, uint32_t ph, wc_err *err)
 {
+    if (p->transform[c] == WC_TRANSFORM_DWT && comp_threads(p) > 1) {
+        WC_RETURN_IF(dwt97_forward_mt(src, pw, ph, p->levels, comp_threads(p)), err, WC_ERR_NOMEM,
+                     "out of memory (DWT scratch)");
+        return WC_OK;
+    }
     if (p->transform[c] == WC_TRANSFORM_DWT) {
         float *scratch = pool_alloc_array(p->pool, dwt_scratch_elems(pw, ph), sizeof(float));
         WC_RETURN_IF(!scratch, err, WC_ERR_NOMEM, "out of memory (DWT scratch)");
@@ -72,12 +89,36 @@ static wc_status forward_float_comp(const wc_stage_plan *p, uint32_t c, float *p
     if (s == WC_OK) {
         quant_layout lay = layout_of(p, c, pw, ph);
         if (p->quantize)
-            quant_float_plane(coef, out->q[c], &lay, p->steps[c], p->threshold[c]);
+            quant_float_plane_mt(coef, out->q[c], &lay, p->steps[c], p->threshold[c],
+                                 comp_threads(p));
         else
             memcpy(out->f[c], coef, (size_t)pw * ph * sizeof(float));
     }
     pool_free(p->pool, padded);
     return s;
+}
+
+/* int samples to float, in slices on `threads` workers. */
+typedef struct float_job {
+    const int32_t *src;
+    float *dst;
+    size_t n;
+} float_job;
+
+enum { FLOAT_SLICE = 1 << 16 };
+
+static void to_float_item(void *arg, size_t i, int worker)
+{
+    (void)worker;
+    const float_job *j = arg;
+    const size_t a = i * FLOAT_SLICE, e = a + FLOAT_SLICE < j->n ? a + FLOAT_SLICE : j->n;
+    for (size_t k = a; k < e; k++) j->dst[k] = (float)j->src[k];
+}
+
+static void to_float(const int32_t *src, float *dst, size_t n, int threads)
+{
+    float_job j = {src, dst, n};
+    wc_parallel_for(threads, (n + FLOAT_SLICE - 1) / FLOAT_SLICE, to_float_item, &j);
 }
 
 /* The components' transforms are independent: one worker each. */
@@ -99,21 +140,28 @@ static void forward_comp(void *arg, size_t c, int worker)
     wc_coeffs *out = j->cout;
     if (j->fl[c]) {
         const size_t n = (size_t)p->width * p->height;
-        if (p->colour != WC_COLOUR_ICT || c > 2)
-            for (size_t i = 0; i < n; i++) j->fl[c][i] = (float)out->q[c][i];
+        if (p->colour != WC_COLOUR_ICT || c > 2) to_float(out->q[c], j->fl[c], n, comp_threads(p));
         j->status[c] = forward_float_comp(p, (uint32_t)c, j->fl[c], out, &j->errs[c]);
         return;
     }
-    int32_t *scratch =
-        pool_alloc_array(p->pool, dwt_scratch_elems(p->width, p->height), sizeof(int32_t));
-    if (!scratch) {
-        j->status[c] = wc_fail(&j->errs[c], WC_ERR_NOMEM, "out of memory (DWT scratch)");
-        return;
+    if (comp_threads(p) > 1) {
+        if (dwt53_forward_mt(out->q[c], p->width, p->height, p->levels, comp_threads(p))) {
+            j->status[c] = wc_fail(&j->errs[c], WC_ERR_NOMEM, "out of memory (DWT scratch)");
+            return;
+        }
+    } else {
+        int32_t *scratch =
+            pool_alloc_array(p->pool, dwt_scratch_elems(p->width, p->height), sizeof(int32_t));
+        if (!scratch) {
+            j->status[c] = wc_fail(&j->errs[c], WC_ERR_NOMEM, "out of memory (DWT scratch)");
+            return;
+        }
+        dwt53_forward(out->q[c], p->width, p->height, p->levels, scratch);
+        pool_free(p->pool, scratch);
     }
-    dwt53_forward(out->q[c], p->width, p->height, p->levels, scratch);
-    pool_free(p->pool, scratch);
     quant_layout lay = layout_of(p, (uint32_t)c, p->width, p->height);
-    if (p->quantize) quant_int_plane(out->q[c], &lay, p->steps[c], p->threshold[c]);
+    if (p->quantize)
+        quant_int_plane_mt(out->q[c], &lay, p->steps[c], p->threshold[c], comp_threads(p));
 }
 
 /* The first failing component's status and message, in component order. */
@@ -122,6 +170,69 @@ static wc_status job_status(const comp_job *j, uint32_t n, wc_err *err)
     for (uint32_t c = 0; c < n; c++)
         if (j->status[c] != WC_OK) return wc_fail(err, j->status[c], "%s", j->errs[c].msg);
     return WC_OK;
+}
+
+/* ---- colour and samples on all threads: row bands of the image ---------- */
+
+enum { COLOUR_ROWS = 64 }; /* rows an item converts */
+
+typedef struct colour_job {
+    const wc_stage_plan *p;
+    const wc_image *img; /* forward: the samples in; inverse: out */
+    int32_t **pl;        /* int planes (width x height) */
+    float **fl;          /* float planes, or NULL entries */
+    int inverse;
+} colour_job;
+
+/* Rows [i * COLOUR_ROWS, ...) as an image of their own, and the planes
+ * from the same row: every sample gets the whole-image call's arithmetic. */
+static void colour_rows(void *arg, size_t i, int worker)
+{
+    (void)worker;
+    const colour_job *j = arg;
+    const wc_stage_plan *p = j->p;
+    const uint32_t y0 = (uint32_t)i * COLOUR_ROWS;
+    wc_image view = *j->img;
+    view.height = p->height - y0 < COLOUR_ROWS ? p->height - y0 : COLOUR_ROWS;
+    view.stride = wc_row_stride(j->img);
+    view.pixels = (uint8_t *)j->img->pixels + (size_t)y0 * view.stride;
+    const size_t off = (size_t)y0 * p->width, n = (size_t)view.height * p->width;
+    int32_t *pl[4] = {NULL, NULL, NULL, NULL};
+    float *fl[4] = {NULL, NULL, NULL, NULL};
+    for (uint32_t c = 0; c < p->components; c++) {
+        pl[c] = j->pl[c] ? j->pl[c] + off : NULL;
+        fl[c] = j->fl[c] ? j->fl[c] + off : NULL;
+    }
+    uint32_t first = 0;
+    if (!j->inverse) {
+        if (p->colour == WC_COLOUR_RCT) {
+            colour_extract_rct(&view, pl[0], pl[1], pl[2]);
+            first = 3;
+        } else if (p->colour == WC_COLOUR_ICT) {
+            colour_extract_ict(&view, fl[0], fl[1], fl[2]);
+            first = 3;
+        }
+        for (uint32_t c = first; c < p->components; c++) colour_extract(&view, c, pl[c]);
+        return;
+    }
+    if (p->colour == WC_COLOUR_RCT) {
+        colour_insert_rct(pl[0], pl[1], pl[2], &view);
+        first = 3;
+    } else if (p->colour == WC_COLOUR_ICT) {
+        colour_insert_ict(fl[0], fl[1], fl[2], &view);
+        first = 3;
+    }
+    for (uint32_t c = first; c < p->components; c++) {
+        if (fl[c]) colour_round_plane(fl[c], pl[c], n, p->bit_depth);
+        colour_insert(pl[c], c, &view);
+    }
+}
+
+static void colour_all(const wc_stage_plan *p, const wc_image *img, int32_t **pl, float **fl,
+                       int inverse)
+{
+    colour_job j = {p, img, pl, fl, inverse};
+    wc_parallel_for(p->threads, wc_ceil_div(p->height, COLOUR_ROWS), colour_rows, &j);
 }
 
 static wc_status cpu_forward(void *self, const wc_stage_plan *p, const wc_image *in, wc_coeffs *out,
@@ -139,18 +250,8 @@ static wc_status cpu_forward(void *self, const wc_stage_plan *p, const wc_image 
         fl[c] = pool_alloc_array(p->pool, n, sizeof(float));
         if (!fl[c]) s = wc_fail(err, WC_ERR_NOMEM, "out of memory (float plane)");
     }
-    if (s == WC_OK) {
-        /* ICT components go straight to their float planes. */
-        uint32_t first = 0;
-        if (p->colour == WC_COLOUR_RCT) {
-            colour_extract_rct(in, out->q[0], out->q[1], out->q[2]);
-            first = 3;
-        } else if (p->colour == WC_COLOUR_ICT) {
-            colour_extract_ict(in, fl[0], fl[1], fl[2]);
-            first = 3;
-        }
-        for (uint32_t c = first; c < p->components; c++) colour_extract(in, c, out->q[c]);
-    }
+    /* ICT components go straight to their float planes. */
+    if (s == WC_OK) colour_all(p, in, out->q, fl, 0);
     if (s == WC_OK) {
         comp_job j;
         memset(&j, 0, sizeof j);
@@ -173,9 +274,10 @@ static wc_status inverse_float_comp(const wc_stage_plan *p, uint32_t c, const wc
     float *coef = pool_alloc_array(p->pool, (size_t)pw * ph, sizeof(float));
     WC_RETURN_IF(!coef, err, WC_ERR_NOMEM, "out of memory (float plane)");
     quant_layout lay = layout_of(p, c, pw, ph);
-    dequant_float_plane(in->q[c], coef, &lay, p->steps[c], p->recon);
+    dequant_float_plane_mt(in->q[c], coef, &lay, p->steps[c], p->recon, comp_threads(p));
     float *scratch = NULL;
-    if (p->transform[c] != WC_TRANSFORM_DCT) {
+    const int mt = p->transform[c] == WC_TRANSFORM_DWT && comp_threads(p) > 1;
+    if (p->transform[c] != WC_TRANSFORM_DCT && !mt) {
         size_t sn = p->transform[c] == WC_TRANSFORM_LOT ? lot8_scratch_elems(pw, ph)
                                                         : dwt_scratch_elems(pw, ph);
         scratch = pool_alloc_array(p->pool, sn, sizeof(float));
@@ -184,7 +286,12 @@ static wc_status inverse_float_comp(const wc_stage_plan *p, uint32_t c, const wc
             return wc_fail(err, WC_ERR_NOMEM, "out of memory (transform scratch)");
         }
     }
-    if (p->transform[c] == WC_TRANSFORM_DWT)
+    if (mt) {
+        if (dwt97_inverse_mt(coef, pw, ph, p->levels, comp_threads(p))) {
+            pool_free(p->pool, coef);
+            return wc_fail(err, WC_ERR_NOMEM, "out of memory (transform scratch)");
+        }
+    } else if (p->transform[c] == WC_TRANSFORM_DWT)
         dwt97_inverse(coef, pw, ph, p->levels, scratch);
     else if (p->transform[c] == WC_TRANSFORM_DCT)
         dct8_inverse(coef, pw, ph);
@@ -200,12 +307,17 @@ static wc_status inverse_float_comp(const wc_stage_plan *p, uint32_t c, const wc
 static wc_status inverse_int_comp(const wc_stage_plan *p, uint32_t c, const wc_coeffs *in,
                                   int32_t *dst, wc_err *err)
 {
+    if (dst != in->q[c]) memcpy(dst, in->q[c], (size_t)p->width * p->height * sizeof(int32_t));
+    quant_layout lay = layout_of(p, c, p->width, p->height);
+    dequant_int_plane_mt(dst, &lay, p->steps[c], p->recon, comp_threads(p));
+    if (comp_threads(p) > 1) {
+        WC_RETURN_IF(dwt53_inverse_mt(dst, p->width, p->height, p->levels, comp_threads(p)), err,
+                     WC_ERR_NOMEM, "out of memory (DWT scratch)");
+        return WC_OK;
+    }
     int32_t *scratch =
         pool_alloc_array(p->pool, dwt_scratch_elems(p->width, p->height), sizeof(int32_t));
     WC_RETURN_IF(!scratch, err, WC_ERR_NOMEM, "out of memory (DWT scratch)");
-    if (dst != in->q[c]) memcpy(dst, in->q[c], (size_t)p->width * p->height * sizeof(int32_t));
-    quant_layout lay = layout_of(p, c, p->width, p->height);
-    dequant_int_plane(dst, &lay, p->steps[c], p->recon);
     dwt53_inverse(dst, p->width, p->height, p->levels, scratch);
     pool_free(p->pool, scratch);
     return WC_OK;
@@ -233,7 +345,6 @@ static wc_status cpu_inverse(void *self, const wc_stage_plan *p, const wc_coeffs
     (void)self;
     WC_RETURN_IF(p->device_memory, err, WC_ERR_UNSUPPORTED,
                  "samples in device memory need the CUDA backend");
-    const size_t n = (size_t)p->width * p->height;
     int32_t *pl[4] = {NULL, NULL, NULL, NULL};
     float *fl[4] = {NULL, NULL, NULL, NULL};
     comp_job j;
@@ -244,18 +355,7 @@ static wc_status cpu_inverse(void *self, const wc_stage_plan *p, const wc_coeffs
     j.fl = fl;
     wc_parallel_for(p->threads, p->components, inverse_comp, &j);
     wc_status s = job_status(&j, p->components, err);
-    uint32_t first = 0;
-    if (s == WC_OK && p->colour == WC_COLOUR_RCT) {
-        colour_insert_rct(pl[0], pl[1], pl[2], out);
-        first = 3;
-    } else if (s == WC_OK && p->colour == WC_COLOUR_ICT) {
-        colour_insert_ict(fl[0], fl[1], fl[2], out);
-        first = 3;
-    }
-    for (uint32_t c = first; c < p->components && s == WC_OK; c++) {
-        if (fl[c]) colour_round_plane(fl[c], pl[c], n, p->bit_depth);
-        colour_insert(pl[c], c, out);
-    }
+    if (s == WC_OK) colour_all(p, out, pl, fl, 1);
     for (int c = 0; c < 4; c++) {
         if (!in->consumable) pool_free(p->pool, pl[c]);
         pool_free(p->pool, fl[c]);

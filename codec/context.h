@@ -21,9 +21,10 @@ struct wc_ctx {
     void *backend_self;
     wc_backend_kind backend_asked;
     wc_stage_times times;
-    wc_pool pool;       /* large work buffers kept between calls */
-    int device;         /* the call's wc_params.device (-1: current) */
-    int backend_device; /* the one the CUDA backend was made for */
+    wc_pool pool;         /* large work buffers kept between calls */
+    int device;           /* the call's wc_params.device (-1: current) */
+    int backend_device;   /* the one the CUDA backend was made for */
+    size_t region_blocks; /* code blocks the last wc_decode_region decoded */
 };
 
 /* Clears the error of a new call. */
@@ -39,6 +40,14 @@ double ctx_now(void);
 /* Takes the call's device (p may be NULL: the thread's current one) for
  * ctx_backend. */
 void ctx_use_device(wc_ctx *ctx, const wc_params *p);
+
+/* Code blocks the last wc_decode_region on ctx entropy-decoded (tests). */
+size_t ctx_region_blocks(const wc_ctx *ctx);
+
+/* The memory limit's estimate for wc_decode_region of r (0 on a bad file
+ * or region), for bench_region. */
+uint64_t dec_region_memory(wc_ctx *ctx, const void *src, size_t size, const wc_region *r,
+                           int threads);
 
 /* wc_inspect into a whole wc_info of this build (decoder.c); api.c copies
  * as much of it as the program's struct holds. */

@@ -4,6 +4,7 @@
  * sizes anything, and sizes are capped by the caller's limits: pixels and
  * memory (wc_params), code blocks (WC_MAX_BLOCKS, and the index's size).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "context.h"
@@ -11,6 +12,7 @@
 #include "entropy_stage.h"
 #include "lot8.h"
 #include "plan.h"
+#include "region.h"
 
 typedef struct parsed {
     wcx_chunk *chunks;
@@ -115,7 +117,8 @@ static wc_status collect(parsed *ps, wc_err *err)
     return read_index(idx, ps, err);
 }
 
-static wc_status parse(const void *src, size_t size, parsed *ps, wc_err *err)
+/* threads: for the CRCs of large chunks (wcx_read_chunks_mt). */
+static wc_status parse(const void *src, size_t size, parsed *ps, int threads, wc_err *err)
 {
     memset(ps, 0, sizeof *ps);
     WC_RETURN_IF(!src, err, WC_ERR_ARG, "no input");
@@ -126,7 +129,7 @@ static wc_status parse(const void *src, size_t size, parsed *ps, wc_err *err)
     if (max > WCX_MAX_CHUNKS) max = WCX_MAX_CHUNKS;
     ps->chunks = wc_malloc_array(max, sizeof(wcx_chunk));
     WC_RETURN_IF(!ps->chunks, err, WC_ERR_NOMEM, "out of memory (chunk list)");
-    WC_FORWARD_IF_ERROR(wcx_read_chunks(src, size, ps->chunks, max, &ps->nchunks, err));
+    WC_FORWARD_IF_ERROR(wcx_read_chunks_mt(src, size, ps->chunks, max, &ps->nchunks, threads, err));
     const wcx_chunk *k = &ps->chunks[0];
     wc_err e = {{0}};
     wc_status s = wcx_header_parse(k->data, k->size, &ps->h, &e);
@@ -198,6 +201,19 @@ static uint64_t decode_memory(const wcx_header *h, const wc_layout *lay, uint64_
     return need;
 }
 
+/* The memory limit against what a call needs. */
+static wc_status check_memory(const wcx_header *h, uint64_t need, const wc_params *p, wc_err *err)
+{
+    const uint64_t max_mem = p ? p->max_memory : WC_DEFAULT_MAX_MEMORY;
+    WC_RETURN_IF(max_mem && need > max_mem, err, WC_ERR_LIMIT,
+                 "image %ux%u x%u needs about %llu bytes to decode, over the memory limit of %llu",
+                 h->width, h->height, (unsigned)h->components, (unsigned long long)need,
+                 (unsigned long long)max_mem);
+    return WC_OK;
+}
+
+/* need_out NULL: the pixel limit only (a region's memory is checked once
+ * its blocks are known). */
 static wc_status check_limits(const wcx_header *h, const wc_layout *lay, uint64_t file_bytes,
                               const wc_params *p, uint64_t *need_out, wc_err *err)
 {
@@ -207,14 +223,9 @@ static wc_status check_limits(const wcx_header *h, const wc_layout *lay, uint64_
     WC_RETURN_IF(pixels > max_px, err, WC_ERR_LIMIT,
                  "image %ux%u (%llu pixels) exceeds the limit of %llu pixels", h->width, h->height,
                  (unsigned long long)pixels, (unsigned long long)max_px);
-    const uint64_t max_mem = p ? p->max_memory : WC_DEFAULT_MAX_MEMORY;
-    const uint64_t need = decode_memory(h, lay, file_bytes);
-    if (need_out) *need_out = need;
-    WC_RETURN_IF(max_mem && need > max_mem, err, WC_ERR_LIMIT,
-                 "image %ux%u x%u needs about %llu bytes to decode, over the memory limit of %llu",
-                 h->width, h->height, (unsigned)h->components, (unsigned long long)need,
-                 (unsigned long long)max_mem);
-    return WC_OK;
+    if (!need_out) return WC_OK;
+    *need_out = decode_memory(h, lay, file_bytes);
+    return check_memory(h, *need_out, p, err);
 }
 
 static wc_status check_head(const uint8_t *head, size_t n, uint64_t file_size, const wc_params *p,
@@ -315,6 +326,24 @@ static wc_status decode_parsed(wc_ctx *ctx, const wc_params *p, parsed *ps, wc_i
     return s;
 }
 
+/* Parses and checks a whole file under p's limits into *ps (freed by the
+ * caller whatever the status); the memory limit against a whole decode's
+ * need when `whole`, else the caller checks it. */
+static wc_status parse_file(wc_ctx *ctx, const wc_params *p, const void *src, size_t size,
+                            parsed *ps, int whole)
+{
+    double t0 = ctx_now();
+    uint64_t need = 0;
+    wc_status s = parse(src, size, ps, p ? p->threads : 0, &ctx->err);
+    if (s == WC_OK) layout_bands(&ps->h, &ps->lay);
+    if (s == WC_OK) s = check_limits(&ps->h, &ps->lay, size, p, whole ? &need : NULL, &ctx->err);
+    if (s == WC_OK) s = check_blocks(ps, &ctx->err);
+    if (s == WC_OK) s = layout_build(&ps->h, WC_MAX_BLOCKS, &ps->lay, &ctx->err);
+    if (s == WC_OK) s = collect(ps, &ctx->err);
+    ctx->times.container = ctx_now() - t0;
+    return s;
+}
+
 static wc_status decode(wc_ctx *ctx, const wc_params *p, const void *src, size_t size,
                         wc_image *out, int into)
 {
@@ -326,18 +355,74 @@ static wc_status decode(wc_ctx *ctx, const wc_params *p, const void *src, size_t
     WC_RETURN_IF(!into && p && p->memory == WC_MEMORY_DEVICE, &ctx->err, WC_ERR_ARG,
                  "wc_decode allocates host memory: decode into device memory with wc_decode_into");
     parsed ps;
-    double t0 = ctx_now();
-    wc_status s = parse(src, size, &ps, &ctx->err);
-    if (s == WC_OK) layout_bands(&ps.h, &ps.lay);
-    if (s == WC_OK) s = check_limits(&ps.h, &ps.lay, size, p, NULL, &ctx->err);
-    if (s == WC_OK) s = check_blocks(&ps, &ctx->err);
-    if (s == WC_OK) s = layout_build(&ps.h, WC_MAX_BLOCKS, &ps.lay, &ctx->err);
-    if (s == WC_OK) s = collect(&ps, &ctx->err);
-    ctx->times.container = ctx_now() - t0;
+    wc_status s = parse_file(ctx, p, src, size, &ps, 1);
     if (s == WC_OK) s = decode_parsed(ctx, p, &ps, out, into);
     parsed_free(&ps);
     return s;
 }
+
+static uint64_t region_decode_memory(const parsed *ps, const wc_region *r, uint64_t file_bytes,
+                                     int threads)
+{
+    const uint64_t per_block = sizeof(wc_cblk) + sizeof(uint32_t);
+    return DECODE_FIXED_BYTES + file_bytes + ps->lay.nblocks * per_block +
+           region_memory(&ps->h, &ps->lay, r, threads);
+}
+
+uint64_t dec_region_memory(wc_ctx *ctx, const void *src, size_t size, const wc_region *r,
+                           int threads)
+{
+    parsed ps;
+    wc_region rr;
+    uint64_t need = 0;
+    if (parse_file(ctx, NULL, src, size, &ps, 0) == WC_OK &&
+        region_resolve(&ps.h, r, &rr, &ctx->err) == WC_OK)
+        need = region_decode_memory(&ps, &rr, size, threads);
+    parsed_free(&ps);
+    return need;
+}
+
+wc_status wc_decode_region(wc_ctx *ctx, const wc_params *p, const void *src, size_t size,
+                           const wc_region *r, wc_image *out)
+{
+    if (!ctx) return WC_ERR_ARG;
+    ctx_begin(ctx);
+    ctx->region_blocks = 0;
+    WC_RETURN_IF(!out, &ctx->err, WC_ERR_ARG, "no output image");
+    memset(out, 0, sizeof *out);
+    WC_RETURN_IF(p && p->memory == WC_MEMORY_DEVICE, &ctx->err, WC_ERR_UNSUPPORTED,
+                 "a region is decoded into host memory");
+    parsed ps;
+    wc_region rr = {0, 0, 0, 0, 0};
+    wc_status s = parse_file(ctx, p, src, size, &ps, 0);
+    if (s == WC_OK) s = region_resolve(&ps.h, r, &rr, &ctx->err);
+    if (s == WC_OK)
+        s = check_memory(&ps.h, region_decode_memory(&ps, &rr, size, p ? p->threads : 0), p,
+                         &ctx->err);
+    /* The host does the work, whichever backend was asked for. */
+    if (s == WC_OK) s = ctx_backend(ctx, WC_BACKEND_CPU);
+    if (s == WC_OK && p && p->backend == WC_BACKEND_CUDA)
+        snprintf(ctx->note, sizeof ctx->note,
+                 "backend: cpu (a region or reduced image is decoded on the host)");
+    wc_image img = {rr.width, rr.height, ps.h.components, ps.h.bit_depth, 0, NULL};
+    if (s == WC_OK && wc_image_alloc(&img) != WC_OK)
+        s = wc_fail(&ctx->err, WC_ERR_NOMEM, "out of memory (output image)");
+    if (s == WC_OK) {
+        double t0 = ctx_now();
+        s = region_decode(&ps.h, &ps.lay, &ps.in, &rr, p ? p->threads : 0, &ctx->pool, &img,
+                          &ctx->region_blocks, &ctx->err);
+        ctx->times.transform = ctx_now() - t0;
+        ctx_note_chain(ctx, "host");
+    }
+    if (s == WC_OK)
+        *out = img;
+    else
+        wc_image_free(&img);
+    parsed_free(&ps);
+    return s;
+}
+
+size_t ctx_region_blocks(const wc_ctx *ctx) { return ctx->region_blocks; }
 
 wc_status wc_decode(wc_ctx *ctx, const wc_params *p, const void *src, size_t size, wc_image *out)
 {
@@ -373,7 +458,7 @@ wc_status dec_inspect(wc_ctx *ctx, const void *src, size_t size, wc_info *info)
     WC_RETURN_IF(!info, &ctx->err, WC_ERR_ARG, "no info struct");
     memset(info, 0, sizeof *info);
     parsed ps;
-    wc_status s = parse(src, size, &ps, &ctx->err);
+    wc_status s = parse(src, size, &ps, 1, &ctx->err);
     if (s == WC_OK) layout_bands(&ps.h, &ps.lay);
     if (s == WC_OK) s = check_blocks(&ps, &ctx->err);
     if (s == WC_OK) s = layout_build(&ps.h, WC_MAX_BLOCKS, &ps.lay, &ctx->err);

@@ -247,6 +247,38 @@ WC_API wc_status wc_decode_into(wc_ctx *ctx, const wc_params *p, const void *src
                                 wc_image *out);
 
 /*
+ * Part of an image, at full or reduced resolution, without decoding the
+ * rest: only the code blocks the part depends on are read and decoded, and
+ * the inverse transform runs on that window only. The samples are exactly
+ * those of the same rectangle of a whole decode (of the reduced image when
+ * reduce > 0).
+ *   reduce: 0 (full size) .. the file's DWT levels (wc_info.levels): the
+ *     image made of the bands coarser than level `reduce`, each side
+ *     divided by 2^reduce and rounded up (as JPEG 2000 does): the LL band
+ *     of that level, whose filters have a DC gain of 1 (5/3 and 9/7), so
+ *     its samples are taken as they are, rounded and clamped as a whole
+ *     decode rounds its samples. DCT and LOT files refuse reduce > 0
+ *     (WC_ERR_UNSUPPORTED).
+ *   x, y, width, height: the rectangle, in the reduced image's pixels;
+ *     width == height == 0 means all of it. A rectangle not inside the
+ *     (reduced) image, or with one side 0, is WC_ERR_ARG.
+ */
+typedef struct wc_region {
+    uint32_t x, y, width, height;
+    int reduce;
+} wc_region;
+
+/* Decodes the part r of src[0..size) into *out (allocated as wc_decode
+ * does: width x height pixels, the file's components and depth). r NULL
+ * is the whole image. p as for wc_decode, but p->max_memory is checked
+ * against what the part needs (the file, the output, and only the pages
+ * of the coefficient planes its code blocks fill), not a whole decode's;
+ * the CPU does the work whatever p->backend asks (wc_ctx_note says so
+ * when another was asked), and p->memory must be WC_MEMORY_HOST. */
+WC_API wc_status wc_decode_region(wc_ctx *ctx, const wc_params *p, const void *src, size_t size,
+                                  const wc_region *r, wc_image *out);
+
+/*
  * Many images in one call, with one set of parameters: outs[i] and
  * sizes[i] as wc_encode_alloc gives them (free each with wc_free). The
  * backend's buffers, tables and streams are set up once for the batch.

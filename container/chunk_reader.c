@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include "container.h"
+#include "parallel.h"
 
 void wcx_type_name(uint32_t type, char out[9])
 {
@@ -42,10 +43,45 @@ static wc_status wcx_check_magic(const uint8_t *src, size_t size, wc_err *err)
     return WC_OK;
 }
 
+/* A large chunk's CRC in pieces on several threads, joined with
+ * crc32_combine: the same value as one crc32 over it, in a fraction of
+ * the time a whole file's data takes on one core. */
+enum { CRC_PIECE = 1 << 20 };
+
+typedef struct crc_job {
+    const uint8_t *p;
+    size_t n;
+    uLong *piece;
+} crc_job;
+
+static void crc_item(void *arg, size_t i, int worker)
+{
+    (void)worker;
+    const crc_job *j = arg;
+    const size_t a = i * CRC_PIECE, len = j->n - a < CRC_PIECE ? j->n - a : CRC_PIECE;
+    j->piece[i] = crc32(0L, j->p + a, (uInt)len);
+}
+
+static uint32_t chunk_crc(const uint8_t *p, size_t n, int threads)
+{
+    const size_t pieces = (n + CRC_PIECE - 1) / CRC_PIECE;
+    uLong *piece = threads != 1 && pieces >= 4 ? wc_malloc_array(pieces, sizeof(uLong)) : NULL;
+    if (!piece) return (uint32_t)crc32(0L, p, (uInt)n);
+    crc_job j = {p, n, piece};
+    wc_parallel_for(threads, pieces, crc_item, &j);
+    uLong crc = piece[0];
+    for (size_t i = 1; i < pieces; i++) {
+        const size_t len = n - i * CRC_PIECE < CRC_PIECE ? n - i * CRC_PIECE : CRC_PIECE;
+        crc = crc32_combine(crc, piece[i], (z_off_t)len);
+    }
+    wc_free(piece);
+    return (uint32_t)crc;
+}
+
 /* Reads the chunk at off into *c after checking that its length, data and
  * CRC lie inside the file and that the CRC matches. */
 static wc_status wcx_read_one(const uint8_t *src, size_t size, size_t off, unsigned index,
-                              wcx_chunk *c, wc_err *err)
+                              int threads, wcx_chunk *c, wc_err *err)
 {
     size_t left = size - off;
     char name[9] = "?";
@@ -64,7 +100,7 @@ static wc_status wcx_read_one(const uint8_t *src, size_t size, size_t off, unsig
                  name, off, (unsigned long)len, (size_t)len + WCX_CHUNK_OVERHEAD, left);
     const uint8_t *data = src + off + 8;
     uint32_t stored = wc_rd32le(data + len);
-    uint32_t actual = (uint32_t)crc32(0L, src + off + 4, (uInt)len + 4u);
+    uint32_t actual = chunk_crc(src + off + 4, (size_t)len + 4u, threads);
     WC_RETURN_IF(stored != actual, err, WC_ERR_CHECKSUM,
                  "chunk %u (%s) at byte %zu: CRC mismatch (stored %08lX, computed %08lX)", index,
                  name, off, (unsigned long)stored, (unsigned long)actual);
@@ -95,6 +131,12 @@ static wc_status wcx_check_order(const wcx_chunk *c, wc_err *err)
 wc_status wcx_read_chunks(const uint8_t *src, size_t size, wcx_chunk *chunks, size_t max,
                           size_t *count, wc_err *err)
 {
+    return wcx_read_chunks_mt(src, size, chunks, max, count, 1, err);
+}
+
+wc_status wcx_read_chunks_mt(const uint8_t *src, size_t size, wcx_chunk *chunks, size_t max,
+                             size_t *count, int threads, wc_err *err)
+{
     WC_RETURN_IF(count == NULL || (src == NULL && size > 0) || (chunks == NULL && max > 0), err,
                  WC_ERR_ARG, "wcx_read_chunks: NULL argument");
     *count = 0;
@@ -109,7 +151,7 @@ wc_status wcx_read_chunks(const uint8_t *src, size_t size, wcx_chunk *chunks, si
         WC_RETURN_IF(index >= limit, err, WC_ERR_LIMIT,
                      "chunk %u at byte %zu: more than %zu chunks", index, off, limit);
         wcx_chunk *c = &chunks[index];
-        WC_FORWARD_IF_ERROR(wcx_read_one(src, size, off, index, c, err));
+        WC_FORWARD_IF_ERROR(wcx_read_one(src, size, off, index, threads, c, err));
         WC_FORWARD_IF_ERROR(wcx_check_order(c, err));
         ended = c->type == WCX_WEND;
         off += WCX_CHUNK_OVERHEAD + (size_t)c->size;

@@ -91,6 +91,10 @@ typedef struct wcx_chunk {
  * chunk, its index and byte offset. */
 wc_status wcx_read_chunks(const uint8_t *src, size_t size, wcx_chunk *chunks, size_t max,
                           size_t *count, wc_err *err);
+/* The same, checking the CRCs of large chunks on `threads` threads (0: all
+ * cores; 1: the caller's alone). */
+wc_status wcx_read_chunks_mt(const uint8_t *src, size_t size, wcx_chunk *chunks, size_t max,
+                             size_t *count, int threads, wc_err *err);
 
 /* Printable name of a chunk type ("WDAT", or hex for unprintable). */
 void wcx_type_name(uint32_t type, char out[9]);

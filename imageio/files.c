@@ -649,19 +649,26 @@ static wc_status read_wcx(wc_ctx *ctx, const wc_params *p, const char *path, uin
     return WC_OK;
 }
 
-wc_status decode_file_meta(wc_ctx *ctx, const wc_params *p, const char *path, wc_image *out,
-                           wc_meta *meta, wc_err *err)
+wc_status decode_file_region(wc_ctx *ctx, const wc_params *p, const char *path,
+                             const wc_region *region, wc_image *out, wc_meta *meta, wc_err *err)
 {
     WC_RETURN_IF(!ctx || !out, err, WC_ERR_ARG, "missing argument");
     memset(out, 0, sizeof *out);
     uint8_t *buf = NULL;
     size_t n = 0;
     WC_FORWARD_IF_ERROR(read_wcx(ctx, p, path, &buf, &n, err));
-    wc_status s = wc_decode(ctx, p, buf, n, out);
+    wc_status s =
+        region ? wc_decode_region(ctx, p, buf, n, region, out) : wc_decode(ctx, p, buf, n, out);
     if (s == WC_OK && meta && (s = wc_meta_read(ctx, buf, n, meta)) != WC_OK) wc_image_free(out);
     wc_free(buf);
     if (s != WC_OK) wc_fail(err, s, "%s", wc_ctx_error(ctx));
     return s;
+}
+
+wc_status decode_file_meta(wc_ctx *ctx, const wc_params *p, const char *path, wc_image *out,
+                           wc_meta *meta, wc_err *err)
+{
+    return decode_file_region(ctx, p, path, NULL, out, meta, err);
 }
 
 wc_status decode_file(wc_ctx *ctx, const wc_params *p, const char *path, wc_image *out, wc_err *err)

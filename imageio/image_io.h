@@ -258,6 +258,10 @@ wc_status decode_file(wc_ctx *ctx, const wc_params *p, const char *path, wc_imag
  * it (wc_meta_read). */
 wc_status decode_file_meta(wc_ctx *ctx, const wc_params *p, const char *path, wc_image *out,
                            wc_meta *meta, wc_err *err);
+/* decode_file_meta of the part `region` of the image (wc_decode_region;
+ * NULL: the whole image, wc_decode). */
+wc_status decode_file_region(wc_ctx *ctx, const wc_params *p, const char *path,
+                             const wc_region *region, wc_image *out, wc_meta *meta, wc_err *err);
 /* wc_inspect of the .wcx file at path, read as decode_file reads it (under
  * the default limits). */
 wc_status inspect_file(wc_ctx *ctx, const char *path, wc_info *info, wc_err *err);

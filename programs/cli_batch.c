@@ -150,7 +150,8 @@ static void decode_job(const cli_batch_opts *o, file_result *r, const char *in, 
     wc_err e = {{0}};
     /* The header first, under the limits, then the rest (decode_file). */
     double t0 = cli_now();
-    wc_status s = decode_file_meta(ctx, &p, in, &img, meta, &e);
+    wc_status s =
+        decode_file_region(ctx, &p, in, o->has_region ? &o->region : NULL, &img, meta, &e);
     double t1 = cli_now();
     if (s != WC_OK) {
         set_error(r, e.msg, s, in);
@@ -182,7 +183,10 @@ static void decode_job(const cli_batch_opts *o, file_result *r, const char *in, 
             text[strlen(text) - 1] = '\0';
             add_note(r, text);
         }
-        if (o->verbose) add_note(r, backend_note(ctx));
+        if (o->verbose)
+            add_note(r, o->has_region && p.backend == WC_BACKEND_CUDA
+                            ? "cpu (--region and --reduce are decoded on the host)"
+                            : backend_note(ctx));
     }
     r->status = s;
     wc_image_free(&img);

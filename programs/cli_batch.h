@@ -22,6 +22,8 @@ typedef struct cli_batch_opts {
     int ndevices;            /* --devices: workers take devices[] in turn; 0: not
                             given (a batch then spreads over every device) */
     int devices[CLI_MAX_DEVICES];
+    int has_region;   /* decode: --region or --reduce given */
+    wc_region region; /* decode: the part (wc_decode_region) */
 } cli_batch_opts;
 
 /* With out: encodes (decode = 0) or decodes the one file args[0] into out

@@ -84,6 +84,40 @@ static int common_option(int argc, char **argv, int *i, cli_batch_opts *o)
     return 1;
 }
 
+/* decode's --region X,Y,W,H and --reduce N; 1 if argv[*i] was one, -1 on
+ * a bad value, 0 if not. The rectangle is checked against the image by
+ * the library (wc_decode_region), which names what is wrong. */
+static int region_option(int argc, char **argv, int *i, cli_batch_opts *o)
+{
+    const char *a = argv[*i];
+    if (strcmp(a, "--region") && strcmp(a, "--reduce")) return 0;
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "wcodec: %s needs a value\n", a);
+        return -1;
+    }
+    const char *v = argv[++*i];
+    o->has_region = 1;
+    if (!strcmp(a, "--reduce")) {
+        long n;
+        if (cli_int(a, v, 0, 15, &n)) return -1;
+        o->region.reduce = (int)n;
+        return 1;
+    }
+    unsigned long f[4];
+    int used = 0;
+    if (sscanf(v, "%lu,%lu,%lu,%lu%n", &f[0], &f[1], &f[2], &f[3], &used) != 4 || v[used] ||
+        strchr(v, '-') || f[0] > UINT32_MAX || f[1] > UINT32_MAX || f[2] > UINT32_MAX ||
+        f[3] > UINT32_MAX || f[2] == 0 || f[3] == 0) {
+        fprintf(stderr, "wcodec: --region %s: expected X,Y,W,H (pixels, W and H at least 1)\n", v);
+        return -1;
+    }
+    o->region.x = (uint32_t)f[0];
+    o->region.y = (uint32_t)f[1];
+    o->region.width = (uint32_t)f[2];
+    o->region.height = (uint32_t)f[3];
+    return 1;
+}
+
 /* encode and decode: one IN and OUT, or inputs and folders with --out-dir. */
 static int run_files(int argc, char **argv, int decode)
 {
@@ -96,6 +130,7 @@ static int run_files(int argc, char **argv, int decode)
     for (int i = 2; i < argc && rc == CLI_OK; i++) {
         const char *a = argv[i];
         int r = common_option(argc, argv, &i, &o);
+        if (r == 0 && decode) r = region_option(argc, argv, &i, &o);
         if (r == 0 && (!decode || !strcmp(a, "--threads") || !strcmp(a, "--backend") ||
                        !strcmp(a, "--max-pixels") || !strcmp(a, "--max-memory")))
             r = cli_encoder_option(argc, argv, &i, &o.p, &lossy, &lossless);
@@ -211,8 +246,13 @@ static int cmd_decode(int argc, char **argv)
                "  --format F            png, tif, tiff, pgm, ppm or pnm, whatever OUT's name says\n"
                "                        (with --out-dir: the outputs' format, png by default)\n"
                "  --strip               leave the metadata out\n"
+               "  --region X,Y,W,H      only that rectangle (in the --reduce'd image's\n"
+               "                        pixels): only the code blocks it needs are decoded\n"
+               "  --reduce N            the image at 1/2^N of each side (rounded up), from\n"
+               "                        the bands coarser than DWT level N (N <= levels)\n"
                "  --threads N           worker threads (default: all cores)\n"
-               "  --backend B           auto (default), cpu or cuda\n"
+               "  --backend B           auto (default), cpu or cuda (--region and --reduce\n"
+               "                        run on the cpu)\n"
                "  --max-pixels N        refuse files larger than N pixels (default 2^31)\n"
                "  --max-memory N        refuse files needing more than N bytes to decode,\n"
                "                        the file included (default 8 GiB: 8589934592)\n"

@@ -518,6 +518,35 @@ wc_status es_block_offsets(const wc_layout *lay, const es_input *in, size_t *off
     return WC_OK;
 }
 
+/* Item i of the parallel loop over a block mask's blocks (es_input). */
+typedef struct dec_list {
+    dec_job *j;
+    const size_t *blocks;
+} dec_list;
+
+static void decode_listed(void *arg, size_t i, int w)
+{
+    dec_list *d = arg;
+    if (d->j->fail_block[w] == SIZE_MAX) decode_block(d->j, d->blocks[i], w);
+}
+
+/* Only the masked blocks: listed in layout order, so that the first
+ * failing one (the lowest index) is reported as without a mask. */
+static wc_status decode_masked(dec_job *j, int nw, wc_err *err)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < j->lay->nblocks; i++) n += j->in->block_mask[i] != 0;
+    size_t *blocks = wc_malloc_array(n ? n : 1, sizeof(size_t));
+    WC_RETURN_IF(!blocks, err, WC_ERR_NOMEM, "out of memory (block list)");
+    n = 0;
+    for (size_t i = 0; i < j->lay->nblocks; i++)
+        if (j->in->block_mask[i]) blocks[n++] = i;
+    dec_list d = {j, blocks};
+    wc_parallel_for(nw, n, decode_listed, &d);
+    wc_free(blocks);
+    return WC_OK;
+}
+
 wc_status es_decode(const wcx_header *h, const wc_layout *lay, const es_input *in,
                     int32_t *const *planes, int threads, wc_err *err)
 {
@@ -544,7 +573,10 @@ wc_status es_decode(const wcx_header *h, const wc_layout *lay, const es_input *i
     if (s == WC_OK) s = workers_alloc(h, nw, 0, &j.ws, err);
     if (s == WC_OK) {
         for (int i = 0; i < nw; i++) j.fail_block[i] = SIZE_MAX;
-        wc_parallel_for(nw, (lay->nblocks + 1) / 2, decode_pair, &j);
+        if (in->block_mask)
+            s = decode_masked(&j, nw, err);
+        else
+            wc_parallel_for(nw, (lay->nblocks + 1) / 2, decode_pair, &j);
         int worst = -1;
         for (int i = 0; i < nw; i++)
             if (j.fail_block[i] != SIZE_MAX && (worst < 0 || j.fail_block[i] < j.fail_block[worst]))

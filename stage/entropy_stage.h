@@ -44,6 +44,10 @@ typedef struct es_input {
     const uint8_t *data[4];
     size_t data_size[4];
     const uint32_t *block_size;
+    /* NULL: decode every block. Else only the blocks i with block_mask[i]
+     * set are decoded (a region or a reduced image needs no more); the
+     * others' coefficients are left as they were in the planes. */
+    const uint8_t *block_mask;
 } es_input;
 
 /* Decodes every block into planes (sized by the layout). Errors name the

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "container.h"
 #include "test_support.h"
 
@@ -663,6 +665,52 @@ static void test_reader_crc_message(void **state)
     assert_non_null(strstr(err.msg, want));
 }
 
+/* Appends a chunk (length, type, data, CRC of type and data). */
+static void put_chunk(uint8_t *f, size_t *o, uint32_t type, const uint8_t *data, size_t len)
+{
+    wc_wr32le(f + *o, (uint32_t)len);
+    wc_wr32le(f + *o + 4, type);
+    if (len) memcpy(f + *o + 8, data, len);
+    wc_wr32le(f + *o + 8 + len, (uint32_t)crc32(0L, f + *o + 4, (uInt)(len + 4)));
+    *o += 12 + len;
+}
+
+/* A chunk of several MiB is checked in pieces on threads (chunk_crc): the
+ * same verdict for 1, 2, 3 and 7 threads, intact and with one bit flipped
+ * in a middle piece or in the last, short one. */
+static void test_reader_large_chunk_threads(void **state)
+{
+    (void)state;
+    const size_t big = ((size_t)9 << 20) + 12345;
+    uint8_t *data = malloc(big);
+    for (size_t i = 0; i < big; i++) data[i] = (uint8_t)(i * 131 + (i >> 9));
+    const size_t n = WCX_MAGIC_SIZE + 16 + (12 + big) + 12;
+    uint8_t *f = malloc(n);
+    memcpy(f, WCX_MAGIC, WCX_MAGIC_SIZE);
+    size_t o = WCX_MAGIC_SIZE;
+    put_chunk(f, &o, WCX_WHDR, (const uint8_t *)"head", 4);
+    const size_t dat = o;
+    put_chunk(f, &o, WCX_WDAT, data, big);
+    put_chunk(f, &o, WCX_WEND, NULL, 0);
+    assert_int_equal(o, n);
+    static const int threads[] = {1, 2, 3, 7};
+    const size_t flips[] = {dat + 8 + ((size_t)5 << 20) + 17, dat + 8 + big - 3};
+    for (int round = 0; round < 3; round++) {
+        if (round) f[flips[round - 1]] ^= 0x04;
+        for (int t = 0; t < 4; t++) {
+            wcx_chunk c[4];
+            size_t count = 0;
+            wc_err err = {{0}};
+            wc_status s = wcx_read_chunks_mt(f, n, c, 4, &count, threads[t], &err);
+            assert_int_equal(s, round ? WC_ERR_CHECKSUM : WC_OK);
+            if (round) assert_non_null(strstr(err.msg, "chunk 1 (WDAT)"));
+        }
+        if (round) f[flips[round - 1]] ^= 0x04;
+    }
+    free(f);
+    free(data);
+}
+
 static void test_reader_bad_magic(void **state)
 {
     (void)state;
@@ -871,6 +919,7 @@ int main(void)
         cmocka_unit_test(test_reader_bytes_after_wend),
         cmocka_unit_test(test_reader_unknown_chunks),
         cmocka_unit_test(test_reader_chunk_limit),
+        cmocka_unit_test(test_reader_large_chunk_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,36 @@
+/*
+ * region.h -- decoding a rectangle of an image, or of a reduced image
+ * (wc_decode_region): which code blocks it needs, and its inverse
+ * (dequantize, transform, colour) on that window only, on the host.
+ */
+#ifndef WC_REGION_H
+#define WC_REGION_H
+
+#include "entropy_stage.h"
+#include "pool.h"
+#include "wcodec.h"
+
+/* Checks r (NULL: the whole image) against the file's header and fills
+ * *out with it resolved: the rectangle in the reduced image, never empty.
+ * WC_ERR_ARG names a rectangle outside the image, an empty side or a
+ * reduce out of 0..levels; WC_ERR_UNSUPPORTED a reduce of a DCT/LOT file. */
+wc_status region_resolve(const wcx_header *h, const wc_region *r, wc_region *out, wc_err *err);
+
+/* Decodes the resolved region r into img (allocated by the caller: r's
+ * width x height, the file's components and depth) from the file's coded
+ * blocks `in` (whose block_mask this sets and clears), on `threads` host
+ * threads with planes from pool. *blocks: how many code blocks were
+ * entropy-decoded. */
+wc_status region_decode(const wcx_header *h, const wc_layout *lay, const es_input *in,
+                        const wc_region *r, int threads, wc_pool *pool, wc_image *img,
+                        size_t *blocks, wc_err *err);
+
+/* The bytes region_decode holds at its peak on `threads` threads, beside
+ * the file and the program's fixed part (the decoder adds both): the
+ * output and the window's planes, and of the coefficient planes, which are
+ * allocated at the file's size, only the pages the decoded blocks and
+ * dequantized rectangles touch (README, "Regions and thumbnails"). Needs
+ * the layout's blocks (layout_build). */
+uint64_t region_memory(const wcx_header *h, const wc_layout *lay, const wc_region *r, int threads);
+
+#endif
