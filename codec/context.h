@@ -24,6 +24,10 @@ struct wc_ctx {
     wc_pool pool;       /* large work buffers kept between calls */
     int device;         /* the call's wc_params.device (-1: current) */
     int backend_device; /* the one the CUDA backend was made for */
+    /* Batch calls (batch.c): workers[0] is this context, the others have
+     * their own backend (on CUDA: stream and buffers) and pool. */
+    struct wc_ctx **workers;
+    int nworkers;
 };
 
 /* Clears the error of a new call. */
@@ -39,6 +43,9 @@ double ctx_now(void);
 /* Takes the call's device (p may be NULL: the thread's current one) for
  * ctx_backend. */
 void ctx_use_device(wc_ctx *ctx, const wc_params *p);
+
+/* Frees the batch workers (batch.c). */
+void ctx_free_workers(wc_ctx *ctx);
 
 /* wc_inspect into a whole wc_info of this build (decoder.c); api.c copies
  * as much of it as the program's struct holds. */

@@ -398,19 +398,3 @@ size_t wc_encode_bound(const wc_image *img, const wc_params *p)
         coefs * 8 + blocks * 80 + img->components * 20000ull + 4096 + meta_file_bytes(p->meta);
     return n > SIZE_MAX ? 0 : (size_t)n;
 }
-
-wc_status wc_encode_batch(wc_ctx *ctx, const wc_params *p, const wc_image *imgs, size_t n,
-                          void **outs, size_t *sizes, size_t *failed)
-{
-    if (!ctx) return WC_ERR_ARG;
-    WC_RETURN_IF(n && (!imgs || !outs || !sizes), &ctx->err, WC_ERR_ARG, "no batch arrays");
-    for (size_t i = 0; i < n; i++) outs[i] = NULL;
-    for (size_t i = 0; i < n; i++) {
-        wc_status s = wc_encode_alloc(ctx, p, &imgs[i], &outs[i], &sizes[i]);
-        if (s != WC_OK) {
-            if (failed) *failed = i;
-            return s;
-        }
-    }
-    return WC_OK;
-}
