@@ -216,22 +216,30 @@ static wc_status alloc_planes(enc_state *st)
     return WC_OK;
 }
 
-/* Plan, transform and code; leaves the payloads in *out. */
-static wc_status encode_payloads(enc_state *st, const wc_image *img, es_output *out)
+/* The header, layout and stage plan of an image of img's shape. */
+static wc_status enc_plan(enc_state *st, const wc_image *img)
 {
     const wc_params *p = st->p;
-    wc_err *err = &st->ctx->err;
     float step = 1.0f;
     if (!p->lossless)
         step = p->step > 0 ? p->step : plan_step_for_quality(p->quality > 0 ? p->quality : 75.0f);
     plan_header(p, img, step, &st->h);
-    WC_FORWARD_IF_ERROR(layout_build(&st->h, WC_MAX_BLOCKS, &st->lay, err));
+    WC_FORWARD_IF_ERROR(layout_build(&st->h, WC_MAX_BLOCKS, &st->lay, &st->ctx->err));
     plan_from_header(&st->h, p->lossless ? 0.0f : p->threshold, &st->plan);
     st->plan.threads = p->threads;
     st->plan.pool = &st->ctx->pool;
     st->plan.band_output = 1; /* to_band_layout is skipped when it happened */
     st->plan.device_memory = p->memory == WC_MEMORY_DEVICE;
     st->plan.stream = p->stream;
+    return WC_OK;
+}
+
+/* Plan, transform and code; leaves the payloads in *out. */
+static wc_status encode_payloads(enc_state *st, const wc_image *img, es_output *out)
+{
+    const wc_params *p = st->p;
+    wc_err *err = &st->ctx->err;
+    WC_FORWARD_IF_ERROR(enc_plan(st, img));
     const int rate = !p->lossless && p->bpp > 0;
     WC_FORWARD_IF_ERROR(ctx_backend(st->ctx, p->backend));
     if (!rate) {
@@ -397,4 +405,48 @@ size_t wc_encode_bound(const wc_image *img, const wc_params *p)
     uint64_t n =
         coefs * 8 + blocks * 80 + img->components * 20000ull + 4096 + meta_file_bytes(p->meta);
     return n > SIZE_MAX ? 0 : (size_t)n;
+}
+
+/* Start-up without the image: the backend made, a small image of the same
+ * kind coded once (CUDA loads each kernel's module at its first launch),
+ * then, with a shape, the backend's buffers sized for it. */
+wc_status wc_ctx_prepare(wc_ctx *ctx, const wc_params *p, const wc_image *shape)
+{
+    if (!ctx) return WC_ERR_ARG;
+    ctx_begin(ctx);
+    WC_RETURN_IF(!p, &ctx->err, WC_ERR_ARG, "no parameters");
+    ctx_use_device(ctx, p);
+    WC_FORWARD_IF_ERROR(ctx_backend(ctx, p->backend));
+    if (!ctx->backend->prepare) return WC_OK; /* nothing a host backend can do ahead */
+    wc_image tiny = {64, 64, shape ? shape->components : 3, shape ? shape->bit_depth : 8, 0, NULL};
+    WC_RETURN_IF(tiny.components < 1 || tiny.components > 4 || tiny.bit_depth < 1 ||
+                     tiny.bit_depth > 16,
+                 &ctx->err, WC_ERR_ARG, "bad image shape");
+    WC_RETURN_IF(wc_image_alloc(&tiny) != WC_OK, &ctx->err, WC_ERR_NOMEM, "out of memory");
+    memset(tiny.pixels, 0x5A, wc_image_row_bytes(&tiny) * tiny.height);
+    wc_params q = *p;
+    q.meta = NULL;
+    q.memory = WC_MEMORY_HOST;
+    q.stream = NULL;
+    q.bpp = 0; /* a step: a rate target may not fit a small image */
+    void *buf = NULL;
+    size_t n = 0;
+    wc_status s = wc_encode_alloc(ctx, &q, &tiny, &buf, &n);
+    wc_free(buf);
+    wc_image_free(&tiny);
+    if (s != WC_OK || !shape) return s;
+    WC_RETURN_IF(shape->width == 0 || shape->height == 0, &ctx->err, WC_ERR_ARG, "bad image shape");
+    WC_FORWARD_IF_ERROR(check_limits(p, shape, &ctx->err));
+    enc_state st;
+    memset(&st, 0, sizeof st);
+    st.ctx = ctx;
+    st.p = p;
+    s = enc_plan(&st, shape);
+    if (s == WC_OK) {
+        st.plan.quantize = 1;
+        wc_chain chain = {&st.h, &st.lay, p->deflate_level, 0.0, 0.0, NULL};
+        s = ctx->backend->prepare(ctx->backend_self, &st.plan, &chain, &ctx->err);
+    }
+    free_planes(&st);
+    return s;
 }

@@ -255,12 +255,18 @@ wc_status ensure_stage(cuda_ctx *c, size_t bytes, wc_err *err)
     return WC_OK;
 }
 
+bool staged_upload(const wc_stage_plan *p, const void *pixels)
+{
+    return !p->device_memory && host_row_bytes(p) * p->height >= kStageMin &&
+           (!pixels || pageable(pixels));
+}
+
 /* The samples of `in` into c->px (rows device_row_bytes apart). */
 wc_status upload_samples(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in, wc_err *err)
 {
     const size_t row = host_row_bytes(p), stride = in->stride ? in->stride : row;
     const size_t dpitch = device_row_bytes(p);
-    if (p->device_memory || row * p->height < kStageMin || !pageable(in->pixels)) {
+    if (!staged_upload(p, in->pixels)) {
         CUDA_TRY(err,
                  cudaMemcpy2DAsync(c->px, dpitch, in->pixels, stride, row, p->height,
                                    cudaMemcpyDefault, c->stream),
@@ -548,7 +554,7 @@ namespace
 using namespace wcgb;
 
 const wc_backend_ops cuda_ops = {"cuda",       cuda_create, cuda_destroy, cuda_forward,
-                                 cuda_inverse, cuda_encode, cuda_decode};
+                                 cuda_inverse, cuda_encode, cuda_decode,  cuda_prepare};
 
 } /* namespace */
 

@@ -272,6 +272,29 @@ wc_status cuda_encode(void *self, const wc_stage_plan *p, const wc_image *in, wc
     return s;
 }
 
+/* Every buffer encode_on_device grows for this plan, sized now: the
+ * device's planes, the coder's buffers and their pinned twins, the pinned
+ * stage of pageable samples, and a pinned payload of a guess at the coded
+ * size (raw bytes / 2 lossless, / 8 lossy; a larger one grows then). */
+wc_status cuda_prepare(void *self, const wc_stage_plan *p, const wc_chain *ch, wc_err *err)
+{
+    cuda_ctx *c = (cuda_ctx *)self;
+    WC_RETURN_IF(!c || !p || !ch, err, WC_ERR_ARG, "CUDA backend: NULL argument");
+    WC_FORWARD_IF_ERROR(check_plan(p, NULL, err));
+    WC_FORWARD_IF_ERROR(begin_call(c, p, err));
+    WC_FORWARD_IF_ERROR(ensure_buffers(c, p, 0, err));
+    const size_t raw = host_row_bytes(p) * p->height;
+    if (staged_upload(p, NULL)) WC_FORWARD_IF_ERROR(ensure_stage(c, raw, err));
+    if (ch->header->entropy != 0) return WC_OK; /* deflate: coded on the host */
+    size_t slots = 0;
+    WC_FORWARD_IF_ERROR(ensure_coder(c, p, ch->layout, &slots, err));
+    const size_t guess = (ch->header->flags & 1) ? raw / 2 : raw / 8;
+    WC_FORWARD_IF_ERROR(grow_pinned(&c->h_payload, &c->h_payload_cap, guess ? guess : 1, err,
+                                    "allocating the pinned payload"));
+    CUDA_TRY(err, cudaStreamSynchronize(c->stream), "preparing");
+    return WC_OK;
+}
+
 /* ---- decoding on the device ------------------------------------------------- */
 
 /* The CPU decoder's message for a block's failure. */
