@@ -301,7 +301,7 @@ static wc_status decode_parsed(wc_ctx *ctx, const wc_params *p, parsed *ps, wc_i
         plan.pool = &ctx->pool;
         plan.device_memory = into && p && p->memory == WC_MEMORY_DEVICE;
         plan.stream = p ? p->stream : NULL;
-        wc_chain chain = {&ps->h, &ps->lay, 0, 0.0, 0.0, NULL};
+        wc_chain chain = {&ps->h, &ps->lay, 0, 0.0, 0.0, NULL, 0};
         s = ctx->backend->decode(ctx->backend_self, &plan, &chain, &ps->in, &img, err);
         ctx->times.entropy = chain.t_entropy;
         ctx->times.transform = chain.t_transform;

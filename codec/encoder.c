@@ -29,6 +29,8 @@ typedef struct enc_state {
     int32_t *q[4];   /* quantized planes, band layout for DCT/LOT */
     int32_t *raw[4]; /* rate control: unquantized int (5/3) planes */
     float *f[4];     /* rate control: unquantized float planes */
+    const wc_image *img;
+    int probes; /* rate control's probes so far (device path) */
 } enc_state;
 
 static void free_planes(enc_state *st)
@@ -109,6 +111,65 @@ static wc_status code_at_step(void *arg, float step, es_output *out, size_t *fil
     enc_state *st = arg;
     plan_set_step(&st->h, step);
     WC_FORWARD_IF_ERROR(enc_code_step(st, out));
+    *file_bytes = enc_file_size(st, out);
+    return WC_OK;
+}
+
+/* The stage plan from the header's current steps. */
+static void enc_stage_plan(enc_state *st)
+{
+    const wc_params *p = st->p;
+    plan_from_header(&st->h, p->lossless ? 0.0f : p->threshold, &st->plan);
+    st->plan.threads = p->threads;
+    st->plan.pool = &st->ctx->pool;
+    st->plan.band_output = 1; /* to_band_layout is skipped when it happened */
+    st->plan.device_memory = p->memory == WC_MEMORY_DEVICE;
+    st->plan.stream = p->stream;
+}
+
+/* A payload that points into the backend's staging buffer, copied out:
+ * rate control keeps its best probe while the next one runs. */
+static wc_status own_payload(es_output *out, wc_err *err)
+{
+    if (!out->data_borrowed) return WC_OK;
+    uint8_t *copy[4] = {NULL, NULL, NULL, NULL};
+    for (int c = 0; c < 4; c++) {
+        if (!out->data[c]) continue;
+        copy[c] = wc_malloc(out->data_size[c] ? out->data_size[c] : 1);
+        if (!copy[c]) {
+            for (int k = 0; k < c; k++) wc_free(copy[k]);
+            return wc_fail(err, WC_ERR_NOMEM, "out of memory (%zu-byte payload)",
+                           out->data_size[c]);
+        }
+        memcpy(copy[c], out->data[c], out->data_size[c]);
+    }
+    for (int c = 0; c < 4; c++) out->data[c] = copy[c];
+    out->data_borrowed = 0;
+    return WC_OK;
+}
+
+/* A rate-control probe on a device backend: the whole chain at the probe's
+ * steps, the samples kept on the device after the first probe. Moving the
+ * unquantized planes to the host once and coding every probe there costs
+ * far more than the device's transform, quantization and coder per probe.
+ * The bytes are the host probe's (backend.h's quantization). */
+static wc_status code_at_step_device(void *arg, float step, es_output *out, size_t *file_bytes)
+{
+    enc_state *st = arg;
+    plan_set_step(&st->h, step);
+    enc_stage_plan(st);
+    wc_chain chain = {&st->h, &st->lay, st->p->deflate_level, 0.0, 0.0, NULL, st->probes++ > 0};
+    memset(out, 0, sizeof *out);
+    wc_status s = st->ctx->backend->encode(st->ctx->backend_self, &st->plan, st->img, &chain, out,
+                                           &st->ctx->err);
+    st->ctx->times.transform += chain.t_transform;
+    st->ctx->times.entropy += chain.t_entropy;
+    ctx_note_chain(st->ctx, st->probes == 1 ? chain.where : NULL);
+    if (s == WC_OK) s = own_payload(out, &st->ctx->err);
+    if (s != WC_OK) {
+        es_output_free(out);
+        return s;
+    }
     *file_bytes = enc_file_size(st, out);
     return WC_OK;
 }
@@ -225,12 +286,7 @@ static wc_status enc_plan(enc_state *st, const wc_image *img)
         step = p->step > 0 ? p->step : plan_step_for_quality(p->quality > 0 ? p->quality : 75.0f);
     plan_header(p, img, step, &st->h);
     WC_FORWARD_IF_ERROR(layout_build(&st->h, WC_MAX_BLOCKS, &st->lay, &st->ctx->err));
-    plan_from_header(&st->h, p->lossless ? 0.0f : p->threshold, &st->plan);
-    st->plan.threads = p->threads;
-    st->plan.pool = &st->ctx->pool;
-    st->plan.band_output = 1; /* to_band_layout is skipped when it happened */
-    st->plan.device_memory = p->memory == WC_MEMORY_DEVICE;
-    st->plan.stream = p->stream;
+    enc_stage_plan(st);
     return WC_OK;
 }
 
@@ -245,12 +301,22 @@ static wc_status encode_payloads(enc_state *st, const wc_image *img, es_output *
     if (!rate) {
         /* The whole chain on the backend: samples in, coded blocks out. */
         st->plan.quantize = 1;
-        wc_chain chain = {&st->h, &st->lay, p->deflate_level, 0.0, 0.0, NULL};
+        wc_chain chain = {&st->h, &st->lay, p->deflate_level, 0.0, 0.0, NULL, 0};
         wc_status s =
             st->ctx->backend->encode(st->ctx->backend_self, &st->plan, img, &chain, out, err);
         st->ctx->times.transform = chain.t_transform;
         st->ctx->times.entropy = chain.t_entropy;
         ctx_note_chain(st->ctx, chain.where);
+        return s;
+    }
+    if (st->ctx->backend == wc_backend_cuda()) { /* each probe on the device */
+        st->img = img;
+        double t0 = ctx_now();
+        float step_found = 0.0f;
+        wc_status s = ratectl_search(p->bpp, (uint64_t)st->h.width * st->h.height,
+                                     code_at_step_device, st, out, &step_found, err);
+        if (s == WC_OK) plan_set_step(&st->h, step_found);
+        st->ctx->times.rate = ctx_now() - t0 - st->ctx->times.entropy - st->ctx->times.transform;
         return s;
     }
     /* A bpp target: the unquantized planes from the backend, then each
@@ -444,7 +510,7 @@ wc_status wc_ctx_prepare(wc_ctx *ctx, const wc_params *p, const wc_image *shape)
     s = enc_plan(&st, shape);
     if (s == WC_OK) {
         st.plan.quantize = 1;
-        wc_chain chain = {&st.h, &st.lay, p->deflate_level, 0.0, 0.0, NULL};
+        wc_chain chain = {&st.h, &st.lay, p->deflate_level, 0.0, 0.0, NULL, 0};
         s = ctx->backend->prepare(ctx->backend_self, &st.plan, &chain, &ctx->err);
     }
     free_planes(&st);

@@ -112,6 +112,10 @@ typedef struct wc_chain {
     double t_transform; /* out: upload, colour, transform, quantize */
     double t_entropy;   /* out: modelling, tables, coding, download */
     const char *where;  /* out: which path coded the blocks, for --verbose */
+    /* in: the image is the one the previous encode on this backend coded,
+     * unchanged (a rate-control probe): a device backend may keep the
+     * samples it uploaded then. */
+    int same_samples;
 } wc_chain;
 
 /* A backend: plain C function pointers over an opaque self. */

@@ -503,12 +503,17 @@ int main(int argc, char **argv)
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
     for (mode &m : modes) {
         wc_params p;
+        std::vector<uint8_t> fcpu_bpp;
+        double cpu_bpp_ms = 0;
         if (m.bpp > 0) { /* find the step once (rate control), then fix it */
             set_params(m, WC_BACKEND_CPU, &p);
             void *f = NULL;
             size_t n = 0;
             wc_ctx *c = wc_ctx_create();
+            const double t0 = now_ms();
             if (wc_encode_alloc(c, &p, &img, &f, &n) != WC_OK) return 1;
+            cpu_bpp_ms = now_ms() - t0;
+            fcpu_bpp.assign((uint8_t *)f, (uint8_t *)f + n);
             wc_info info;
             wc_inspect(c, f, n, &info);
             m.step = info.base_step;
@@ -531,6 +536,17 @@ int main(int argc, char **argv)
         std::vector<uint8_t> fdev;
         const double enc_dev = time_encode(gc, &pd, &dimg, fdev, g_reps, NULL);
         r.identical = r.identical && fdev == fgpu;
+        if (m.bpp > 0) { /* the rate search itself, each probe on the device */
+            wc_params pb = p;
+            pb.step = 0;
+            pb.bpp = m.bpp;
+            std::vector<uint8_t> fb;
+            const double bpp_ms = time_encode(gc, &pb, &pimg, fb, std::max(3, g_reps / 2), NULL);
+            printf("  --bpp %.3f on the device (pinned): %.1f ms against %.1f ms at the step it "
+                   "finds (%.1fx); same bytes as the CPU's --bpp (%.0f ms): %s\n",
+                   m.bpp, bpp_ms, r.enc_pinned, bpp_ms / r.enc_pinned, cpu_bpp_ms,
+                   fb == fcpu_bpp ? "yes" : "NO");
+        }
         if (getenv("WC_BENCH_TRACE")) { /* the device stages of one more encode, on stderr */
             setenv("WC_CUDA_TIMES", "1", 1);
             time_encode(gc, &p, &pimg, fgpu, 1, NULL);

@@ -103,10 +103,10 @@ double elapsed_s(cudaEvent_t a, cudaEvent_t b)
 /* Forward transform and quantization of every component into the planes
  * the coder reads (band layout). */
 wc_status device_forward(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in, wcg_bc_job *job,
-                         wc_err *err)
+                         bool keep_samples, wc_err *err)
 {
     const size_t n = coef_elems(p);
-    WC_FORWARD_IF_ERROR(upload_samples(c, p, in, err));
+    if (!keep_samples) WC_FORWARD_IF_ERROR(upload_samples(c, p, in, err));
     for (uint32_t k = 0; k < p->components; k++) {
         CUDA_TRY(err, forward_component(c, p, k), "forward transform");
         int32_t *plane = (int32_t *)((char *)c->coef + k * n * 4);
@@ -208,6 +208,11 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
     const wc_layout *lay = ch->layout;
     WC_RETURN_IF(lay->nblocks > 0xFFFFFFFFu, err, WC_ERR_LIMIT,
                  "CUDA backend: too many code blocks");
+    /* A rate-control probe of the image the last encode uploaded. */
+    const size_t stride = in->stride ? in->stride : host_row_bytes(p);
+    const uint32_t shape[4] = {p->width, p->height, p->components, p->bit_depth};
+    const bool keep = ch->same_samples && c->px_src == in->pixels && c->px_stride == stride &&
+                      memcmp(c->px_shape, shape, sizeof shape) == 0;
     WC_FORWARD_IF_ERROR(begin_call(c, p, err));
     WC_FORWARD_IF_ERROR(ensure_buffers(c, p, 0, err));
     size_t slots = 0;
@@ -223,7 +228,10 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
         job.count[k] = (uint32_t)(end - lay->first_block[k]);
     }
     CUDA_TRY(err, cudaEventRecord(c->ev[0], c->stream), "timing");
-    WC_FORWARD_IF_ERROR(device_forward(c, p, in, &job, err));
+    WC_FORWARD_IF_ERROR(device_forward(c, p, in, &job, keep, err));
+    c->px_src = in->pixels;
+    c->px_stride = stride;
+    memcpy(c->px_shape, shape, sizeof shape);
     CUDA_TRY(err, cudaEventRecord(c->ev[1], c->stream), "timing");
     CUDA_TRY(err, cudaEventSynchronize(c->ev[1]), "forward transform");
     const double t_entropy = now_s();

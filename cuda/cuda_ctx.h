@@ -55,6 +55,11 @@ struct cuda_ctx {
     cudaEvent_t piece[8];
     int pieces;
     int events;
+    /* The image whose samples px holds after an encode (NULL: none, or
+     * px used since), so that a rate-control probe skips the upload. */
+    const void *px_src;
+    size_t px_stride;
+    uint32_t px_shape[4];
 };
 
 #define CUDA_TRY(err, call, what)                                   \

@@ -11,6 +11,7 @@
  *    calls' bytes and pixels (mixed sizes, components, depths, every
  *    mode, any number of workers), and a damaged member is named;
  *  - wc_ctx_prepare changes no byte;
+ *  - a bpp target searched on the device gives the CPU's file;
  *  - the device out of memory is WC_ERR_BACKEND, and the context recovers.
  * Exit 77 (ctest SKIP) where there is no CUDA device.
  */
@@ -195,6 +196,45 @@ void batch_modes_case(wc_ctx *ctx)
     for (auto &im : imgs) wc_image_free(&im);
 }
 
+/* A bpp target on the device (each probe of the search coded there)
+ * gives the CPU's file, in every lossy mode and for several targets. */
+void bpp_case(wc_ctx *ctx)
+{
+    const uint32_t shapes[][4] = {{301, 217, 3, 8}, {64, 129, 2, 12}, {97, 33, 4, 16}};
+    for (const auto &sh : shapes) {
+        wc_image img;
+        make_image(sh[0], sh[1], sh[2], sh[3], sh[0] * 3 + sh[1], &img);
+        for (int tf : {WC_TRANSFORM_DWT, WC_TRANSFORM_DCT})
+            for (float bpp : {0.5f, 2.0f, 6.0f}) {
+                if (tf == WC_TRANSFORM_DCT && sh[2] % 2 == 0) continue; /* as one_case */
+                wc_params p;
+                wc_params_init(&p);
+                p.lossless = 0;
+                p.transform = (wc_transform)tf;
+                p.bpp = bpp;
+                p.backend = WC_BACKEND_CPU;
+                void *a = NULL, *b = NULL;
+                size_t an = 0, bn = 0;
+                const wc_status sa = wc_encode_alloc(ctx, &p, &img, &a, &an);
+                p.backend = WC_BACKEND_CUDA;
+                const wc_status sb = wc_encode_alloc(ctx, &p, &img, &b, &bn);
+                if (sa != WC_OK || sb != WC_OK) {
+                    wc_free(a);
+                    wc_free(b);
+                }
+                CHECK(sa == sb, "--bpp %g: cpu status %d, cuda %d (%s)", bpp, (int)sa, (int)sb,
+                      wc_ctx_error(ctx));
+                if (sa != WC_OK) continue; /* a target below what the image can reach */
+                CHECK(an == bn && memcmp(a, b, an) == 0,
+                      "--bpp %g on %ux%ux%u, transform %d: the device's file differs", bpp, sh[0],
+                      sh[1], sh[2], tf);
+                wc_free(a);
+                wc_free(b);
+            }
+        wc_image_free(&img);
+    }
+}
+
 /* wc_ctx_prepare, with and without a shape, changes no byte. */
 void prepare_case(wc_ctx *ctx)
 {
@@ -326,6 +366,7 @@ int main()
     batch_case(ctx);
     batch_modes_case(ctx);
     prepare_case(ctx);
+    bpp_case(ctx);
     /* It takes the whole device: a "large" case, which the sanitizer runs
      * (WC_TEST_SKIP='*large*') leave out. */
     if (!getenv("WC_TEST_SKIP")) oom_case(ctx);
