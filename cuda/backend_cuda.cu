@@ -41,6 +41,10 @@ namespace wcgb
 
 wc_status cuda_fail(wc_err *err, cudaError_t e, const char *what)
 {
+    /* Reported now: a failed allocation (out of memory) must not stay the
+     * runtime's last error, which the next call's first kernel launch
+     * would report as its own. (Errors of a broken context stay anyway.) */
+    (void)cudaGetLastError();
     return wc_fail(err, WC_ERR_BACKEND, "CUDA %s: %s", what, cudaGetErrorString(e));
 }
 
