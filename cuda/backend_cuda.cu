@@ -126,6 +126,7 @@ void cuda_destroy(void *self)
 wc_status begin_call(cuda_ctx *c, const wc_stage_plan *p, wc_err *err)
 {
     c->px_src = NULL; /* a call may change px: an encode says again what it holds */
+    c->trace = getenv("WC_CUDA_TIMES") != NULL;
     CUDA_TRY(err, cudaSetDevice(c->device), "selecting the device");
     if (p->stream) {
         CUDA_TRY(err, cudaEventRecord(c->user, (cudaStream_t)p->stream),

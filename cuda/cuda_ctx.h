@@ -48,6 +48,7 @@ struct cuda_ctx {
     void *h_blocks, *h_hist, *h_tabs, *h_sizes, *h_payload;
     size_t h_blocks_cap, h_hist_cap, h_tabs_cap, h_sizes_cap, h_payload_cap;
     cudaEvent_t ev[8]; /* stage boundaries of the device encode */
+    int trace;         /* WC_CUDA_TIMES set: all of them, and a line on stderr */
     cudaEvent_t user;  /* recorded on the caller's stream (plan->stream) */
     /* Pageable samples pass through here in pieces (see stage_upload). */
     void *stage;
