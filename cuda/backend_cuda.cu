@@ -225,6 +225,26 @@ wcg_samples device_samples(const cuda_ctx *c, const wc_stage_plan *p)
  * and device memory go directly. */
 constexpr size_t kStageMin = (size_t)4 << 20; /* smaller images: directly */
 
+/* kStageMin, or WC_CUDA_STAGE_MIN (bytes) for experiments: in a batch many
+ * threads move small images at once, and pageable copies go through the
+ * driver's own staging (PERF_NOTES b3). */
+size_t stage_min()
+{
+    static const size_t v = [] {
+        const char *e = getenv("WC_CUDA_STAGE_MIN");
+        return e && *e ? (size_t)strtoull(e, NULL, 10) : kStageMin;
+    }();
+    return v;
+}
+
+/* Pieces of a staged copy: one a MiB, 1 to 8 (each piece is a copy call
+ * and, down, an event: a small image in one). */
+size_t stage_pieces(size_t bytes)
+{
+    const size_t n = bytes >> 20;
+    return n < 1 ? 1 : n > 8 ? 8 : n;
+}
+
 bool pageable(const void *p)
 {
     cudaPointerAttributes a;
@@ -263,7 +283,7 @@ wc_status ensure_stage(cuda_ctx *c, size_t bytes, wc_err *err)
 
 bool staged_upload(const wc_stage_plan *p, const void *pixels)
 {
-    return !p->device_memory && host_row_bytes(p) * p->height >= kStageMin &&
+    return !p->device_memory && host_row_bytes(p) * p->height >= stage_min() &&
            (!pixels || pageable(pixels));
 }
 
@@ -281,7 +301,8 @@ wc_status upload_samples(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in
     }
     WC_FORWARD_IF_ERROR(ensure_stage(c, row * p->height, err));
     row_copy j = {(const uint8_t *)in->pixels, (uint8_t *)c->stage, stride, row, row, 0};
-    const size_t per = (p->height + 7) / 8;
+    const size_t np = stage_pieces(row * p->height);
+    const size_t per = (p->height + np - 1) / np;
     for (size_t y = 0; y < p->height; y += per) {
         const size_t n = p->height - y < per ? p->height - y : per;
         j.y0 = y;
@@ -331,7 +352,7 @@ wc_status upload_gather(cuda_ctx *c, uint8_t *dst, const uint8_t *const *src, co
         stage = stage || (size[k] && pageable(src[k]));
     }
     g.n = n;
-    if (!stage || total < kStageMin) {
+    if (!stage || total < stage_min()) {
         for (int k = 0; k < n; k++)
             if (size[k])
                 CUDA_TRY(
@@ -342,7 +363,8 @@ wc_status upload_gather(cuda_ctx *c, uint8_t *dst, const uint8_t *const *src, co
     }
     WC_FORWARD_IF_ERROR(ensure_stage(c, total, err));
     g.stage = (uint8_t *)c->stage;
-    const size_t piece = (total + 7) / 8, chunk = 1 << 16;
+    const size_t np = stage_pieces(total);
+    const size_t piece = (total + np - 1) / np, chunk = 1 << 16;
     for (size_t lo = 0; lo < total; lo += piece) { /* 8 pieces, each copied by every thread */
         g.lo = lo;
         g.hi = lo + piece < total ? lo + piece : total;
@@ -361,7 +383,7 @@ wc_status download_samples(cuda_ctx *c, const wc_stage_plan *p, wc_image *out, w
 {
     const size_t row = host_row_bytes(p), stride = out->stride ? out->stride : row;
     const size_t dpitch = device_row_bytes(p);
-    if (p->device_memory || row * p->height < kStageMin || !pageable(out->pixels)) {
+    if (p->device_memory || row * p->height < stage_min() || !pageable(out->pixels)) {
         CUDA_TRY(err,
                  cudaMemcpy2DAsync(out->pixels, stride, c->px, dpitch, row, p->height,
                                    cudaMemcpyDefault, c->stream),
@@ -369,7 +391,8 @@ wc_status download_samples(cuda_ctx *c, const wc_stage_plan *p, wc_image *out, w
         return WC_OK;
     }
     WC_FORWARD_IF_ERROR(ensure_stage(c, row * p->height, err));
-    const size_t per = (p->height + 7) / 8;
+    const size_t np = stage_pieces(row * p->height);
+    const size_t per = (p->height + np - 1) / np;
     int k = 0;
     for (size_t y = 0; y < p->height; y += per, k++) {
         const size_t n = p->height - y < per ? p->height - y : per;
