@@ -219,15 +219,16 @@ wcg_samples device_samples(const cuda_ctx *c, const wc_stage_plan *p)
 
 /* Pageable memory crosses PCIe at about a fifth of pinned memory's rate
  * (the driver stages it one thread at a time): measured 8.6 GB/s against
- * 50 on the H100's host. Large pageable images therefore go through the
- * context's pinned buffer in up to 8 pieces, every host thread copying
- * one piece while the DMA engine moves the one before. Pinned, registered
- * and device memory go directly. */
-constexpr size_t kStageMin = (size_t)4 << 20; /* smaller images: directly */
+ * 50 on the H100's host. Pageable images therefore go through the
+ * context's pinned buffer in pieces of a MiB (up to 8), every host thread
+ * copying one piece while the DMA engine moves the one before. Pinned,
+ * registered and device memory go directly. Small images are staged too:
+ * in a batch many threads move them at once, and the driver's own staging
+ * of pageable copies held a Kodak batch's decode to 327 images/s against
+ * 610 staged here (PERF_NOTES b3); below 64 KB the copy call dominates. */
+constexpr size_t kStageMin = (size_t)64 << 10;
 
-/* kStageMin, or WC_CUDA_STAGE_MIN (bytes) for experiments: in a batch many
- * threads move small images at once, and pageable copies go through the
- * driver's own staging (PERF_NOTES b3). */
+/* kStageMin, or WC_CUDA_STAGE_MIN (bytes) for experiments. */
 size_t stage_min()
 {
     static const size_t v = [] {
