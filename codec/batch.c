@@ -89,9 +89,10 @@ static void decode_item(void *arg, size_t i, int worker)
     record(b, worker, i, decode_one(ctx, &b->p, b->srcs[i], b->src_sizes[i], &b->dec[i], b->into));
 }
 
-/* Sets up the job: workers, their thread shares, failure records. */
+/* Sets up the job: workers, their thread shares, failure records (*w,
+ * freed by the caller). */
 static wc_status batch_begin(wc_ctx *ctx, const wc_params *p, size_t n, batch_job *b,
-                             batch_worker *w, int *workers)
+                             batch_worker **wp, int *workers)
 {
     memset(b, 0, sizeof *b);
     b->ctx = ctx;
@@ -103,6 +104,9 @@ static wc_status batch_begin(wc_ctx *ctx, const wc_params *p, size_t n, batch_jo
     int k = (size_t)all < n ? all : (int)n;
     if (k < 1) k = 1;
     WC_FORWARD_IF_ERROR(ensure_workers(ctx, k));
+    batch_worker *w = wc_malloc_array((size_t)k, sizeof *w);
+    WC_RETURN_IF(!w, &ctx->err, WC_ERR_NOMEM, "out of memory (batch workers)");
+    *wp = w;
     /* Images side by side take the threads; an image alone keeps them. */
     b->p.threads = all / k > 1 ? all / k : 1;
     for (int i = 0; i < k; i++) {
@@ -133,8 +137,6 @@ static wc_status batch_end(wc_ctx *ctx, const batch_worker *w, int k, size_t *fi
     return f->status;
 }
 
-#define BATCH_MAX_WORKERS 256
-
 wc_status wc_encode_batch(wc_ctx *ctx, const wc_params *p, const wc_image *imgs, size_t n,
                           void **outs, size_t *sizes, size_t *failed)
 {
@@ -145,15 +147,16 @@ wc_status wc_encode_batch(wc_ctx *ctx, const wc_params *p, const wc_image *imgs,
     for (size_t i = 0; i < n; i++) outs[i] = NULL;
     if (n == 0) return WC_OK;
     batch_job b;
-    batch_worker w[BATCH_MAX_WORKERS];
+    batch_worker *w = NULL;
     int k = 0;
-    WC_FORWARD_IF_ERROR(batch_begin(ctx, p, n, &b, w, &k));
+    WC_FORWARD_IF_ERROR(batch_begin(ctx, p, n, &b, &w, &k));
     b.imgs = imgs;
     b.outs = outs;
     b.sizes = sizes;
     wc_parallel_for(k, n, encode_item, &b);
     size_t first = n;
     wc_status s = batch_end(ctx, w, k, &first);
+    wc_free(w);
     if (s != WC_OK) {
         for (size_t i = first; i < n; i++) { /* the documented result: none from there on */
             wc_free(outs[i]);
@@ -172,9 +175,9 @@ wc_status wc_decode_batch(wc_ctx *ctx, const wc_params *p, const void *const *sr
     WC_RETURN_IF(n && (!srcs || !sizes || !outs), &ctx->err, WC_ERR_ARG, "no batch arrays");
     if (n == 0) return WC_OK;
     batch_job b;
-    batch_worker w[BATCH_MAX_WORKERS];
+    batch_worker *w = NULL;
     int k = 0;
-    WC_FORWARD_IF_ERROR(batch_begin(ctx, p, n, &b, w, &k));
+    WC_FORWARD_IF_ERROR(batch_begin(ctx, p, n, &b, &w, &k));
     b.srcs = srcs;
     b.src_sizes = sizes;
     b.dec = outs;
@@ -184,6 +187,7 @@ wc_status wc_decode_batch(wc_ctx *ctx, const wc_params *p, const void *const *sr
     wc_parallel_for(k, n, decode_item, &b);
     size_t first = n;
     wc_status s = batch_end(ctx, w, k, &first);
+    wc_free(w);
     if (s != WC_OK) {
         if (!b.into)
             for (size_t i = first; i < n; i++) wc_image_free(&outs[i]);
