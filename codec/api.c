@@ -58,6 +58,7 @@ wc_ctx *wc_ctx_create(void)
 void wc_ctx_free(wc_ctx *ctx)
 {
     if (ctx == NULL) return;
+    ctx_free_workers(ctx);
     if (ctx->backend && ctx->backend->destroy) ctx->backend->destroy(ctx->backend_self);
     pool_destroy(&ctx->pool);
     wc_free(ctx);
@@ -65,7 +66,9 @@ void wc_ctx_free(wc_ctx *ctx)
 
 void wc_ctx_trim(wc_ctx *ctx)
 {
-    if (ctx) pool_trim(&ctx->pool);
+    if (!ctx) return;
+    pool_trim(&ctx->pool);
+    for (int i = 1; i < ctx->nworkers; i++) pool_trim(&ctx->workers[i]->pool);
 }
 
 const char *wc_ctx_error(const wc_ctx *ctx) { return ctx ? ctx->err.msg : ""; }

@@ -376,6 +376,6 @@ static wc_status cpu_decode(void *self, const wc_stage_plan *p, wc_chain *chain,
 }
 
 static const wc_backend_ops cpu_ops = {"cpu",       cpu_create, cpu_destroy, cpu_forward,
-                                       cpu_inverse, cpu_encode, cpu_decode};
+                                       cpu_inverse, cpu_encode, cpu_decode,  NULL};
 
 const wc_backend_ops *wc_backend_cpu(void) { return &cpu_ops; }

@@ -25,6 +25,10 @@ struct wc_ctx {
     int device;           /* the call's wc_params.device (-1: current) */
     int backend_device;   /* the one the CUDA backend was made for */
     size_t region_blocks; /* code blocks the last wc_decode_region decoded */
+    /* Batch calls (batch.c): workers[0] is this context, the others have
+     * their own backend (on CUDA: stream and buffers) and pool. */
+    struct wc_ctx **workers;
+    int nworkers;
 };
 
 /* Clears the error of a new call. */
@@ -48,6 +52,9 @@ size_t ctx_region_blocks(const wc_ctx *ctx);
  * or region), for bench_region. */
 uint64_t dec_region_memory(wc_ctx *ctx, const void *src, size_t size, const wc_region *r,
                            int threads);
+
+/* Frees the batch workers (batch.c). */
+void ctx_free_workers(wc_ctx *ctx);
 
 /* wc_inspect into a whole wc_info of this build (decoder.c); api.c copies
  * as much of it as the program's struct holds. */

@@ -312,7 +312,7 @@ static wc_status decode_parsed(wc_ctx *ctx, const wc_params *p, parsed *ps, wc_i
         plan.pool = &ctx->pool;
         plan.device_memory = into && p && p->memory == WC_MEMORY_DEVICE;
         plan.stream = p ? p->stream : NULL;
-        wc_chain chain = {&ps->h, &ps->lay, 0, 0.0, 0.0, NULL};
+        wc_chain chain = {&ps->h, &ps->lay, 0, 0.0, 0.0, NULL, 0};
         s = ctx->backend->decode(ctx->backend_self, &plan, &chain, &ps->in, &img, err);
         ctx->times.entropy = chain.t_entropy;
         ctx->times.transform = chain.t_transform;
@@ -433,22 +433,6 @@ wc_status wc_decode_into(wc_ctx *ctx, const wc_params *p, const void *src, size_
                          wc_image *out)
 {
     return decode(ctx, p, src, size, out, 1);
-}
-
-wc_status wc_decode_batch(wc_ctx *ctx, const wc_params *p, const void *const *srcs,
-                          const size_t *sizes, size_t n, wc_image *outs, size_t *failed)
-{
-    if (!ctx) return WC_ERR_ARG;
-    WC_RETURN_IF(n && (!srcs || !sizes || !outs), &ctx->err, WC_ERR_ARG, "no batch arrays");
-    const int into = p && p->memory == WC_MEMORY_DEVICE;
-    for (size_t i = 0; i < n; i++) {
-        wc_status s = decode(ctx, p, srcs[i], sizes[i], &outs[i], into);
-        if (s != WC_OK) {
-            if (failed) *failed = i;
-            return s;
-        }
-    }
-    return WC_OK;
 }
 
 wc_status dec_inspect(wc_ctx *ctx, const void *src, size_t size, wc_info *info)

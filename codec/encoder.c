@@ -29,6 +29,8 @@ typedef struct enc_state {
     int32_t *q[4];   /* quantized planes, band layout for DCT/LOT */
     int32_t *raw[4]; /* rate control: unquantized int (5/3) planes */
     float *f[4];     /* rate control: unquantized float planes */
+    const wc_image *img;
+    int probes; /* rate control's probes so far (device path) */
 } enc_state;
 
 static void free_planes(enc_state *st)
@@ -109,6 +111,65 @@ static wc_status code_at_step(void *arg, float step, es_output *out, size_t *fil
     enc_state *st = arg;
     plan_set_step(&st->h, step);
     WC_FORWARD_IF_ERROR(enc_code_step(st, out));
+    *file_bytes = enc_file_size(st, out);
+    return WC_OK;
+}
+
+/* The stage plan from the header's current steps. */
+static void enc_stage_plan(enc_state *st)
+{
+    const wc_params *p = st->p;
+    plan_from_header(&st->h, p->lossless ? 0.0f : p->threshold, &st->plan);
+    st->plan.threads = p->threads;
+    st->plan.pool = &st->ctx->pool;
+    st->plan.band_output = 1; /* to_band_layout is skipped when it happened */
+    st->plan.device_memory = p->memory == WC_MEMORY_DEVICE;
+    st->plan.stream = p->stream;
+}
+
+/* A payload that points into the backend's staging buffer, copied out:
+ * rate control keeps its best probe while the next one runs. */
+static wc_status own_payload(es_output *out, wc_err *err)
+{
+    if (!out->data_borrowed) return WC_OK;
+    uint8_t *copy[4] = {NULL, NULL, NULL, NULL};
+    for (int c = 0; c < 4; c++) {
+        if (!out->data[c]) continue;
+        copy[c] = wc_malloc(out->data_size[c] ? out->data_size[c] : 1);
+        if (!copy[c]) {
+            for (int k = 0; k < c; k++) wc_free(copy[k]);
+            return wc_fail(err, WC_ERR_NOMEM, "out of memory (%zu-byte payload)",
+                           out->data_size[c]);
+        }
+        memcpy(copy[c], out->data[c], out->data_size[c]);
+    }
+    for (int c = 0; c < 4; c++) out->data[c] = copy[c];
+    out->data_borrowed = 0;
+    return WC_OK;
+}
+
+/* A rate-control probe on a device backend: the whole chain at the probe's
+ * steps, the samples kept on the device after the first probe. Moving the
+ * unquantized planes to the host once and coding every probe there costs
+ * far more than the device's transform, quantization and coder per probe.
+ * The bytes are the host probe's (backend.h's quantization). */
+static wc_status code_at_step_device(void *arg, float step, es_output *out, size_t *file_bytes)
+{
+    enc_state *st = arg;
+    plan_set_step(&st->h, step);
+    enc_stage_plan(st);
+    wc_chain chain = {&st->h, &st->lay, st->p->deflate_level, 0.0, 0.0, NULL, st->probes++ > 0};
+    memset(out, 0, sizeof *out);
+    wc_status s = st->ctx->backend->encode(st->ctx->backend_self, &st->plan, st->img, &chain, out,
+                                           &st->ctx->err);
+    st->ctx->times.transform += chain.t_transform;
+    st->ctx->times.entropy += chain.t_entropy;
+    ctx_note_chain(st->ctx, st->probes == 1 ? chain.where : NULL);
+    if (s == WC_OK) s = own_payload(out, &st->ctx->err);
+    if (s != WC_OK) {
+        es_output_free(out);
+        return s;
+    }
     *file_bytes = enc_file_size(st, out);
     return WC_OK;
 }
@@ -216,33 +277,46 @@ static wc_status alloc_planes(enc_state *st)
     return WC_OK;
 }
 
+/* The header, layout and stage plan of an image of img's shape. */
+static wc_status enc_plan(enc_state *st, const wc_image *img)
+{
+    const wc_params *p = st->p;
+    float step = 1.0f;
+    if (!p->lossless)
+        step = p->step > 0 ? p->step : plan_step_for_quality(p->quality > 0 ? p->quality : 75.0f);
+    plan_header(p, img, step, &st->h);
+    WC_FORWARD_IF_ERROR(layout_build(&st->h, WC_MAX_BLOCKS, &st->lay, &st->ctx->err));
+    enc_stage_plan(st);
+    return WC_OK;
+}
+
 /* Plan, transform and code; leaves the payloads in *out. */
 static wc_status encode_payloads(enc_state *st, const wc_image *img, es_output *out)
 {
     const wc_params *p = st->p;
     wc_err *err = &st->ctx->err;
-    float step = 1.0f;
-    if (!p->lossless)
-        step = p->step > 0 ? p->step : plan_step_for_quality(p->quality > 0 ? p->quality : 75.0f);
-    plan_header(p, img, step, &st->h);
-    WC_FORWARD_IF_ERROR(layout_build(&st->h, WC_MAX_BLOCKS, &st->lay, err));
-    plan_from_header(&st->h, p->lossless ? 0.0f : p->threshold, &st->plan);
-    st->plan.threads = p->threads;
-    st->plan.pool = &st->ctx->pool;
-    st->plan.band_output = 1; /* to_band_layout is skipped when it happened */
-    st->plan.device_memory = p->memory == WC_MEMORY_DEVICE;
-    st->plan.stream = p->stream;
+    WC_FORWARD_IF_ERROR(enc_plan(st, img));
     const int rate = !p->lossless && p->bpp > 0;
     WC_FORWARD_IF_ERROR(ctx_backend(st->ctx, p->backend));
     if (!rate) {
         /* The whole chain on the backend: samples in, coded blocks out. */
         st->plan.quantize = 1;
-        wc_chain chain = {&st->h, &st->lay, p->deflate_level, 0.0, 0.0, NULL};
+        wc_chain chain = {&st->h, &st->lay, p->deflate_level, 0.0, 0.0, NULL, 0};
         wc_status s =
             st->ctx->backend->encode(st->ctx->backend_self, &st->plan, img, &chain, out, err);
         st->ctx->times.transform = chain.t_transform;
         st->ctx->times.entropy = chain.t_entropy;
         ctx_note_chain(st->ctx, chain.where);
+        return s;
+    }
+    if (st->ctx->backend == wc_backend_cuda()) { /* each probe on the device */
+        st->img = img;
+        double t0 = ctx_now();
+        float step_found = 0.0f;
+        wc_status s = ratectl_search(p->bpp, (uint64_t)st->h.width * st->h.height,
+                                     code_at_step_device, st, out, &step_found, err);
+        if (s == WC_OK) plan_set_step(&st->h, step_found);
+        st->ctx->times.rate = ctx_now() - t0 - st->ctx->times.entropy - st->ctx->times.transform;
         return s;
     }
     /* A bpp target: the unquantized planes from the backend, then each
@@ -399,18 +473,46 @@ size_t wc_encode_bound(const wc_image *img, const wc_params *p)
     return n > SIZE_MAX ? 0 : (size_t)n;
 }
 
-wc_status wc_encode_batch(wc_ctx *ctx, const wc_params *p, const wc_image *imgs, size_t n,
-                          void **outs, size_t *sizes, size_t *failed)
+/* Start-up without the image: the backend made, a small image of the same
+ * kind coded once (CUDA loads each kernel's module at its first launch),
+ * then, with a shape, the backend's buffers sized for it. */
+wc_status wc_ctx_prepare(wc_ctx *ctx, const wc_params *p, const wc_image *shape)
 {
     if (!ctx) return WC_ERR_ARG;
-    WC_RETURN_IF(n && (!imgs || !outs || !sizes), &ctx->err, WC_ERR_ARG, "no batch arrays");
-    for (size_t i = 0; i < n; i++) outs[i] = NULL;
-    for (size_t i = 0; i < n; i++) {
-        wc_status s = wc_encode_alloc(ctx, p, &imgs[i], &outs[i], &sizes[i]);
-        if (s != WC_OK) {
-            if (failed) *failed = i;
-            return s;
-        }
+    ctx_begin(ctx);
+    WC_RETURN_IF(!p, &ctx->err, WC_ERR_ARG, "no parameters");
+    ctx_use_device(ctx, p);
+    WC_FORWARD_IF_ERROR(ctx_backend(ctx, p->backend));
+    if (!ctx->backend->prepare) return WC_OK; /* nothing a host backend can do ahead */
+    wc_image tiny = {64, 64, shape ? shape->components : 3, shape ? shape->bit_depth : 8, 0, NULL};
+    WC_RETURN_IF(tiny.components < 1 || tiny.components > 4 || tiny.bit_depth < 1 ||
+                     tiny.bit_depth > 16,
+                 &ctx->err, WC_ERR_ARG, "bad image shape");
+    WC_RETURN_IF(wc_image_alloc(&tiny) != WC_OK, &ctx->err, WC_ERR_NOMEM, "out of memory");
+    memset(tiny.pixels, 0x5A, wc_image_row_bytes(&tiny) * tiny.height);
+    wc_params q = *p;
+    q.meta = NULL;
+    q.memory = WC_MEMORY_HOST;
+    q.stream = NULL;
+    q.bpp = 0; /* a step: a rate target may not fit a small image */
+    void *buf = NULL;
+    size_t n = 0;
+    wc_status s = wc_encode_alloc(ctx, &q, &tiny, &buf, &n);
+    wc_free(buf);
+    wc_image_free(&tiny);
+    if (s != WC_OK || !shape) return s;
+    WC_RETURN_IF(shape->width == 0 || shape->height == 0, &ctx->err, WC_ERR_ARG, "bad image shape");
+    WC_FORWARD_IF_ERROR(check_limits(p, shape, &ctx->err));
+    enc_state st;
+    memset(&st, 0, sizeof st);
+    st.ctx = ctx;
+    st.p = p;
+    s = enc_plan(&st, shape);
+    if (s == WC_OK) {
+        st.plan.quantize = 1;
+        wc_chain chain = {&st.h, &st.lay, p->deflate_level, 0.0, 0.0, NULL, 0};
+        s = ctx->backend->prepare(ctx->backend_self, &st.plan, &chain, &ctx->err);
     }
-    return WC_OK;
+    free_planes(&st);
+    return s;
 }

@@ -176,6 +176,15 @@ WC_API void wc_ctx_times_sized(const wc_ctx *ctx, wc_times *t, size_t t_size);
 /* Fills *t (all zero when ctx is NULL); t may be NULL. */
 #define wc_ctx_times(ctx, t) wc_ctx_times_sized((ctx), (t), sizeof *(t))
 
+/* Starts the backend p asks for ahead of a call: on CUDA the driver's
+ * context, the kernels of p's mode and a stream; with a shape (its width,
+ * height, components and bit_depth; pixels are not read) also the device
+ * and pinned buffers an encode of such an image grows. A program may call
+ * it on one thread while another reads the image, so that wc_encode then
+ * spends its time coding. Nothing to do on the CPU backend. Not
+ * thread-safe with other calls on ctx. */
+WC_API wc_status wc_ctx_prepare(wc_ctx *ctx, const wc_params *p, const wc_image *shape);
+
 /* ---- encode / decode between memory buffers ----------------------------- */
 
 /* The bytes an encode of an image of img's size, components and depth with
@@ -280,16 +289,21 @@ WC_API wc_status wc_decode_region(wc_ctx *ctx, const wc_params *p, const void *s
 
 /*
  * Many images in one call, with one set of parameters: outs[i] and
- * sizes[i] as wc_encode_alloc gives them (free each with wc_free). The
- * backend's buffers, tables and streams are set up once for the batch.
- * On failure the images before it are coded (their outputs kept), the
- * rest are NULL, and *failed (if not NULL) holds the failing index.
+ * sizes[i] as wc_encode_alloc gives them (free each with wc_free), the
+ * same bytes. Images are coded side by side on p->threads host threads
+ * (0: all cores), each with a context of its own kept in ctx (on CUDA its
+ * own stream and buffers), so a second batch pays no set-up. On failure
+ * *failed (if not NULL) holds the lowest failing index and wc_ctx_error
+ * says "image I: " and that image's message; the images before it are
+ * coded (their outputs kept) and the rest are NULL.
  */
 WC_API wc_status wc_encode_batch(wc_ctx *ctx, const wc_params *p, const wc_image *imgs, size_t n,
                                  void **outs, size_t *sizes, size_t *failed);
 /* Decodes srcs[i][0..sizes[i]) into outs[i] as wc_decode does (or, with
  * p->memory == WC_MEMORY_DEVICE, into the caller's buffers as
- * wc_decode_into does). Failure as in wc_encode_batch. */
+ * wc_decode_into does), side by side as wc_encode_batch codes. Failure as
+ * in wc_encode_batch: the images before the failing one are decoded, the
+ * rest have pixels NULL (wc_decode) or undefined contents (into). */
 WC_API wc_status wc_decode_batch(wc_ctx *ctx, const wc_params *p, const void *const *srcs,
                                  const size_t *sizes, size_t n, wc_image *outs, size_t *failed);
 

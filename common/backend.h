@@ -112,6 +112,10 @@ typedef struct wc_chain {
     double t_transform; /* out: upload, colour, transform, quantize */
     double t_entropy;   /* out: modelling, tables, coding, download */
     const char *where;  /* out: which path coded the blocks, for --verbose */
+    /* in: the image is the one the previous encode on this backend coded,
+     * unchanged (a rate-control probe): a device backend may keep the
+     * samples it uploaded then. */
+    int same_samples;
 } wc_chain;
 
 /* A backend: plain C function pointers over an opaque self. */
@@ -138,6 +142,10 @@ typedef struct wc_backend_ops {
      * allocated by the caller for the plan's size/layout. */
     wc_status (*decode)(void *self, const wc_stage_plan *plan, wc_chain *chain,
                         const struct es_input *in, wc_image *out, wc_err *err);
+    /* Optional (NULL: nothing to do): sizes the buffers an encode of this
+     * plan and layout needs, before the samples exist, so that a program
+     * can pay the set-up while it reads the image (wc_ctx_prepare). */
+    wc_status (*prepare)(void *self, const wc_stage_plan *plan, const wc_chain *chain, wc_err *err);
 } wc_backend_ops;
 
 const wc_backend_ops *wc_backend_cpu(void);

@@ -41,6 +41,10 @@ namespace wcgb
 
 wc_status cuda_fail(wc_err *err, cudaError_t e, const char *what)
 {
+    /* Reported now: a failed allocation (out of memory) must not stay the
+     * runtime's last error, which the next call's first kernel launch
+     * would report as its own. (Errors of a broken context stay anyway.) */
+    (void)cudaGetLastError();
     return wc_fail(err, WC_ERR_BACKEND, "CUDA %s: %s", what, cudaGetErrorString(e));
 }
 
@@ -121,6 +125,8 @@ void cuda_destroy(void *self)
  * caller queued on its own stream (the samples a kernel of theirs made). */
 wc_status begin_call(cuda_ctx *c, const wc_stage_plan *p, wc_err *err)
 {
+    c->px_src = NULL; /* a call may change px: an encode says again what it holds */
+    c->trace = getenv("WC_CUDA_TIMES") != NULL;
     CUDA_TRY(err, cudaSetDevice(c->device), "selecting the device");
     if (p->stream) {
         CUDA_TRY(err, cudaEventRecord(c->user, (cudaStream_t)p->stream),
@@ -213,11 +219,32 @@ wcg_samples device_samples(const cuda_ctx *c, const wc_stage_plan *p)
 
 /* Pageable memory crosses PCIe at about a fifth of pinned memory's rate
  * (the driver stages it one thread at a time): measured 8.6 GB/s against
- * 50 on the H100's host. Large pageable images therefore go through the
- * context's pinned buffer in up to 8 pieces, every host thread copying
- * one piece while the DMA engine moves the one before. Pinned, registered
- * and device memory go directly. */
-constexpr size_t kStageMin = (size_t)4 << 20; /* smaller images: directly */
+ * 50 on the H100's host. Pageable images therefore go through the
+ * context's pinned buffer in pieces of a MiB (up to 8), every host thread
+ * copying one piece while the DMA engine moves the one before. Pinned,
+ * registered and device memory go directly. Small images are staged too:
+ * in a batch many threads move them at once, and the driver's own staging
+ * of pageable copies held a Kodak batch's decode to 327 images/s against
+ * 610 staged here (PERF_NOTES b3); below 64 KB the copy call dominates. */
+constexpr size_t kStageMin = (size_t)64 << 10;
+
+/* kStageMin, or WC_CUDA_STAGE_MIN (bytes) for experiments. */
+size_t stage_min()
+{
+    static const size_t v = [] {
+        const char *e = getenv("WC_CUDA_STAGE_MIN");
+        return e && *e ? (size_t)strtoull(e, NULL, 10) : kStageMin;
+    }();
+    return v;
+}
+
+/* Pieces of a staged copy: one a MiB, 1 to 8 (each piece is a copy call
+ * and, down, an event: a small image in one). */
+size_t stage_pieces(size_t bytes)
+{
+    const size_t n = bytes >> 20;
+    return n < 1 ? 1 : n > 8 ? 8 : n;
+}
 
 bool pageable(const void *p)
 {
@@ -255,12 +282,18 @@ wc_status ensure_stage(cuda_ctx *c, size_t bytes, wc_err *err)
     return WC_OK;
 }
 
+bool staged_upload(const wc_stage_plan *p, const void *pixels)
+{
+    return !p->device_memory && host_row_bytes(p) * p->height >= stage_min() &&
+           (!pixels || pageable(pixels));
+}
+
 /* The samples of `in` into c->px (rows device_row_bytes apart). */
 wc_status upload_samples(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in, wc_err *err)
 {
     const size_t row = host_row_bytes(p), stride = in->stride ? in->stride : row;
     const size_t dpitch = device_row_bytes(p);
-    if (p->device_memory || row * p->height < kStageMin || !pageable(in->pixels)) {
+    if (!staged_upload(p, in->pixels)) {
         CUDA_TRY(err,
                  cudaMemcpy2DAsync(c->px, dpitch, in->pixels, stride, row, p->height,
                                    cudaMemcpyDefault, c->stream),
@@ -269,7 +302,8 @@ wc_status upload_samples(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in
     }
     WC_FORWARD_IF_ERROR(ensure_stage(c, row * p->height, err));
     row_copy j = {(const uint8_t *)in->pixels, (uint8_t *)c->stage, stride, row, row, 0};
-    const size_t per = (p->height + 7) / 8;
+    const size_t np = stage_pieces(row * p->height);
+    const size_t per = (p->height + np - 1) / np;
     for (size_t y = 0; y < p->height; y += per) {
         const size_t n = p->height - y < per ? p->height - y : per;
         j.y0 = y;
@@ -319,7 +353,7 @@ wc_status upload_gather(cuda_ctx *c, uint8_t *dst, const uint8_t *const *src, co
         stage = stage || (size[k] && pageable(src[k]));
     }
     g.n = n;
-    if (!stage || total < kStageMin) {
+    if (!stage || total < stage_min()) {
         for (int k = 0; k < n; k++)
             if (size[k])
                 CUDA_TRY(
@@ -330,7 +364,8 @@ wc_status upload_gather(cuda_ctx *c, uint8_t *dst, const uint8_t *const *src, co
     }
     WC_FORWARD_IF_ERROR(ensure_stage(c, total, err));
     g.stage = (uint8_t *)c->stage;
-    const size_t piece = (total + 7) / 8, chunk = 1 << 16;
+    const size_t np = stage_pieces(total);
+    const size_t piece = (total + np - 1) / np, chunk = 1 << 16;
     for (size_t lo = 0; lo < total; lo += piece) { /* 8 pieces, each copied by every thread */
         g.lo = lo;
         g.hi = lo + piece < total ? lo + piece : total;
@@ -349,7 +384,7 @@ wc_status download_samples(cuda_ctx *c, const wc_stage_plan *p, wc_image *out, w
 {
     const size_t row = host_row_bytes(p), stride = out->stride ? out->stride : row;
     const size_t dpitch = device_row_bytes(p);
-    if (p->device_memory || row * p->height < kStageMin || !pageable(out->pixels)) {
+    if (p->device_memory || row * p->height < stage_min() || !pageable(out->pixels)) {
         CUDA_TRY(err,
                  cudaMemcpy2DAsync(out->pixels, stride, c->px, dpitch, row, p->height,
                                    cudaMemcpyDefault, c->stream),
@@ -357,7 +392,8 @@ wc_status download_samples(cuda_ctx *c, const wc_stage_plan *p, wc_image *out, w
         return WC_OK;
     }
     WC_FORWARD_IF_ERROR(ensure_stage(c, row * p->height, err));
-    const size_t per = (p->height + 7) / 8;
+    const size_t np = stage_pieces(row * p->height);
+    const size_t per = (p->height + np - 1) / np;
     int k = 0;
     for (size_t y = 0; y < p->height; y += per, k++) {
         const size_t n = p->height - y < per ? p->height - y : per;
@@ -548,7 +584,7 @@ namespace
 using namespace wcgb;
 
 const wc_backend_ops cuda_ops = {"cuda",       cuda_create, cuda_destroy, cuda_forward,
-                                 cuda_inverse, cuda_encode, cuda_decode};
+                                 cuda_inverse, cuda_encode, cuda_decode,  cuda_prepare};
 
 } /* namespace */
 

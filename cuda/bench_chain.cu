@@ -21,6 +21,8 @@
 #include <ctime>
 #include <vector>
 
+#include <unistd.h>
+
 #include <cuda_runtime.h>
 #ifdef WC_HAVE_NVJPEG
 #include <nvjpeg.h>
@@ -317,46 +319,69 @@ void batch(const char *dir)
         if (image_read(path, 0, &t, &err) == WC_OK) kodak.push_back(t);
     }
     if (kodak.empty()) return;
-    printf("\n| batch (Kodak x N, 9/7 q75, host to host) | images | encode images/s | decode "
-           "images/s |\n"
+    printf("\n| batch (Kodak x N, 9/7 q75, host to host; medians of 3) | images | encode "
+           "images/s | decode images/s |\n"
            "| --- | --- | --- | --- |\n");
-    for (int be = 0; be < 2; be++) {
-        const int times = be ? 40 : 4; /* the CPU backend: fewer, it is slow */
+    /* rows: CPU batch, CUDA one call an image, CUDA batch on all cores,
+     * then on 2x and 4x as many workers (p.threads): a worker waits on
+     * its stream for much of an image */
+    for (int row = 0; row < 5; row++) {
+        const int times = row >= 2 ? 40 : row ? 10 : 4; /* the slow ones: fewer */
         std::vector<wc_image> imgs;
         for (int k = 0; k < times; k++) imgs.insert(imgs.end(), kodak.begin(), kodak.end());
         const size_t n = imgs.size();
         wc_params p;
         wc_params_init(&p);
         p.lossless = 0;
-        p.backend = be ? WC_BACKEND_CUDA : WC_BACKEND_CPU;
+        p.backend = row ? WC_BACKEND_CUDA : WC_BACKEND_CPU;
+        const int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+        p.threads = row == 3 ? 2 * cores : row == 4 ? 4 * cores : 0;
         wc_ctx *ctx = wc_ctx_create();
         std::vector<void *> outs(n);
         std::vector<size_t> sizes(n);
-        size_t failed = 0;
-        /* First call (set-up) outside the timing. */
-        if (wc_encode_batch(ctx, &p, imgs.data(), 1, outs.data(), sizes.data(), &failed) != WC_OK)
-            return;
-        wc_free(outs[0]);
-        double t0 = now_ms();
-        if (wc_encode_batch(ctx, &p, imgs.data(), n, outs.data(), sizes.data(), &failed) != WC_OK) {
-            fprintf(stderr, "batch: %s\n", wc_ctx_error(ctx));
-            return;
-        }
-        const double enc = now_ms() - t0;
         std::vector<wc_image> dec(n);
-        t0 = now_ms();
-        if (wc_decode_batch(ctx, &p, (const void *const *)outs.data(), sizes.data(), n, dec.data(),
-                            &failed) != WC_OK) {
-            fprintf(stderr, "batch decode: %s\n", wc_ctx_error(ctx));
-            return;
+        size_t failed = 0;
+        std::vector<double> enc_t, dec_t;
+        bool ok = true;
+        for (int rep = 0; rep < 4 && ok; rep++) { /* the first: set-up, not counted */
+            double t0 = now_ms();
+            if (row == 1) {
+                for (size_t i = 0; i < n && ok; i++)
+                    ok = wc_encode_alloc(ctx, &p, &imgs[i], &outs[i], &sizes[i]) == WC_OK;
+            } else {
+                ok = wc_encode_batch(ctx, &p, imgs.data(), n, outs.data(), sizes.data(), &failed) ==
+                     WC_OK;
+            }
+            const double enc = now_ms() - t0;
+            t0 = now_ms();
+            if (row == 1) {
+                for (size_t i = 0; i < n && ok; i++)
+                    ok = wc_decode(ctx, &p, outs[i], sizes[i], &dec[i]) == WC_OK;
+            } else if (ok) {
+                ok = wc_decode_batch(ctx, &p, (const void *const *)outs.data(), sizes.data(), n,
+                                     dec.data(), &failed) == WC_OK;
+            }
+            const double dect = now_ms() - t0;
+            if (!ok) fprintf(stderr, "batch: %s\n", wc_ctx_error(ctx));
+            if (rep) {
+                enc_t.push_back(enc);
+                dec_t.push_back(dect);
+            }
+            for (size_t i = 0; i < n; i++) {
+                wc_free(outs[i]);
+                outs[i] = NULL;
+                wc_image_free(&dec[i]);
+            }
         }
-        const double dect = now_ms() - t0;
-        printf("| %s backend | %zu | %.0f | %.0f |\n", be ? "cuda" : "cpu", n, n / (enc * 1e-3),
-               n / (dect * 1e-3));
-        for (size_t i = 0; i < n; i++) {
-            wc_free(outs[i]);
-            wc_image_free(&dec[i]);
-        }
+        if (ok)
+            printf("| %s, %d workers | %zu | %.0f | %.0f |\n",
+                   row == 0   ? "cpu backend, wc_encode/decode_batch"
+                   : row == 1 ? "cuda backend, one call an image"
+                              : "cuda backend, wc_encode/decode_batch",
+                   row == 1    ? 1
+                   : p.threads ? p.threads
+                               : cores,
+                   n, n / (median(enc_t) * 1e-3), n / (median(dec_t) * 1e-3));
         wc_ctx_free(ctx);
     }
 #ifdef WC_HAVE_NVJPEG
@@ -426,7 +451,7 @@ void batch(const char *dir)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s KODAK_DIR [--reps N] [--ppm OUT.ppm]\n", argv[0]);
+        fprintf(stderr, "usage: %s KODAK_DIR [--reps N] [--ppm OUT.ppm] [--batch-only]\n", argv[0]);
         return 2;
     }
     const char *ppm = NULL;
@@ -436,6 +461,11 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--ppm"))
             ppm = argv[++i];
     }
+    for (int i = 2; i < argc; i++)
+        if (!strcmp(argv[i], "--batch-only")) { /* the Kodak batch rows alone */
+            batch(argv[1]);
+            return 0;
+        }
     wc_image img;
     if (!make_photo(argv[1], &img)) {
         fprintf(stderr, "no landscape Kodak PNGs in %s\n", argv[1]);
@@ -482,12 +512,17 @@ int main(int argc, char **argv)
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
     for (mode &m : modes) {
         wc_params p;
+        std::vector<uint8_t> fcpu_bpp;
+        double cpu_bpp_ms = 0;
         if (m.bpp > 0) { /* find the step once (rate control), then fix it */
             set_params(m, WC_BACKEND_CPU, &p);
             void *f = NULL;
             size_t n = 0;
             wc_ctx *c = wc_ctx_create();
+            const double t0 = now_ms();
             if (wc_encode_alloc(c, &p, &img, &f, &n) != WC_OK) return 1;
+            cpu_bpp_ms = now_ms() - t0;
+            fcpu_bpp.assign((uint8_t *)f, (uint8_t *)f + n);
             wc_info info;
             wc_inspect(c, f, n, &info);
             m.step = info.base_step;
@@ -510,6 +545,17 @@ int main(int argc, char **argv)
         std::vector<uint8_t> fdev;
         const double enc_dev = time_encode(gc, &pd, &dimg, fdev, g_reps, NULL);
         r.identical = r.identical && fdev == fgpu;
+        if (m.bpp > 0) { /* the rate search itself, each probe on the device */
+            wc_params pb = p;
+            pb.step = 0;
+            pb.bpp = m.bpp;
+            std::vector<uint8_t> fb;
+            const double bpp_ms = time_encode(gc, &pb, &pimg, fb, std::max(3, g_reps / 2), NULL);
+            printf("  --bpp %.3f on the device (pinned): %.1f ms against %.1f ms at the step it "
+                   "finds (%.1fx); same bytes as the CPU's --bpp (%.0f ms): %s\n",
+                   m.bpp, bpp_ms, r.enc_pinned, bpp_ms / r.enc_pinned, cpu_bpp_ms,
+                   fb == fcpu_bpp ? "yes" : "NO");
+        }
         if (getenv("WC_BENCH_TRACE")) { /* the device stages of one more encode, on stderr */
             setenv("WC_CUDA_TIMES", "1", 1);
             time_encode(gc, &p, &pimg, fgpu, 1, NULL);

@@ -94,6 +94,13 @@ wc_status ensure_coder(cuda_ctx *c, const wc_stage_plan *p, const wc_layout *lay
     return WC_OK;
 }
 
+/* A stage boundary for WC_CUDA_TIMES only: in a batch of small images
+ * every call through the context's lock counts (PERF_NOTES b1). */
+cudaError_t mark(cuda_ctx *c, int i)
+{
+    return c->trace ? cudaEventRecord(c->ev[i], c->stream) : cudaSuccess;
+}
+
 double elapsed_s(cudaEvent_t a, cudaEvent_t b)
 {
     float ms = 0;
@@ -103,10 +110,10 @@ double elapsed_s(cudaEvent_t a, cudaEvent_t b)
 /* Forward transform and quantization of every component into the planes
  * the coder reads (band layout). */
 wc_status device_forward(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in, wcg_bc_job *job,
-                         wc_err *err)
+                         bool keep_samples, wc_err *err)
 {
     const size_t n = coef_elems(p);
-    WC_FORWARD_IF_ERROR(upload_samples(c, p, in, err));
+    if (!keep_samples) WC_FORWARD_IF_ERROR(upload_samples(c, p, in, err));
     for (uint32_t k = 0; k < p->components; k++) {
         CUDA_TRY(err, forward_component(c, p, k), "forward transform");
         int32_t *plane = (int32_t *)((char *)c->coef + k * n * 4);
@@ -130,9 +137,9 @@ wc_status device_tables(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, 
     const wcx_header *h = ch->header;
     const size_t hist = (size_t)h->components * WCG_HIST * sizeof(unsigned long long);
     CUDA_TRY(err, cudaMemsetAsync(c->hist, 0, hist, c->stream), "clearing histograms");
-    CUDA_TRY(err, cudaEventRecord(c->ev[2], c->stream), "timing");
+    CUDA_TRY(err, mark(c, 2), "timing");
     CUDA_TRY(err, wcg_bc_count(job, (unsigned long long *)c->hist, c->stream), "counting symbols");
-    CUDA_TRY(err, cudaEventRecord(c->ev[3], c->stream), "timing");
+    CUDA_TRY(err, mark(c, 3), "timing");
     CUDA_TRY(err, cudaMemcpyAsync(c->h_hist, c->hist, hist, cudaMemcpyDeviceToHost, c->stream),
              "downloading histograms");
     CUDA_TRY(err, cudaStreamSynchronize(c->stream), "counting symbols");
@@ -153,18 +160,18 @@ wc_status device_code(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, es
     const wc_layout *lay = ch->layout;
     const size_t nb = lay->nblocks;
     CUDA_TRY(err, cudaMemsetAsync((uint32_t *)c->sizes + nb, 0, 4, c->stream), "clearing a flag");
-    CUDA_TRY(err, cudaEventRecord(c->ev[4], c->stream), "timing");
+    CUDA_TRY(err, mark(c, 4), "timing");
     CUDA_TRY(err,
              wcg_bc_emit(job, (const wcg_huf *)c->tabs, (uint8_t *)c->slots, (uint32_t *)c->sizes,
                          c->stream),
              "coding blocks");
-    CUDA_TRY(err, cudaEventRecord(c->ev[5], c->stream), "timing");
+    CUDA_TRY(err, mark(c, 5), "timing");
     CUDA_TRY(err,
              wcg_bc_pack(job, (const uint8_t *)c->slots, (const uint32_t *)c->sizes,
                          (unsigned long long *)c->offsets, (uint8_t *)c->payload, c->stream),
              "packing the payload");
     uint32_t *hs = (uint32_t *)c->h_sizes;
-    CUDA_TRY(err, cudaEventRecord(c->ev[6], c->stream), "timing");
+    CUDA_TRY(err, mark(c, 6), "timing");
     CUDA_TRY(err, cudaMemcpyAsync(hs, c->sizes, (nb + 1) * 4, cudaMemcpyDeviceToHost, c->stream),
              "downloading block sizes");
     CUDA_TRY(err, cudaStreamSynchronize(c->stream), "coding blocks");
@@ -188,7 +195,7 @@ wc_status device_code(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, es
             err,
             cudaMemcpyAsync(c->h_payload, c->payload, total, cudaMemcpyDeviceToHost, c->stream),
             "downloading the payload");
-    CUDA_TRY(err, cudaEventRecord(c->ev[7], c->stream), "timing");
+    CUDA_TRY(err, mark(c, 7), "timing");
     CUDA_TRY(err, cudaStreamSynchronize(c->stream), "downloading the payload");
     /* The container is written from the pinned buffer itself: one copy of
      * the payload less. */
@@ -208,6 +215,11 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
     const wc_layout *lay = ch->layout;
     WC_RETURN_IF(lay->nblocks > 0xFFFFFFFFu, err, WC_ERR_LIMIT,
                  "CUDA backend: too many code blocks");
+    /* A rate-control probe of the image the last encode uploaded. */
+    const size_t stride = in->stride ? in->stride : host_row_bytes(p);
+    const uint32_t shape[4] = {p->width, p->height, p->components, p->bit_depth};
+    const bool keep = ch->same_samples && c->px_src == in->pixels && c->px_stride == stride &&
+                      memcmp(c->px_shape, shape, sizeof shape) == 0;
     WC_FORWARD_IF_ERROR(begin_call(c, p, err));
     WC_FORWARD_IF_ERROR(ensure_buffers(c, p, 0, err));
     size_t slots = 0;
@@ -222,11 +234,14 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
         job.first[k] = (uint32_t)lay->first_block[k];
         job.count[k] = (uint32_t)(end - lay->first_block[k]);
     }
+    const double t_start = now_s();
     CUDA_TRY(err, cudaEventRecord(c->ev[0], c->stream), "timing");
-    WC_FORWARD_IF_ERROR(device_forward(c, p, in, &job, err));
+    WC_FORWARD_IF_ERROR(device_forward(c, p, in, &job, keep, err));
+    c->px_src = in->pixels;
+    c->px_stride = stride;
+    memcpy(c->px_shape, shape, sizeof shape);
     CUDA_TRY(err, cudaEventRecord(c->ev[1], c->stream), "timing");
-    CUDA_TRY(err, cudaEventSynchronize(c->ev[1]), "forward transform");
-    const double t_entropy = now_s();
+    /* No wait here: the coder's work queues behind the transform's. */
     CUDA_TRY(err,
              cudaMemcpyAsync(c->blocks, c->h_blocks, lay->nblocks * sizeof(wcg_cblk),
                              cudaMemcpyHostToDevice, c->stream),
@@ -234,8 +249,9 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
     WC_FORWARD_IF_ERROR(device_tables(c, ch, &job, p->threads, out, err));
     WC_FORWARD_IF_ERROR(device_code(c, ch, &job, out, err));
     ch->t_transform = elapsed_s(c->ev[0], c->ev[1]);
-    ch->t_entropy = now_s() - t_entropy;
-    if (getenv("WC_CUDA_TIMES"))
+    ch->t_entropy = now_s() - t_start - ch->t_transform;
+    if (ch->t_entropy < 0) ch->t_entropy = 0;
+    if (c->trace)
         fprintf(stderr,
                 "cuda encode ms: upload+transform %.3f | count %.3f | tables (host, sync to sync) "
                 "%.3f | "
@@ -270,6 +286,29 @@ wc_status cuda_encode(void *self, const wc_stage_plan *p, const wc_image *in, wc
         cudaStreamSynchronize(c->stream);
     }
     return s;
+}
+
+/* Every buffer encode_on_device grows for this plan, sized now: the
+ * device's planes, the coder's buffers and their pinned twins, the pinned
+ * stage of pageable samples, and a pinned payload of a guess at the coded
+ * size (raw bytes / 2 lossless, / 8 lossy; a larger one grows then). */
+wc_status cuda_prepare(void *self, const wc_stage_plan *p, const wc_chain *ch, wc_err *err)
+{
+    cuda_ctx *c = (cuda_ctx *)self;
+    WC_RETURN_IF(!c || !p || !ch, err, WC_ERR_ARG, "CUDA backend: NULL argument");
+    WC_FORWARD_IF_ERROR(check_plan(p, NULL, err));
+    WC_FORWARD_IF_ERROR(begin_call(c, p, err));
+    WC_FORWARD_IF_ERROR(ensure_buffers(c, p, 0, err));
+    const size_t raw = host_row_bytes(p) * p->height;
+    if (staged_upload(p, NULL)) WC_FORWARD_IF_ERROR(ensure_stage(c, raw, err));
+    if (ch->header->entropy != 0) return WC_OK; /* deflate: coded on the host */
+    size_t slots = 0;
+    WC_FORWARD_IF_ERROR(ensure_coder(c, p, ch->layout, &slots, err));
+    const size_t guess = (ch->header->flags & 1) ? raw / 2 : raw / 8;
+    WC_FORWARD_IF_ERROR(grow_pinned(&c->h_payload, &c->h_payload_cap, guess ? guess : 1, err,
+                                    "allocating the pinned payload"));
+    CUDA_TRY(err, cudaStreamSynchronize(c->stream), "preparing");
+    return WC_OK;
 }
 
 /* ---- decoding on the device ------------------------------------------------- */
@@ -370,7 +409,7 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     WC_FORWARD_IF_ERROR(
         grow_pinned(&c->h_sizes, &c->h_sizes_cap, nb * 16, err, "allocating pinned status"));
     WC_FORWARD_IF_ERROR(ensure_events(c, err));
-    CUDA_TRY(err, cudaEventRecord(c->ev[0], c->stream), "timing");
+    CUDA_TRY(err, mark(c, 0), "timing");
     WC_FORWARD_IF_ERROR(upload_gather(c, (uint8_t *)c->payload, in->data, in->data_size,
                                       (int)h->components, p->threads, err));
     CUDA_TRY(err,
@@ -393,9 +432,9 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     const size_t n = coef_elems(p);
     for (uint32_t k = 0; k < p->components; k++)
         job.plane[k] = (int32_t *)((char *)(is_block(p, k) ? c->bands : c->coef) + k * n * 4);
-    CUDA_TRY(err, cudaEventRecord(c->ev[1], c->stream), "timing");
+    CUDA_TRY(err, mark(c, 1), "timing");
     CUDA_TRY(err, wcg_bc_decode(&job, c->stream), "decoding blocks");
-    CUDA_TRY(err, cudaEventRecord(c->ev[2], c->stream), "timing");
+    CUDA_TRY(err, mark(c, 2), "timing");
     CUDA_TRY(
         err,
         cudaMemcpyAsync(c->h_sizes, c->sizes, lay->nblocks * 16, cudaMemcpyDeviceToHost, c->stream),
@@ -434,10 +473,10 @@ wc_status cuda_decode(void *self, const wc_stage_plan *p, wc_chain *ch, const es
     ch->where = "device";
     const double t1 = now_s();
     if (s == WC_OK) s = device_inverse(c, p, out, err);
-    if (s == WC_OK) CUDA_TRY(err, cudaEventRecord(c->ev[3], c->stream), "timing");
+    if (s == WC_OK) CUDA_TRY(err, mark(c, 3), "timing");
     if (s == WC_OK) CUDA_TRY(err, cudaStreamSynchronize(c->stream), "inverse transform");
     ch->t_transform = now_s() - t1;
-    if (s == WC_OK && getenv("WC_CUDA_TIMES"))
+    if (s == WC_OK && c->trace)
         fprintf(stderr,
                 "cuda decode ms: upload payload+tables %.3f | decode blocks %.3f | "
                 "inverse+download %.3f | entropy wall %.3f | transform wall %.3f\n",

@@ -48,6 +48,7 @@ struct cuda_ctx {
     void *h_blocks, *h_hist, *h_tabs, *h_sizes, *h_payload;
     size_t h_blocks_cap, h_hist_cap, h_tabs_cap, h_sizes_cap, h_payload_cap;
     cudaEvent_t ev[8]; /* stage boundaries of the device encode */
+    int trace;         /* WC_CUDA_TIMES set: all of them, and a line on stderr */
     cudaEvent_t user;  /* recorded on the caller's stream (plan->stream) */
     /* Pageable samples pass through here in pieces (see stage_upload). */
     void *stage;
@@ -55,6 +56,11 @@ struct cuda_ctx {
     cudaEvent_t piece[8];
     int pieces;
     int events;
+    /* The image whose samples px holds after an encode (NULL: none, or
+     * px used since), so that a rate-control probe skips the upload. */
+    const void *px_src;
+    size_t px_stride;
+    uint32_t px_shape[4];
 };
 
 #define CUDA_TRY(err, call, what)                                   \
@@ -76,6 +82,11 @@ size_t coef_elems(const wc_stage_plan *p);
 wc_status check_plan(const wc_stage_plan *p, const wc_coeffs *co, wc_err *err);
 wc_status ensure_buffers(cuda_ctx *c, const wc_stage_plan *p, int inverse, wc_err *err);
 cudaError_t forward_component(cuda_ctx *c, const wc_stage_plan *p, uint32_t k);
+/* The pinned stage for pageable samples or payloads of `bytes`. */
+wc_status ensure_stage(cuda_ctx *c, size_t bytes, wc_err *err);
+/* Whether samples of this plan go up through the pinned stage. */
+bool staged_upload(const wc_stage_plan *p, const void *pixels);
+size_t host_row_bytes(const wc_stage_plan *p);
 wc_status upload_samples(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in, wc_err *err);
 wc_status upload_gather(cuda_ctx *c, uint8_t *dst, const uint8_t *const *src, const size_t *size,
                         int n, int threads, wc_err *err);
@@ -86,6 +97,8 @@ wc_status cuda_encode(void *self, const wc_stage_plan *p, const wc_image *in, wc
                       es_output *out, wc_err *err);
 wc_status cuda_decode(void *self, const wc_stage_plan *p, wc_chain *ch, const es_input *in,
                       wc_image *out, wc_err *err);
+/* backend.h's prepare: every buffer an encode of this plan will grow. */
+wc_status cuda_prepare(void *self, const wc_stage_plan *p, const wc_chain *ch, wc_err *err);
 
 } /* namespace wcgb */
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli_util.h"
 
@@ -247,6 +248,63 @@ static void bench_print(const bench *b, const bench_row *overall, int threads, d
     printf("PSNR is over the colour channels; per-channel values are in --csv/--json.\n");
 }
 
+/* ---- the batch calls --------------------------------------------------------------------- */
+
+/* All the images again through wc_encode_batch and wc_decode_batch (one
+ * call each, workers side by side; on CUDA each with its own stream), a
+ * pass for set-up first: images a second, and whether every file is the
+ * per-image run's size (the bytes are the single calls', tested). */
+static int bench_batch(const bench *b, int threads)
+{
+    wc_image *imgs = calloc(b->n, sizeof *imgs);
+    void **files = calloc(b->n, sizeof *files);
+    size_t *sizes = calloc(b->n, sizeof *sizes);
+    wc_image *dec = calloc(b->n, sizeof *dec);
+    wc_ctx *ctx = wc_ctx_create();
+    int rc = imgs && files && sizes && dec && ctx ? CLI_OK : CLI_BAD;
+    cli_run r;
+    for (size_t j = 0; j < b->n && rc == CLI_OK; j++)
+        if (cli_run_read(b->paths[j], b->p.max_pixels, &imgs[j], &r) != WC_OK) rc = CLI_BAD;
+    wc_params p = b->p;
+    p.threads = threads; /* 0: all cores */
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int workers = threads > 0 ? threads : cores > 0 ? (int)cores : 1;
+    if ((size_t)workers > b->n) workers = (int)b->n;
+    double enc = 0, decs = 0;
+    size_t failed = 0;
+    for (int pass = 0; pass < 2 && rc == CLI_OK; pass++) {
+        double t0 = cli_now();
+        wc_status s = wc_encode_batch(ctx, &p, imgs, b->n, files, sizes, &failed);
+        enc = cli_now() - t0;
+        t0 = cli_now();
+        if (s == WC_OK)
+            s = wc_decode_batch(ctx, &p, (const void *const *)files, sizes, b->n, dec, &failed);
+        decs = cli_now() - t0;
+        if (s != WC_OK) {
+            fprintf(stderr, "wcodec: bench: batch: %s\n", wc_ctx_error(ctx));
+            rc = cli_exit_code(s);
+        }
+        for (size_t j = 0; j < b->n; j++) {
+            if (pass == 1 && sizes[j] != b->rows[j].r.bytes && rc == CLI_OK) rc = -1;
+            wc_free(files[j]);
+            files[j] = NULL;
+            wc_image_free(&dec[j]);
+        }
+    }
+    if (rc == CLI_OK || rc == -1)
+        printf("batch (wc_encode_batch, wc_decode_batch; %s, %d worker(s)): encode %.1f "
+               "images/s, decode %.1f images/s; sizes as per image: %s\n",
+               wc_ctx_backend(ctx), workers, b->n / enc, b->n / decs, rc == CLI_OK ? "yes" : "NO");
+    if (rc == -1) rc = CLI_BAD;
+    for (size_t j = 0; imgs && j < b->n; j++) wc_image_free(&imgs[j]);
+    wc_ctx_free(ctx);
+    free(imgs);
+    free(files);
+    free(sizes);
+    free(dec);
+    return rc;
+}
+
 /* ---- the command ---------------------------------------------------------------------- */
 
 static const char bench_help[] =
@@ -262,11 +320,14 @@ static const char bench_help[] =
     "  --csv FILE            also write the table as CSV (one row per image + overall)\n"
     "  --json FILE           also write it as JSON\n"
     "  --threads N           images coded at once (default: all cores); each image\n"
-    "                        is coded on one thread\n";
+    "                        is coded on one thread\n"
+    "  --batch               then all images again through wc_encode_batch and\n"
+    "                        wc_decode_batch (images/s); default with --backend cuda\n";
 
 typedef struct bench_opts {
     const char *csv, *json;
     int threads;
+    int batch;
     char **inputs;
     int ninputs;
 } bench_opts;
@@ -292,6 +353,10 @@ static int bench_parse(int argc, char **argv, wc_params *p, bench_opts *o)
                 return CLI_BAD;
             else
                 o->threads = (int)n;
+            continue;
+        }
+        if (!strcmp(a, "--batch")) {
+            o->batch = 1;
             continue;
         }
         int r = cli_encoder_option(argc, argv, &i, p, &lossy, &lossless);
@@ -371,6 +436,8 @@ int cmd_bench(int argc, char **argv)
     rc = cli_pool_run(threads, b.n, bench_job, &b, b.n);
     double wall = cli_now() - t0;
     if (rc == CLI_OK) rc = bench_report(&b, threads, wall, &o);
+    if (rc == CLI_OK && (o.batch || b.p.backend == WC_BACKEND_CUDA))
+        rc = bench_batch(&b, o.threads);
     free(b.rows);
     cli_list_free(b.paths, b.n);
     return rc;

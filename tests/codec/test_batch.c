@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,6 +112,89 @@ static void test_batch_matches_single_calls(void **state)
     wc_ctx_free(ctx);
 }
 
+/* Workers code images side by side: the bytes are the single calls'
+ * whatever their number, lossless or not, and a batch of one or none. */
+static void test_batch_any_workers(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    wc_image imgs[N];
+    make_images(imgs);
+    for (int lossless = 0; lossless < 2; lossless++) {
+        wc_params p;
+        wc_params_init(&p);
+        p.lossless = lossless;
+        p.threads = 1;
+        void *ref[N], *outs[N];
+        size_t ref_n[N], sizes[N], failed = 99;
+        assert_int_equal(wc_encode_batch(ctx, &p, imgs, N, ref, ref_n, &failed), WC_OK);
+        for (int threads = 2; threads <= 8; threads *= 2) {
+            p.threads = threads;
+            assert_int_equal(wc_encode_batch(ctx, &p, imgs, N, outs, sizes, &failed), WC_OK);
+            for (int i = 0; i < N; i++) {
+                assert_int_equal(sizes[i], ref_n[i]);
+                assert_memory_equal(outs[i], ref[i], sizes[i]);
+                wc_free(outs[i]);
+            }
+        }
+        assert_int_equal(wc_encode_batch(ctx, &p, imgs, 0, outs, sizes, &failed), WC_OK);
+        assert_int_equal(wc_encode_batch(ctx, &p, imgs + 4, 1, outs, sizes, &failed), WC_OK);
+        assert_int_equal(sizes[0], ref_n[4]);
+        assert_memory_equal(outs[0], ref[4], sizes[0]);
+        wc_free(outs[0]);
+        for (int i = 0; i < N; i++) wc_free(ref[i]);
+    }
+    for (int i = 0; i < N; i++) wc_image_free(&imgs[i]);
+    wc_ctx_free(ctx);
+}
+
+/* A damaged file in a decode batch: its index and the decoder's message
+ * come back, the images before it are decoded as wc_decode decodes them,
+ * the rest have no pixels. */
+static void test_decode_batch_damaged_member(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    wc_image imgs[N];
+    make_images(imgs);
+    wc_params p;
+    wc_params_init(&p);
+    p.threads = 3;
+    void *outs[N];
+    size_t sizes[N], failed = 99;
+    assert_int_equal(wc_encode_batch(ctx, &p, imgs, N, outs, sizes, &failed), WC_OK);
+    const void *srcs[N];
+    for (int i = 0; i < N; i++) srcs[i] = outs[i];
+    for (int bad = 0; bad < N; bad++) {
+        uint8_t *f = outs[bad];
+        f[sizes[bad] - 20] ^= 0x40; /* inside the index or the data: a CRC mismatch */
+        wc_image dec[N];
+        memset(dec, 0x11, sizeof dec);
+        assert_int_not_equal(wc_decode_batch(ctx, &p, srcs, sizes, N, dec, &failed), WC_OK);
+        assert_int_equal(failed, (size_t)bad);
+        char head[32];
+        snprintf(head, sizeof head, "image %d: ", bad);
+        assert_memory_equal(wc_ctx_error(ctx), head, strlen(head));
+        for (int i = 0; i < N; i++) {
+            if (i >= bad) {
+                assert_null(dec[i].pixels);
+                continue;
+            }
+            wc_image one;
+            assert_int_equal(wc_decode(ctx, NULL, outs[i], sizes[i], &one), WC_OK);
+            assert_memory_equal(one.pixels, dec[i].pixels, wc_image_row_bytes(&one) * one.height);
+            wc_image_free(&one);
+            wc_image_free(&dec[i]);
+        }
+        f[sizes[bad] - 20] ^= 0x40;
+    }
+    for (int i = 0; i < N; i++) {
+        wc_free(outs[i]);
+        wc_image_free(&imgs[i]);
+    }
+    wc_ctx_free(ctx);
+}
+
 static void test_device_memory_needs_cuda(void **state)
 {
     (void)state;
@@ -170,6 +254,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_large_chunk_roundtrip),
         cmocka_unit_test(test_batch_matches_single_calls),
+        cmocka_unit_test(test_batch_any_workers),
+        cmocka_unit_test(test_decode_batch_damaged_member),
         cmocka_unit_test(test_device_memory_needs_cuda),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -446,6 +446,20 @@ static void test_bench_threads_do_not_matter(void **state)
     free(csv[1]);
 }
 
+/* --batch: the images again through the batch calls, sizes as per image. */
+static void test_bench_batch(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(
+        run_wcodec(f, "bench", "--step", "6", "--threads", "3", "--batch", f->imgs, (char *)NULL),
+        0);
+    char *out = slurp(path_in(f, "stdout.txt"));
+    assert_non_null(out);
+    assert_non_null(strstr(out, "batch (wc_encode_batch, wc_decode_batch; "));
+    assert_non_null(strstr(out, "sizes as per image: yes"));
+    free(out);
+}
+
 static void test_bench_lossless_and_errors(void **state)
 {
     fixture *f = *state;
@@ -564,6 +578,7 @@ int main(void)
         cmocka_unit_test(test_svg_plot_escapes_and_breaks),
         cmocka_unit_test(test_bench_csv_json),
         cmocka_unit_test(test_bench_threads_do_not_matter),
+        cmocka_unit_test(test_bench_batch),
         cmocka_unit_test(test_bench_lossless_and_errors),
         cmocka_unit_test(test_sweep_outputs),
         cmocka_unit_test(test_sweep_errors),
