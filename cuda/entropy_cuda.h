@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "wcodec_types.h"
+
 #define WCG_NCLASS 9
 #define WCG_NTAB 25
 #define WCG_NSYM 67
@@ -78,8 +80,15 @@ enum {
     WCG_DEC_LONG_RUN, /* detail: the run */
     WCG_DEC_NO_TERM_TABLE,
     WCG_DEC_TRUNCATED,
-    WCG_DEC_SPARE,     /* detail: unused bytes */
-    WCG_DEC_TERM_RANGE /* detail: the magnitude less one */
+    WCG_DEC_SPARE,      /* detail: unused bytes */
+    WCG_DEC_TERM_RANGE, /* detail: the magnitude less one */
+    /* entropy 2 (block_tiles.h); a tile's failure has tile + 1 in bits 8.. */
+    WCG_DEC_SUB_EARLY,     /* detail: the sub-stream's bits */
+    WCG_DEC_SUB_SPARE,     /* detail: unused bits */
+    WCG_DEC_TILE_WIDTH,    /* detail: the width */
+    WCG_DEC_TILE_HEAD,     /* column: the block's bytes; detail: the header's bits */
+    WCG_DEC_TILE_SHORTEST, /* row: the width; detail: the width that does */
+    WCG_DEC_TILE_PAST      /* row: the tile; column: the block's bytes; detail: its bits */
 };
 #define BC_NCLASS_ALL WCG_NCLASS
 
@@ -91,10 +100,15 @@ typedef struct wcg_dec_job {
     int32_t *plane[4]; /* band layout */
     uint32_t run_max;
     uint32_t *status; /* 4 per block, zeroed by the caller */
+    uint32_t tiled;   /* entropy 2: blocks of tiles (block_tiles.h) */
 } wcg_dec_job;
 
-/* Decodes every block into its plane (one thread a block). */
+/* Decodes every block into its plane (entropy 0: one thread a block;
+ * entropy 2: a warp a block, a lane a tile). */
 cudaError_t wcg_bc_decode(const wcg_dec_job *job, cudaStream_t st);
+/* The CPU decoder's words for a block's status (what follows "component
+ * c, subband s, block b: "), and its status code. */
+wc_status wcg_dec_message(const uint32_t *status, char *what, size_t cap);
 /* The inverse of wcg_blocks_to_bands. */
 cudaError_t wcg_bands_to_blocks(const int32_t *src, int32_t *dst, uint32_t pw, uint32_t ph,
                                 cudaStream_t st);
