@@ -37,6 +37,7 @@ namespace
 
 const uint32_t W = 7680, H = 4320;
 int g_reps = 9;
+wc_entropy g_entropy = WC_ENTROPY_HUFFMAN; /* --entropy huffman-tiles: format 2.0 */
 
 double now_ms()
 {
@@ -108,6 +109,7 @@ void set_params(const mode &m, wc_backend_kind be, wc_params *p)
     p->backend = be;
     p->lossless = m.lossless;
     p->transform = (wc_transform)m.transform;
+    p->entropy = g_entropy;
     if (m.step > 0)
         p->step = m.step;
     else if (m.bpp > 0)
@@ -426,7 +428,10 @@ void batch(const char *dir)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s KODAK_DIR [--reps N] [--ppm OUT.ppm]\n", argv[0]);
+        fprintf(
+            stderr,
+            "usage: %s KODAK_DIR [--reps N] [--ppm OUT.ppm] [--entropy huffman|huffman-tiles]\n",
+            argv[0]);
         return 2;
     }
     const char *ppm = NULL;
@@ -435,6 +440,9 @@ int main(int argc, char **argv)
             g_reps = atoi(argv[++i]) > 0 ? atoi(argv[i]) : 9;
         else if (!strcmp(argv[i], "--ppm"))
             ppm = argv[++i];
+        else if (!strcmp(argv[i], "--entropy"))
+            g_entropy =
+                !strcmp(argv[++i], "huffman-tiles") ? WC_ENTROPY_HUFFMAN_TILES : WC_ENTROPY_HUFFMAN;
     }
     wc_image img;
     if (!make_photo(argv[1], &img)) {
