@@ -217,6 +217,7 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
     job.nblocks = (uint32_t)lay->nblocks;
     job.components = p->components;
     job.run_max = run_max_of(ch->header);
+    job.tiled = ch->header->entropy == 2;
     for (uint32_t k = 0; k < p->components; k++) {
         const size_t end = k + 1 < lay->components ? lay->first_block[k + 1] : lay->nblocks;
         job.first[k] = (uint32_t)lay->first_block[k];
@@ -254,9 +255,8 @@ wc_status cuda_encode(void *self, const wc_stage_plan *p, const wc_image *in, wc
     cuda_ctx *c = (cuda_ctx *)self;
     WC_RETURN_IF(!c || !p || !in || !ch || !out || !in->pixels, err, WC_ERR_ARG,
                  "CUDA backend: NULL argument");
-    /* Deflate mode and entropy 2 (tiles: no device coder yet) code on the
-     * host, from the device's coefficients. */
-    if (ch->header->entropy != 0)
+    /* Deflate mode codes on the host, from the device's coefficients. */
+    if (ch->header->entropy == 1)
         return wc_chain_encode_host(wc_backend_cuda(), self, p, in, ch, out, err);
     WC_RETURN_IF(in->width != p->width || in->height != p->height ||
                      in->components != p->components || in->bit_depth != p->bit_depth ||

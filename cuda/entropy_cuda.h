@@ -52,6 +52,7 @@ typedef struct wcg_bc_job {
     uint32_t components;
     const int32_t *plane[4]; /* quantized coefficients, band layout */
     uint32_t run_max;
+    uint32_t tiled; /* entropy 2: each block as tiles (block_tiles.h) */
 } wcg_bc_job;
 
 /* hist: components x WCG_HIST counters, zeroed by the caller. */
