@@ -1,15 +1,17 @@
 /*
  * entropy_cuda.h -- the CUDA backend's block coder: entropy/block_coder.c's
  * model (contexts, zero runs, magnitude classes, MED prediction) run on
- * the device, one thread per code block, in two passes around the host's
- * table build:
+ * the device, a warp per code block (entropy 2: tile by tile,
+ * block_tiles.h), in two passes around the host's table build:
  *
  *   wcg_bc_count: every block's symbols into per-(component, class,
  *                 table) histograms (64-bit counters);
  *   wcg_bc_emit:  every block coded with the encoder tables into its own
  *                 slot (bc_bound bytes), its size into sizes[];
  *   wcg_bc_pack:  an exclusive scan of the sizes, then each block's bytes
- *                 moved to their place in one contiguous payload.
+ *                 moved to their place in one contiguous payload
+ *                 (entropy 2: the tiles' pieces joined bit by bit behind
+ *                 their lengths).
  *
  * The bytes are bc_encode's: tests/gpu/test_cuda_chain.c compares every
  * file with the CPU backend's. C++ (CUDA) only; all pointers are device
