@@ -25,8 +25,9 @@ wc_status plan_check(const wc_params *p, const wc_image *img, wc_err *err)
     WC_RETURN_IF(p->block_size != 16 && p->block_size != 32 && p->block_size != 64 &&
                      p->block_size != 128,
                  err, WC_ERR_ARG, "block size %d (16, 32, 64 or 128)", p->block_size);
-    WC_RETURN_IF(p->entropy != WC_ENTROPY_HUFFMAN && p->entropy != WC_ENTROPY_DEFLATE, err,
-                 WC_ERR_ARG, "unknown entropy coder %d", (int)p->entropy);
+    WC_RETURN_IF(p->entropy != WC_ENTROPY_HUFFMAN && p->entropy != WC_ENTROPY_DEFLATE &&
+                     p->entropy != WC_ENTROPY_HUFFMAN_TILES,
+                 err, WC_ERR_ARG, "unknown entropy coder %d", (int)p->entropy);
     WC_RETURN_IF(p->deflate_level < 1 || p->deflate_level > 9, err, WC_ERR_ARG,
                  "deflate level %d out of range 1..9", p->deflate_level);
     WC_RETURN_IF(p->transform < WC_TRANSFORM_DWT || p->transform > WC_TRANSFORM_LOT, err,

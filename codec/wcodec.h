@@ -56,7 +56,14 @@ WC_API void wc_image_free(wc_image *img);
 
 /* ---- parameters ----------------------------------------------------------- */
 
-typedef enum wc_entropy { WC_ENTROPY_HUFFMAN = 0, WC_ENTROPY_DEFLATE = 1 } wc_entropy;
+/* HUFFMAN codes each code block as one serial stream (format 1.0);
+ * HUFFMAN_TILES (format 2.0) the same model on 32x16 tiles of each block,
+ * each tile its own stream, so a GPU decodes a block's tiles in parallel. */
+typedef enum wc_entropy {
+    WC_ENTROPY_HUFFMAN = 0,
+    WC_ENTROPY_DEFLATE = 1,
+    WC_ENTROPY_HUFFMAN_TILES = 2
+} wc_entropy;
 typedef enum wc_backend_kind {
     WC_BACKEND_AUTO = 0,
     WC_BACKEND_CPU = 1,
@@ -88,7 +95,7 @@ typedef struct wc_params {
     float step;                 /* base quantizer step > 0; 0 = not set */
     float bpp;                  /* target bits per pixel > 0; 0 = not set */
     float threshold;            /* zero coefficients with |c| < threshold */
-    wc_entropy entropy;         /* Huffman (default) or deflate */
+    wc_entropy entropy;         /* Huffman (default), Huffman on tiles or deflate */
     int deflate_level;          /* 1..9, default 6 */
     int block_size;             /* code-block side: 16, 32, 64, 128 (default) */
     int threads;                /* 0 = all cores, else that many */

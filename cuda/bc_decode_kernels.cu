@@ -12,8 +12,11 @@
 #include "entropy_cuda.h"
 #include "quantizer.h" /* quant_mag: a coefficient's magnitude, as the CPU takes it */
 
+#include <stdio.h>
+
 extern "C" {
 #include "block_coder.h"
+#include "block_tiles.h"
 }
 
 namespace
@@ -171,24 +174,25 @@ __device__ void fail(uint32_t *st, uint32_t code, int y, int x, uint32_t detail)
     st[3] = detail;
 }
 
-__global__ void decode_kernel(wcg_dec_job j)
+/* One stream into a rectangle (W x H at d, rows ds apart): a whole 1.0
+ * payload (nbits == UINT32_MAX: p .. end, every byte used) or a tile's
+ * sub-stream (nbits bits from bit bit0 of p; end bounds every read, past
+ * it zeros). 0, or a failure code with st[1..3] filled as fail() does. */
+__device__ uint32_t decode_stream(const uint8_t *p, const uint8_t *end, uint32_t bit0,
+                                  uint32_t nbits, const bc_dectab *T, int32_t *d, size_t ds, int W,
+                                  int H, uint32_t orient, bool predict, uint32_t run_max,
+                                  uint32_t *st)
 {
-    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= j.nblocks) return;
-    const wcg_cblk b = j.blocks[i];
-    uint32_t *st = j.status + 4 * (size_t)i;
-    const bc_dectab *T = (const bc_dectab *)j.tabs + (size_t)b.comp * BC_NCLASS_ALL + b.cls;
-    int32_t *d = j.plane[b.comp] + b.base;
-    const size_t ds = b.stride;
-    const int W = b.w, H = b.h;
-    const uint32_t wa = b.orient == 1 ? 1u : b.orient == 2 ? 3u : 2u;
-    const uint32_t wb = b.orient == 1 ? 3u : b.orient == 2 ? 1u : 2u;
+    const uint32_t wa = orient == 1 ? 1u : orient == 2 ? 3u : 2u;
+    const uint32_t wb = orient == 1 ? 3u : orient == 2 ? 1u : 2u;
+    const uint8_t *const first = p + bit0 / 8;
     Bits r;
-    r.p = j.data + b.slot;
-    r.end = r.p + b.cap;
+    r.p = first;
+    r.end = end;
     r.acc = 0;
     r.n = 0;
     r.fake = 0;
+    if (bit0 & 7) r.get(bit0 & 7);
     /* Capped magnitudes of decoded values (row y - 1 and y - 2 read back
      * from the plane; zero outside the block). */
     auto up = [&](int x, int y) -> uint32_t {
@@ -200,20 +204,21 @@ __global__ void decode_kernel(wcg_dec_job j)
         const uint32_t s =
             wa * a + wb * up(x, y - 1) + up(x - 1, y - 1) + up(x + 1, y - 1) + a2 + up(x, y - 2);
         uint32_t m, sign;
-        if (s > j.run_max) {
+        if (s > run_max) {
             const unsigned ctx = ctx_of(s);
-            if (!get_value(r, T, ctx, 1, &m, &sign)) return fail(st, WCG_DEC_NO_TABLE, y, x, ctx);
-            if (!mag_fits(m, sign)) return fail(st, WCG_DEC_RANGE, y, x, m);
+            if (!get_value(r, T, ctx, 1, &m, &sign))
+                return fail(st, WCG_DEC_NO_TABLE, y, x, ctx), WCG_DEC_NO_TABLE;
+            if (!mag_fits(m, sign)) return fail(st, WCG_DEC_RANGE, y, x, m), WCG_DEC_RANGE;
             d[(size_t)y * ds + x] = signed_of(m, sign);
             a2 = a;
             a = m < kMagCap ? m : kMagCap;
         } else {
             uint32_t run;
             if (!get_value(r, T, kRun, 0, &run, &sign))
-                return fail(st, WCG_DEC_NO_RUN_TABLE, y, x, 0);
+                return fail(st, WCG_DEC_NO_RUN_TABLE, y, x, 0), WCG_DEC_NO_RUN_TABLE;
             const uint32_t left = (uint32_t)((H - y) * W - x);
-            if (run > left) return fail(st, WCG_DEC_LONG_RUN, y, x, run);
-            bool end = false;
+            if (run > left) return fail(st, WCG_DEC_LONG_RUN, y, x, run), WCG_DEC_LONG_RUN;
+            bool done = false;
             while (run > 0) {
                 const uint32_t n = (uint32_t)(W - x) < run ? (uint32_t)(W - x) : run;
                 for (uint32_t k = 0; k < n; k++) d[(size_t)y * ds + x + k] = 0;
@@ -222,16 +227,17 @@ __global__ void decode_kernel(wcg_dec_job j)
                 if (x == W) {
                     x = 0;
                     if (++y == H) {
-                        end = true;
+                        done = true;
                         break;
                     }
                 }
             }
-            if (end) break;
+            if (done) break;
             if (!get_value(r, T, kTerm, 2, &m, &sign))
-                return fail(st, WCG_DEC_NO_TERM_TABLE, y, x, 0);
+                return fail(st, WCG_DEC_NO_TERM_TABLE, y, x, 0), WCG_DEC_NO_TERM_TABLE;
             m += 1;
-            if (m == 0 || !mag_fits(m, sign)) return fail(st, WCG_DEC_TERM_RANGE, y, x, m - 1);
+            if (m == 0 || !mag_fits(m, sign))
+                return fail(st, WCG_DEC_TERM_RANGE, y, x, m - 1), WCG_DEC_TERM_RANGE;
             d[(size_t)y * ds + x] = signed_of(m, sign);
             a2 = x > 0 ? capped(d[(size_t)y * ds + x - 1]) : 0u;
             a = m < kMagCap ? m : kMagCap;
@@ -242,23 +248,132 @@ __global__ void decode_kernel(wcg_dec_job j)
             a = a2 = 0;
         }
     }
-    if (r.fake > r.n) return fail(st, WCG_DEC_TRUNCATED, H, 0, 0);
-    const size_t used = (size_t)(r.p - (j.data + b.slot)) * 8 + r.fake - r.n;
-    if ((used + 7) / 8 != b.cap)
-        return fail(st, WCG_DEC_SPARE, H, 0, b.cap - (uint32_t)((used + 7) / 8));
-    if (b.predict) /* bc_unpredict */
+    const size_t used = (size_t)(r.p - first) * 8 + r.fake - r.n - (bit0 & 7);
+    if (nbits != 0xFFFFFFFFu) { /* block_coder.c's dstate_finish of a sub-stream */
+        if (used > nbits) return fail(st, WCG_DEC_SUB_EARLY, H, 0, nbits), WCG_DEC_SUB_EARLY;
+        if (used < nbits)
+            return fail(st, WCG_DEC_SUB_SPARE, H, 0, nbits - (uint32_t)used), WCG_DEC_SUB_SPARE;
+    } else {
+        if (r.fake > r.n) return fail(st, WCG_DEC_TRUNCATED, H, 0, 0), WCG_DEC_TRUNCATED;
+        const size_t size = (size_t)(end - p);
+        if ((used + 7) / 8 != size)
+            return fail(st, WCG_DEC_SPARE, H, 0, (uint32_t)(size - (used + 7) / 8)), WCG_DEC_SPARE;
+    }
+    if (predict) /* bc_unpredict */
         for (int yy = 0; yy < H; yy++)
             for (int xx = 0; xx < W; xx++) {
                 int32_t *v = d + (size_t)yy * ds + xx;
-                int32_t p;
+                int32_t p_;
                 if (yy == 0)
-                    p = xx ? v[-1] : 0;
+                    p_ = xx ? v[-1] : 0;
                 else if (xx == 0)
-                    p = v[-(ptrdiff_t)ds];
+                    p_ = v[-(ptrdiff_t)ds];
                 else
-                    p = med(v[-1], v[-(ptrdiff_t)ds], v[-1 - (ptrdiff_t)ds]);
-                *v = (int32_t)((uint32_t)*v + (uint32_t)p);
+                    p_ = med(v[-1], v[-(ptrdiff_t)ds], v[-1 - (ptrdiff_t)ds]);
+                *v = (int32_t)((uint32_t)*v + (uint32_t)p_);
             }
+    return 0;
+}
+
+/* Entropy 0: a thread a block. */
+__global__ void decode_kernel(wcg_dec_job j)
+{
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= j.nblocks) return;
+    const wcg_cblk b = j.blocks[i];
+    uint32_t *st = j.status + 4 * (size_t)i;
+    const bc_dectab *T = (const bc_dectab *)j.tabs + (size_t)b.comp * BC_NCLASS_ALL + b.cls;
+    const uint8_t *p = j.data + b.slot;
+    decode_stream(p, p + b.cap, 0, 0xFFFFFFFFu, T, j.plane[b.comp] + b.base, b.stride, b.w, b.h,
+                  b.orient, b.predict, j.run_max, st);
+}
+
+/* k bits (<= 16) from bit o of a payload of `size` bytes, zeros past it. */
+__device__ __forceinline__ uint32_t bits_at(const uint8_t *p, uint32_t size, uint32_t o, unsigned k)
+{
+    uint32_t v = 0;
+    for (unsigned q = 0; q < 3; q++) {
+        const uint32_t byte = o / 8 + q;
+        if (byte < size) v |= (uint32_t)p[byte] << (8 * q);
+    }
+    return (v >> (o & 7)) & ((1u << k) - 1);
+}
+
+__device__ __forceinline__ unsigned width_of(uint32_t v) { return v ? 32u - __clz(v) : 0u; }
+
+/* Entropy 2 (block_tiles.h): a warp a block, lane t its tile t. The lanes
+ * read the lengths side by side and find their sub-streams by a warp
+ * prefix sum; the header's checks come in block_tiles.c's order, then
+ * the lowest failing tile names the error, as the CPU's loop does. */
+constexpr int kTileWarps = 4;
+__global__ void __launch_bounds__(kTileWarps * 32) decode_tiles_kernel(wcg_dec_job j)
+{
+    const uint32_t i = blockIdx.x * kTileWarps + threadIdx.x / 32;
+    const unsigned lane = threadIdx.x & 31;
+    if (i >= j.nblocks) return; /* warp-uniform */
+    const wcg_cblk b = j.blocks[i];
+    uint32_t *st = j.status + 4 * (size_t)i;
+    const uint8_t *p = j.data + b.slot;
+    const uint32_t size = b.cap;
+    const uint32_t across = (b.w + BCT_W - 1) / BCT_W;
+    const uint32_t n = across * ((b.h + BCT_H - 1) / BCT_H);
+    const unsigned width = bits_at(p, size, 0, BCT_WIDTH_BITS);
+    if (width > BCT_MAX_WIDTH) {
+        if (lane == 0) fail(st, WCG_DEC_TILE_WIDTH, 0, 0, width);
+        return;
+    }
+    const uint32_t head = BCT_WIDTH_BITS + n * width;
+    if ((unsigned long long)head > 8ull * size) {
+        if (lane == 0) fail(st, WCG_DEC_TILE_HEAD, 0, (int)size, head);
+        return;
+    }
+    const uint32_t len =
+        lane < n && width ? bits_at(p, size, BCT_WIDTH_BITS + lane * width, width) : 0u;
+    const unsigned w_ok = width_of(__reduce_max_sync(0xFFFFFFFFu, len));
+    if (w_ok != width) {
+        if (lane == 0) fail(st, WCG_DEC_TILE_SHORTEST, (int)width, 0, w_ok);
+        return;
+    }
+    uint32_t incl = len;
+    for (unsigned o = 1; o < 32; o <<= 1) {
+        const uint32_t v = __shfl_up_sync(0xFFFFFFFFu, incl, o);
+        if (lane >= o) incl += v;
+    }
+    /* Sums stay below 32 x 2^16 plus the header: no overflow. */
+    const unsigned long long start = head + (unsigned long long)(incl - len);
+    const bool past = lane < n && (unsigned long long)len > 8ull * size - start;
+    const unsigned pastm = __ballot_sync(0xFFFFFFFFu, past);
+    if (pastm) {
+        const unsigned t = __ffs(pastm) - 1;
+        if (lane == t) fail(st, WCG_DEC_TILE_PAST, (int)t, (int)size, len);
+        return;
+    }
+    const unsigned long long total = head + (unsigned long long)__shfl_sync(0xFFFFFFFFu, incl, 31);
+    if ((total + 7) / 8 != size) {
+        if (lane == 0) fail(st, WCG_DEC_SPARE, 0, 0, size - (uint32_t)((total + 7) / 8));
+        return;
+    }
+    uint32_t code = 0, mine[4] = {0, 0, 0, 0};
+    if (lane < n) {
+        const uint32_t tx = lane % across * BCT_W, ty = lane / across * BCT_H;
+        const int tw = (int)min(BCT_W, b.w - tx), th = (int)min(BCT_H, b.h - ty);
+        int32_t *d = j.plane[b.comp] + b.base + (size_t)ty * b.stride + tx;
+        if (len == 0) { /* an all-zero tile */
+            for (int y = 0; y < th; y++)
+                for (int x = 0; x < tw; x++) d[(size_t)y * b.stride + x] = 0;
+        } else {
+            const bc_dectab *T = (const bc_dectab *)j.tabs + (size_t)b.comp * BC_NCLASS_ALL + b.cls;
+            code = decode_stream(p, p + size, (uint32_t)start, len, T, d, b.stride, tw, th,
+                                 b.orient, b.predict, j.run_max, mine);
+        }
+    }
+    const unsigned bad = __ballot_sync(0xFFFFFFFFu, code != 0);
+    if (bad && lane == (unsigned)__ffs(bad) - 1) {
+        st[1] = mine[1];
+        st[2] = mine[2];
+        st[3] = mine[3];
+        st[0] = code | (lane + 1) << 8; /* the tile, for the message */
+    }
 }
 
 __global__ void blocks_kernel(const int32_t *src, int32_t *dst, uint32_t pw, uint32_t ph)
@@ -275,7 +390,11 @@ __global__ void blocks_kernel(const int32_t *src, int32_t *dst, uint32_t pw, uin
 cudaError_t wcg_bc_decode(const wcg_dec_job *job, cudaStream_t st)
 {
     if (job->nblocks == 0) return cudaSuccess;
-    decode_kernel<<<(job->nblocks + 31) / 32, 32, 0, st>>>(*job);
+    if (job->tiled)
+        decode_tiles_kernel<<<(job->nblocks + kTileWarps - 1) / kTileWarps, kTileWarps * 32, 0,
+                              st>>>(*job);
+    else
+        decode_kernel<<<(job->nblocks + 31) / 32, 32, 0, st>>>(*job);
     return cudaGetLastError();
 }
 
@@ -285,4 +404,60 @@ cudaError_t wcg_bands_to_blocks(const int32_t *src, int32_t *dst, uint32_t pw, u
     if (pw == 0 || ph == 0) return cudaSuccess;
     blocks_kernel<<<dim3((pw + 255) / 256, ph), 256, 0, st>>>(src, dst, pw, ph);
     return cudaGetLastError();
+}
+
+wc_status wcg_dec_message(const uint32_t *st, char *what, size_t cap)
+{
+    /* A tile's failure: "tile T: " and then the sub-stream's message. */
+    const uint32_t code = st[0] & 0xFF, tile = st[0] >> 8;
+    int k = tile ? snprintf(what, cap, "tile %u: ", tile - 1) : 0;
+    if (k < 0 || (size_t)k >= cap) k = 0;
+    char *o = what + k;
+    const size_t left = cap - (size_t)k;
+    wc_status s = WC_ERR_CORRUPT;
+    switch (code) {
+    case WCG_DEC_NO_TABLE:
+        snprintf(o, left, "row %u col %u: context %u has no table", st[1], st[2], st[3]);
+        break;
+    case WCG_DEC_RANGE:
+        snprintf(o, left, "row %u col %u: magnitude %u out of the int32 range", st[1], st[2],
+                 st[3]);
+        break;
+    case WCG_DEC_TERM_RANGE:
+        snprintf(o, left, "row %u col %u: magnitude %llu out of the int32 range", st[1], st[2],
+                 (unsigned long long)st[3] + 1);
+        break;
+    case WCG_DEC_NO_RUN_TABLE:
+        snprintf(o, left, "row %u col %u: no run table", st[1], st[2]);
+        break;
+    case WCG_DEC_LONG_RUN:
+        snprintf(o, left, "row %u col %u: run of %u past end of block", st[1], st[2], st[3]);
+        break;
+    case WCG_DEC_NO_TERM_TABLE:
+        snprintf(o, left, "row %u col %u: no run-end table", st[1], st[2]);
+        break;
+    case WCG_DEC_TRUNCATED:
+        snprintf(o, left, "block data ends early");
+        s = WC_ERR_TRUNCATED;
+        break;
+    case WCG_DEC_SUB_EARLY: snprintf(o, left, "sub-stream of %u bits ends early", st[3]); break;
+    case WCG_DEC_SUB_SPARE:
+        snprintf(o, left, "%u unused bits at the end of the tile", st[3]);
+        break;
+    case WCG_DEC_TILE_WIDTH:
+        snprintf(o, left, "tile lengths of %u bits (at most %u)", st[3], BCT_MAX_WIDTH);
+        break;
+    case WCG_DEC_TILE_HEAD:
+        snprintf(o, left, "the tile lengths (%u bits) run past the block's %u bytes", st[3], st[2]);
+        break;
+    case WCG_DEC_TILE_SHORTEST:
+        snprintf(o, left, "tile lengths of %u bits where %u would do", st[1], st[3]);
+        break;
+    case WCG_DEC_TILE_PAST:
+        snprintf(o, left, "tile %u: its %u bits run past the block's %u bytes", st[1], st[3],
+                 st[2]);
+        break;
+    default: snprintf(o, left, "%u unused bytes at the end of the block", st[3]); break;
+    }
+    return s;
 }

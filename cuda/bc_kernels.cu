@@ -14,6 +14,10 @@
 #include "entropy_cuda.h"
 #include "quantizer.h" /* quant_mag: a coefficient's magnitude, as the CPU takes it */
 
+extern "C" {
+#include "block_tiles.h" /* entropy 2's tile size and header */
+}
+
 namespace
 {
 
@@ -222,7 +226,7 @@ __device__ __forceinline__ void or_bits(uint32_t *buf, uint32_t o, uint32_t v, u
 }
 
 /* One block by one warp. CODE: bits into `out` (the slot), returning the
- * size in bytes; otherwise symbols into `hist` (shared). `buf` is the
+ * size in bits; otherwise symbols into `hist` (shared). `buf` is the
  * warp's row buffer (kRowWords, zeroed). */
 template <bool CODE>
 __device__ uint32_t warp_block(const wcg_bc_job &j, const wcg_cblk &b, uint32_t *hist,
@@ -352,7 +356,7 @@ __device__ uint32_t warp_block(const wcg_bc_job &j, const wcg_cblk &b, uint32_t 
             __syncwarp();
             words += full;
             pend = base & 31;
-            if (last) return (words - full) * 4 + ((base + 7) >> 3);
+            if (last) return (words - full) * 32 + base;
         }
 #pragma unroll
         for (int k = 0; k < 4; k++) {
@@ -362,6 +366,67 @@ __device__ uint32_t warp_block(const wcg_bc_job &j, const wcg_cblk &b, uint32_t 
         }
     }
     return 0;
+}
+
+/* ---- entropy 2: tiles of a block (block_tiles.h) ---------------------------- */
+
+/* Tile t of block b as a block of its own (block_tiles.c's bct_tile). */
+__device__ __forceinline__ wcg_cblk tile_of(const wcg_cblk &b, uint32_t t, uint32_t across)
+{
+    wcg_cblk k = b;
+    const uint32_t x0 = t % across * BCT_W, y0 = t / across * BCT_H;
+    k.base = b.base + (unsigned long long)y0 * b.stride + x0;
+    k.w = (uint16_t)min(BCT_W, (uint32_t)b.w - x0);
+    k.h = (uint16_t)min(BCT_H, (uint32_t)b.h - y0);
+    return k;
+}
+
+/* Whether a tile's values are all zero (an empty sub-stream, no symbols);
+ * a tile is at most 32 wide, a column a lane. Warp-uniform. */
+__device__ bool tile_zero(const wcg_bc_job &j, const wcg_cblk &k)
+{
+    const unsigned lane = threadIdx.x & 31;
+    const int32_t *d = j.plane[k.comp] + k.base;
+    bool nz = false;
+    if (lane < k.w)
+        for (uint32_t y = 0; y < k.h; y++) nz |= __ldg(d + (size_t)y * k.stride + lane) != 0;
+    return !__any_sync(kFull, nz);
+}
+
+/* A tiled block into its slot, as pieces the pack kernel joins: the
+ * tiles' bit lengths in the slot's first n words, then each tile's bits
+ * from a word boundary of their own. sizes[i] gets the payload's bytes
+ * (header, lengths and the sub-streams end to end). */
+__device__ void emit_tiles(const wcg_bc_job &j, const wcg_cblk &b, const wcg_huf *tabs,
+                           uint32_t *buf, uint8_t *slots, uint32_t *sizes, uint32_t i)
+{
+    const unsigned lane = threadIdx.x & 31;
+    uint32_t *slot = (uint32_t *)(slots + b.slot);
+    const uint32_t across = (b.w + BCT_W - 1) / BCT_W;
+    const uint32_t n = across * ((b.h + BCT_H - 1) / BCT_H);
+    uint32_t at = 4 * n, longest = 0;
+    unsigned long long sum = 0;
+    bool over = at > b.cap;
+    for (uint32_t t = 0; t < n && !over; t++) {
+        wcg_cblk k = tile_of(b, t, across);
+        uint32_t bits = 0;
+        if (!tile_zero(j, k)) {
+            k.cap = b.cap - at;
+            bits = warp_block<true>(j, k, nullptr, tabs, buf, slot + at / 4);
+            at += (bits + 31) / 32 * 4;
+            over = at > b.cap;
+        }
+        if (lane == 0) slot[t] = bits;
+        longest = max(longest, bits);
+        sum += bits;
+    }
+    __syncwarp();
+    if (lane != 0) return;
+    const unsigned width = longest ? 32u - __clz(longest) : 0u;
+    const unsigned long long total = BCT_WIDTH_BITS + (unsigned long long)n * width + sum;
+    over = over || width > BCT_MAX_WIDTH || (total + 7) / 8 > b.cap;
+    if (over) atomicOr(&sizes[j.nblocks], 1u);
+    sizes[i] = over ? 0u : (uint32_t)((total + 7) / 8);
 }
 
 constexpr int kCountWarps = 8, kEmitWarps = 4;
@@ -374,8 +439,19 @@ __global__ void __launch_bounds__(kCountWarps * 32)
     for (uint32_t i = threadIdx.x; i < WCG_HIST; i += blockDim.x) sh[i] = 0;
     __syncthreads();
     const uint32_t i = blockIdx.x * kCountWarps + threadIdx.x / 32;
-    if (i < j.count[c])
-        warp_block<false>(j, j.blocks[j.first[c] + i], sh, nullptr, nullptr, nullptr);
+    if (i < j.count[c]) {
+        const wcg_cblk b = j.blocks[j.first[c] + i];
+        if (!j.tiled) {
+            warp_block<false>(j, b, sh, nullptr, nullptr, nullptr);
+        } else {
+            const uint32_t across = (b.w + BCT_W - 1) / BCT_W;
+            const uint32_t n = across * ((b.h + BCT_H - 1) / BCT_H);
+            for (uint32_t t = 0; t < n; t++) {
+                const wcg_cblk k = tile_of(b, t, across);
+                if (!tile_zero(j, k)) warp_block<false>(j, k, sh, nullptr, nullptr, nullptr);
+            }
+        }
+    }
     __syncthreads();
     unsigned long long *g = hist + (size_t)c * WCG_HIST;
     for (uint32_t t = threadIdx.x; t < WCG_HIST; t += blockDim.x)
@@ -392,9 +468,13 @@ __global__ void __launch_bounds__(kEmitWarps * 32)
     const uint32_t i = blockIdx.x * kEmitWarps + w;
     if (i >= j.nblocks) return;
     const wcg_cblk b = j.blocks[i];
+    const wcg_huf *t = tabs + ((size_t)b.comp * WCG_NCLASS + b.cls) * WCG_NTAB;
+    if (j.tiled) {
+        emit_tiles(j, b, t, rows[w], slots, sizes, i);
+        return;
+    }
     const uint32_t n =
-        warp_block<true>(j, b, nullptr, tabs + ((size_t)b.comp * WCG_NCLASS + b.cls) * WCG_NTAB,
-                         rows[w], (uint32_t *)(slots + b.slot));
+        (warp_block<true>(j, b, nullptr, t, rows[w], (uint32_t *)(slots + b.slot)) + 7) / 8;
     if (lane == 0) {
         if (n > b.cap) atomicOr(&sizes[j.nblocks], 1u);
         sizes[i] = n > b.cap ? 0 : n;
@@ -438,6 +518,73 @@ __global__ void move_kernel(const wcg_cblk *blocks, const uint8_t *slots, const 
     for (uint32_t t = threadIdx.x; t < n; t += blockDim.x) dst[t] = src[t];
 }
 
+/* Entropy 2: a block's payload from emit_tiles' pieces, each output byte
+ * gathered by one thread from the width, the lengths and the tiles' bits
+ * (the tile holding a bit found by a binary search over their starts). */
+__global__ void tile_pack_kernel(const wcg_cblk *blocks, const uint8_t *slots,
+                                 const uint32_t *sizes, const unsigned long long *offsets,
+                                 uint8_t *payload)
+{
+    __shared__ uint32_t len[BCT_MAX], start[BCT_MAX + 1], src[BCT_MAX];
+    __shared__ uint32_t sh_width, sh_n;
+    const uint32_t i = blockIdx.x;
+    const wcg_cblk b = blocks[i];
+    const uint8_t *slot = slots + b.slot;
+    if (threadIdx.x == 0) {
+        const uint32_t across = (b.w + BCT_W - 1) / BCT_W;
+        const uint32_t n = across * ((b.h + BCT_H - 1) / BCT_H);
+        uint32_t longest = 0;
+        for (uint32_t t = 0; t < n; t++) longest = max(longest, ((const uint32_t *)slot)[t]);
+        const uint32_t width = longest ? 32u - __clz(longest) : 0u;
+        uint32_t pos = BCT_WIDTH_BITS + n * width, at = 4 * n;
+        for (uint32_t t = 0; t < n; t++) {
+            len[t] = ((const uint32_t *)slot)[t];
+            start[t] = pos;
+            src[t] = at;
+            pos += len[t];
+            if (len[t]) at += (len[t] + 31) / 32 * 4;
+        }
+        start[n] = pos;
+        sh_width = width;
+        sh_n = n;
+    }
+    __syncthreads();
+    const uint32_t n = sh_n, width = sh_width, head = BCT_WIDTH_BITS + n * width;
+    const uint32_t size = sizes[i];
+    uint8_t *dst = payload + offsets[i];
+    for (uint32_t k = threadIdx.x; k < size; k += blockDim.x) {
+        uint32_t out = 0;
+        const uint32_t lo = 8 * k, hi = lo + 8;
+        for (uint32_t q = lo; q < hi && q < start[n];) {
+            if (q < BCT_WIDTH_BITS) {
+                out |= ((width >> q) & 1u) << (q - lo);
+                q++;
+            } else if (q < head) {
+                const uint32_t f = (q - BCT_WIDTH_BITS) / width, r = (q - BCT_WIDTH_BITS) % width;
+                out |= ((len[f] >> r) & 1u) << (q - lo);
+                q++;
+            } else {
+                uint32_t a = 0, z = n - 1; /* the last tile starting at or before q */
+                while (a < z) {
+                    const uint32_t m = (a + z + 1) / 2;
+                    if (start[m] <= q)
+                        a = m;
+                    else
+                        z = m - 1;
+                }
+                const uint32_t r = q - start[a];
+                const uint32_t m = min(hi, start[a + 1]) - q;
+                const uint8_t *s = slot + src[a] + r / 8;
+                uint32_t v = s[0];
+                if ((r & 7) + m > 8) v |= (uint32_t)s[1] << 8;
+                out |= ((v >> (r & 7)) & ((1u << m) - 1)) << (q - lo);
+                q += m;
+            }
+        }
+        dst[k] = (uint8_t)out;
+    }
+}
+
 __global__ void bands_kernel(const int32_t *src, int32_t *dst, uint32_t pw, uint32_t ph)
 {
     const uint32_t x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
@@ -479,7 +626,10 @@ cudaError_t wcg_bc_pack(const wcg_bc_job *job, const uint8_t *slots, const uint3
     scan_kernel<<<1, kScanThreads, 0, st>>>(sizes, job->nblocks, offsets);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess || job->nblocks == 0) return e;
-    move_kernel<<<job->nblocks, 128, 0, st>>>(job->blocks, slots, sizes, offsets, payload);
+    if (job->tiled)
+        tile_pack_kernel<<<job->nblocks, 128, 0, st>>>(job->blocks, slots, sizes, offsets, payload);
+    else
+        move_kernel<<<job->nblocks, 128, 0, st>>>(job->blocks, slots, sizes, offsets, payload);
     return cudaGetLastError();
 }
 

@@ -39,6 +39,7 @@ namespace
 
 const uint32_t W = 7680, H = 4320;
 int g_reps = 9;
+wc_entropy g_entropy = WC_ENTROPY_HUFFMAN; /* --entropy huffman-tiles: format 2.0 */
 
 double now_ms()
 {
@@ -110,6 +111,7 @@ void set_params(const mode &m, wc_backend_kind be, wc_params *p)
     p->backend = be;
     p->lossless = m.lossless;
     p->transform = (wc_transform)m.transform;
+    p->entropy = g_entropy;
     if (m.step > 0)
         p->step = m.step;
     else if (m.bpp > 0)
@@ -451,7 +453,10 @@ void batch(const char *dir)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s KODAK_DIR [--reps N] [--ppm OUT.ppm] [--batch-only]\n", argv[0]);
+        fprintf(stderr,
+                "usage: %s KODAK_DIR [--reps N] [--ppm OUT.ppm] [--batch-only]\n"
+                "       [--entropy huffman|huffman-tiles]\n",
+                argv[0]);
         return 2;
     }
     const char *ppm = NULL;
@@ -460,6 +465,9 @@ int main(int argc, char **argv)
             g_reps = atoi(argv[++i]) > 0 ? atoi(argv[i]) : 9;
         else if (!strcmp(argv[i], "--ppm"))
             ppm = argv[++i];
+        else if (!strcmp(argv[i], "--entropy"))
+            g_entropy =
+                !strcmp(argv[++i], "huffman-tiles") ? WC_ENTROPY_HUFFMAN_TILES : WC_ENTROPY_HUFFMAN;
     }
     for (int i = 2; i < argc; i++)
         if (!strcmp(argv[i], "--batch-only")) { /* the Kodak batch rows alone */

@@ -229,6 +229,7 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
     job.nblocks = (uint32_t)lay->nblocks;
     job.components = p->components;
     job.run_max = run_max_of(ch->header);
+    job.tiled = ch->header->entropy == 2;
     for (uint32_t k = 0; k < p->components; k++) {
         const size_t end = k + 1 < lay->components ? lay->first_block[k + 1] : lay->nblocks;
         job.first[k] = (uint32_t)lay->first_block[k];
@@ -271,7 +272,7 @@ wc_status cuda_encode(void *self, const wc_stage_plan *p, const wc_image *in, wc
     WC_RETURN_IF(!c || !p || !in || !ch || !out || !in->pixels, err, WC_ERR_ARG,
                  "CUDA backend: NULL argument");
     /* Deflate mode codes on the host, from the device's coefficients. */
-    if (ch->header->entropy != 0)
+    if (ch->header->entropy == 1)
         return wc_chain_encode_host(wc_backend_cuda(), self, p, in, ch, out, err);
     WC_RETURN_IF(in->width != p->width || in->height != p->height ||
                      in->components != p->components || in->bit_depth != p->bit_depth ||
@@ -323,36 +324,8 @@ wc_status decode_failure(const wc_chain *ch, size_t i, const uint32_t *st, wc_er
     size_t nth = 0; /* block number within its band */
     for (size_t q = i; q > lay->first_block[k->comp] && lay->blocks[q - 1].band == k->band; q--)
         nth++;
-    char what[96];
-    wc_status s = WC_ERR_CORRUPT;
-    switch (st[0]) {
-    case WCG_DEC_NO_TABLE:
-        snprintf(what, sizeof what, "row %u col %u: context %u has no table", st[1], st[2], st[3]);
-        break;
-    case WCG_DEC_RANGE:
-        snprintf(what, sizeof what, "row %u col %u: magnitude %u out of the int32 range", st[1],
-                 st[2], st[3]);
-        break;
-    case WCG_DEC_TERM_RANGE:
-        snprintf(what, sizeof what, "row %u col %u: magnitude %llu out of the int32 range", st[1],
-                 st[2], (unsigned long long)st[3] + 1);
-        break;
-    case WCG_DEC_NO_RUN_TABLE:
-        snprintf(what, sizeof what, "row %u col %u: no run table", st[1], st[2]);
-        break;
-    case WCG_DEC_LONG_RUN:
-        snprintf(what, sizeof what, "row %u col %u: run of %u past end of block", st[1], st[2],
-                 st[3]);
-        break;
-    case WCG_DEC_NO_TERM_TABLE:
-        snprintf(what, sizeof what, "row %u col %u: no run-end table", st[1], st[2]);
-        break;
-    case WCG_DEC_TRUNCATED:
-        snprintf(what, sizeof what, "block data ends early");
-        s = WC_ERR_TRUNCATED;
-        break;
-    default: snprintf(what, sizeof what, "%u unused bytes at the end of the block", st[3]); break;
-    }
+    char what[128];
+    const wc_status s = wcg_dec_message(st, what, sizeof what);
     return wc_fail(err, s, "component %u, subband %s, block %zu: %s", k->comp, name, nth, what);
 }
 
@@ -429,6 +402,7 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     job.tabs = c->tabs;
     job.run_max = run_max_of(h);
     job.status = (uint32_t *)c->sizes;
+    job.tiled = h->entropy == 2;
     const size_t n = coef_elems(p);
     for (uint32_t k = 0; k < p->components; k++)
         job.plane[k] = (int32_t *)((char *)(is_block(p, k) ? c->bands : c->coef) + k * n * 4);
@@ -459,7 +433,7 @@ wc_status cuda_decode(void *self, const wc_stage_plan *p, wc_chain *ch, const es
     WC_RETURN_IF(!c || !p || !ch || !in || !out || !out->pixels, err, WC_ERR_ARG,
                  "CUDA backend: NULL argument");
     /* Deflate mode decodes on the host, then inverts on the device. */
-    if (ch->header->entropy != 0)
+    if (ch->header->entropy == 1)
         return wc_chain_decode_host(wc_backend_cuda(), self, p, ch, in, out, err);
     WC_RETURN_IF(out->width != p->width || out->height != p->height ||
                      out->components != p->components || out->bit_depth != p->bit_depth,

@@ -1,15 +1,17 @@
 /*
  * entropy_cuda.h -- the CUDA backend's block coder: entropy/block_coder.c's
  * model (contexts, zero runs, magnitude classes, MED prediction) run on
- * the device, one thread per code block, in two passes around the host's
- * table build:
+ * the device, a warp per code block (entropy 2: tile by tile,
+ * block_tiles.h), in two passes around the host's table build:
  *
  *   wcg_bc_count: every block's symbols into per-(component, class,
  *                 table) histograms (64-bit counters);
  *   wcg_bc_emit:  every block coded with the encoder tables into its own
  *                 slot (bc_bound bytes), its size into sizes[];
  *   wcg_bc_pack:  an exclusive scan of the sizes, then each block's bytes
- *                 moved to their place in one contiguous payload.
+ *                 moved to their place in one contiguous payload
+ *                 (entropy 2: the tiles' pieces joined bit by bit behind
+ *                 their lengths).
  *
  * The bytes are bc_encode's: tests/gpu/test_cuda_chain.c compares every
  * file with the CPU backend's. C++ (CUDA) only; all pointers are device
@@ -21,6 +23,8 @@
 #include <cuda_runtime.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "wcodec_types.h"
 
 #define WCG_NCLASS 9
 #define WCG_NTAB 25
@@ -50,6 +54,7 @@ typedef struct wcg_bc_job {
     uint32_t components;
     const int32_t *plane[4]; /* quantized coefficients, band layout */
     uint32_t run_max;
+    uint32_t tiled; /* entropy 2: each block as tiles (block_tiles.h) */
 } wcg_bc_job;
 
 /* hist: components x WCG_HIST counters, zeroed by the caller. */
@@ -78,8 +83,15 @@ enum {
     WCG_DEC_LONG_RUN, /* detail: the run */
     WCG_DEC_NO_TERM_TABLE,
     WCG_DEC_TRUNCATED,
-    WCG_DEC_SPARE,     /* detail: unused bytes */
-    WCG_DEC_TERM_RANGE /* detail: the magnitude less one */
+    WCG_DEC_SPARE,      /* detail: unused bytes */
+    WCG_DEC_TERM_RANGE, /* detail: the magnitude less one */
+    /* entropy 2 (block_tiles.h); a tile's failure has tile + 1 in bits 8.. */
+    WCG_DEC_SUB_EARLY,     /* detail: the sub-stream's bits */
+    WCG_DEC_SUB_SPARE,     /* detail: unused bits */
+    WCG_DEC_TILE_WIDTH,    /* detail: the width */
+    WCG_DEC_TILE_HEAD,     /* column: the block's bytes; detail: the header's bits */
+    WCG_DEC_TILE_SHORTEST, /* row: the width; detail: the width that does */
+    WCG_DEC_TILE_PAST      /* row: the tile; column: the block's bytes; detail: its bits */
 };
 #define BC_NCLASS_ALL WCG_NCLASS
 
@@ -91,10 +103,15 @@ typedef struct wcg_dec_job {
     int32_t *plane[4]; /* band layout */
     uint32_t run_max;
     uint32_t *status; /* 4 per block, zeroed by the caller */
+    uint32_t tiled;   /* entropy 2: blocks of tiles (block_tiles.h) */
 } wcg_dec_job;
 
-/* Decodes every block into its plane (one thread a block). */
+/* Decodes every block into its plane (entropy 0: one thread a block;
+ * entropy 2: a warp a block, a lane a tile). */
 cudaError_t wcg_bc_decode(const wcg_dec_job *job, cudaStream_t st);
+/* The CPU decoder's words for a block's status (what follows "component
+ * c, subband s, block b: "), and its status code. */
+wc_status wcg_dec_message(const uint32_t *status, char *what, size_t cap);
 /* The inverse of wcg_blocks_to_bands. */
 cudaError_t wcg_bands_to_blocks(const int32_t *src, int32_t *dst, uint32_t pw, uint32_t ph,
                                 cudaStream_t st);

@@ -317,8 +317,8 @@ BC_INLINE void put_token(bitw *w, const huf_enc *t, unsigned sym, uint32_t m, ui
     if (with_sign) bitw_put(w, sign, 1);
 }
 
-size_t bc_emit(const bc_block *b, const uint16_t *tokens, size_t ntok, const huf_enc *tabs,
-               uint8_t *out, size_t cap, uint32_t *scratch)
+void bc_emit_to(bitw *w, const bc_block *b, const uint16_t *tokens, size_t ntok,
+                const huf_enc *tabs, uint32_t *scratch)
 {
     const int32_t *src = b->data;
     size_t ss = b->stride;
@@ -328,8 +328,6 @@ size_t bc_emit(const bc_block *b, const uint16_t *tokens, size_t ntok, const huf
         src = res;
         ss = b->w;
     }
-    bitw w;
-    bitw_init(&w, out, cap);
     const uint32_t W = b->w, H = b->h;
     uint32_t x = 0, y = 0;
     const int32_t *row = src;
@@ -339,7 +337,7 @@ size_t bc_emit(const bc_block *b, const uint16_t *tokens, size_t ntok, const huf
         unsigned tab = tokens[i] >> 8, sym = tokens[i] & 0xFF;
         if (tab == BC_RUN) {
             const uint32_t r = i + 1 < ntok ? tokens[++i] : 0;
-            put_token(&w, &tabs[BC_RUN], sym, r, 0, 0);
+            put_token(w, &tabs[BC_RUN], sym, r, 0, 0);
             y += (x + r) / W;
             x = (x + r) % W;
             row = src + (size_t)y * ss;
@@ -349,15 +347,23 @@ size_t bc_emit(const bc_block *b, const uint16_t *tokens, size_t ntok, const huf
         int32_t v = row[x];
         uint32_t m = mag_of(v), neg = v < 0;
         if (tab == BC_TERM)
-            put_token(&w, &tabs[BC_TERM], sym, m - 1, neg, 1);
+            put_token(w, &tabs[BC_TERM], sym, m - 1, neg, 1);
         else
-            put_token(&w, &tabs[tab], sym, m, neg, m != 0);
+            put_token(w, &tabs[tab], sym, m, neg, m != 0);
         if (++x == W) {
             x = 0;
             row = src + (size_t)++y * ss;
             prefetch_rows(src, ss, W, H, &pf, y + PREFETCH_ROWS);
         }
     }
+}
+
+size_t bc_emit(const bc_block *b, const uint16_t *tokens, size_t ntok, const huf_enc *tabs,
+               uint8_t *out, size_t cap, uint32_t *scratch)
+{
+    bitw w;
+    bitw_init(&w, out, cap);
+    bc_emit_to(&w, b, tokens, ntok, tabs, scratch);
     size_t n = bitw_flush(&w);
     return w.overflow ? SIZE_MAX : n;
 }
@@ -471,8 +477,9 @@ typedef struct dstate {
     const bc_block *b;
     const uint8_t *src;
     size_t size;
-    int32_t *row;   /* output row y */
-    uint32_t *mrow; /* magnitude row y (padded) */
+    size_t bit0, nbits; /* a sub-stream's bits from src's bit bit0; SIZE_MAX: size bytes */
+    int32_t *row;       /* output row y */
+    uint32_t *mrow;     /* magnitude row y (padded) */
     ptrdiff_t ms, ds;
     int x, y, W, H;
     uint32_t wa, wb, run_max, a, a2; /* a, a2: magnitudes at x - 1, x - 2 */
@@ -487,6 +494,8 @@ static void dstate_init(dstate *d, const uint8_t *src, size_t size, const bc_blo
     d->b = b;
     d->src = src;
     d->size = size;
+    d->bit0 = 0;
+    d->nbits = SIZE_MAX;
     d->W = (int)b->w;
     d->H = (int)b->h;
     d->ms = d->W + 2 * MAG_PAD;
@@ -577,12 +586,38 @@ BC_INLINE int dstep(dstate *d, wc_err *err)
 /* After the last coefficient: every byte used, none missing. */
 static wc_status dstate_finish(const dstate *d, wc_err *err)
 {
+    if (d->nbits != SIZE_MAX) {
+        /* A sub-stream: exactly its bits, read from the payload (which
+         * holds the following sub-streams' bits, or zeros past its end). */
+        const size_t used = (size_t)(d->r.p - d->src) * 8 + d->r.fake - d->r.n - d->bit0;
+        WC_RETURN_IF(used > d->nbits, err, WC_ERR_CORRUPT, "sub-stream of %zu bits ends early",
+                     d->nbits);
+        WC_RETURN_IF(used < d->nbits, err, WC_ERR_CORRUPT, "%zu unused bits at the end of the tile",
+                     d->nbits - used);
+        if (d->b->predict) bc_unpredict(d->b);
+        return WC_OK;
+    }
     WC_RETURN_IF(bitr_overrun(&d->r), err, WC_ERR_TRUNCATED, "block data ends early");
     size_t used_bits = (size_t)(d->r.p - d->src) * 8 + d->r.fake - d->r.n;
     WC_RETURN_IF((used_bits + 7) / 8 != d->size, err, WC_ERR_CORRUPT,
                  "%zu unused bytes at the end of the block", d->size - (used_bits + 7) / 8);
     if (d->b->predict) bc_unpredict(d->b);
     return WC_OK;
+}
+
+wc_status bc_decode_bits(const uint8_t *src, size_t size, size_t bit0, size_t nbits,
+                         const bc_block *b, const bc_dectab *T, uint32_t *scratch, wc_err *err)
+{
+    dstate d;
+    const size_t skip = bit0 / 8;
+    dstate_init(&d, src + skip, size - skip, b, T, scratch);
+    d.bit0 = bit0 & 7;
+    d.nbits = nbits;
+    if (d.bit0) bitr_get(&d.r, (unsigned)d.bit0);
+    int rc;
+    while ((rc = dstep(&d, err)) > 0) {
+    }
+    return rc < 0 ? WC_ERR_CORRUPT : dstate_finish(&d, err);
 }
 
 wc_status bc_decode(const uint8_t *src, size_t size, const bc_block *b, const bc_dectab *T,

@@ -72,6 +72,11 @@ static inline size_t bc_token_bound(uint32_t w, uint32_t h) { return 3 * (size_t
 size_t bc_emit(const bc_block *b, const uint16_t *tokens, size_t ntok, const huf_enc *tabs,
                uint8_t *out, size_t cap, uint32_t *scratch);
 
+/* bc_emit into a writer the caller owns (bits follow what it holds; no
+ * flush): how entropy 2 puts tiles end to end. */
+void bc_emit_to(bitw *w, const bc_block *b, const uint16_t *tokens, size_t ntok,
+                const huf_enc *tabs, uint32_t *scratch);
+
 /* Codes the block with the class's tables (BC_NTAB of them) into out
  * (cap >= bc_bound). Returns the payload size (0 is valid: a block the
  * tables predict completely), or SIZE_MAX if cap was too small. */
@@ -108,6 +113,12 @@ wc_status bc_dectab_build(bc_dectab *T, const uint8_t (*len)[BC_NSYM], const uin
 /* Decodes a payload of exactly size bytes into the block's rectangle. */
 wc_status bc_decode(const uint8_t *src, size_t size, const bc_block *b, const bc_dectab *tabs,
                     uint32_t *scratch, wc_err *err);
+
+/* bc_decode of a sub-stream: the nbits bits from bit bit0 of src (size
+ * bytes, which bound every read: bits past a sub-stream's end are the
+ * next one's, or zeros past size). Every bit must be used. */
+wc_status bc_decode_bits(const uint8_t *src, size_t size, size_t bit0, size_t nbits,
+                         const bc_block *b, const bc_dectab *T, uint32_t *scratch, wc_err *err);
 
 /* bc_decode of two blocks at once, in turns, for speed (one block's
  * serial decoding chain leaves the processor idle most of the time). The

@@ -126,7 +126,8 @@ const char cli_encoder_help[] =
     "  --step S              base quantizer step, lossy\n"
     "  --bpp R               target bits per pixel, lossy (searches the step)\n"
     "  --threshold T         zero coefficients smaller than T\n"
-    "  --entropy E           huffman (default) or deflate\n"
+    "  --entropy E           huffman (default; format 1.0), huffman-tiles (format 2.0:\n"
+    "                        32x16 tiles a GPU decodes in parallel) or deflate\n"
     "  --deflate-level L     zlib level 1..9 (default 6)\n"
     "  --block N             code-block side 16, 32, 64 or 128 (default)\n"
     "  --threads N           worker threads (default: all cores)\n"
@@ -206,10 +207,13 @@ int cli_encoder_option(int argc, char **argv, int *i, wc_params *p, int *lossy, 
         VALUE();
         if (!strcmp(v, "huffman"))
             p->entropy = WC_ENTROPY_HUFFMAN;
+        else if (!strcmp(v, "huffman-tiles"))
+            p->entropy = WC_ENTROPY_HUFFMAN_TILES;
         else if (!strcmp(v, "deflate"))
             p->entropy = WC_ENTROPY_DEFLATE;
         else {
-            fprintf(stderr, "wcodec: --entropy: expected huffman or deflate, got '%s'\n", v);
+            fprintf(stderr,
+                    "wcodec: --entropy: expected huffman, huffman-tiles or deflate, got '%s'\n", v);
             return -1;
         }
         return 1;

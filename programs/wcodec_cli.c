@@ -308,8 +308,10 @@ static int cmd_info(int argc, char **argv)
             printf(" %s, %d level(s)", in.wavelet == 53 ? "5/3" : "9/7", in.levels);
         printf("\ncolour:      %s\n", cn[in.colour]);
         printf("entropy:     %s, code blocks %dx%d\n",
-               in.entropy == WC_ENTROPY_HUFFMAN ? "Huffman" : "deflate", in.block_size,
-               in.block_size);
+               in.entropy == WC_ENTROPY_HUFFMAN         ? "Huffman"
+               : in.entropy == WC_ENTROPY_HUFFMAN_TILES ? "Huffman (tiles)"
+                                                        : "deflate",
+               in.block_size, in.block_size);
         if (!in.lossless) printf("base step:   %g\n", in.base_step);
         printf("bits/pixel:  %.4f\n", in.file_bytes * 8.0 / ((double)in.width * in.height));
         for (uint32_t c = 0; c < in.components; c++) {

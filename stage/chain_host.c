@@ -67,7 +67,7 @@ wc_status wc_chain_encode_host(const wc_backend_ops *ops, void *self, const wc_s
     if (s == WC_OK)
         s = es_encode(chain->header, lay, q, plan->threads, chain->deflate_level, out, err);
     chain->t_entropy = now_s() - t0;
-    chain->where = chain->header->entropy == 0 ? "host" : "host (deflate)";
+    chain->where = chain->header->entropy != 1 ? "host" : "host (deflate)";
     free_planes(plan->pool, q);
     return s;
 }
@@ -86,7 +86,7 @@ wc_status wc_chain_decode_host(const wc_backend_ops *ops, void *self, const wc_s
     double t0 = now_s();
     if (s == WC_OK) s = es_decode(chain->header, lay, in, q, plan->threads, err);
     chain->t_entropy = now_s() - t0;
-    chain->where = chain->header->entropy == 0 ? "host" : "host (deflate)";
+    chain->where = chain->header->entropy != 1 ? "host" : "host (deflate)";
     /* DCT/LOT planes come out of the coder as 64 frequency bands. */
     if (s == WC_OK) s = regroup(plan, lay, q, layout_bands_to_blocks, err);
     if (s == WC_OK) {

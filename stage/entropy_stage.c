@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "block_coder.h"
+#include "block_tiles.h"
 #include "entropy_stage.h"
 #include "parallel.h"
 #include "rle.h"
@@ -73,6 +74,11 @@ typedef struct enc_job {
  * best at 1. */
 static uint32_t run_max_of(const wcx_header *h) { return (h->flags & 1) ? 1 : 3; }
 
+/* Entropy 0 (one stream a block) and 2 (tiles, block_tiles.h) share the
+ * model and the WTAB tables; entropy 1 is deflate. */
+static int huffman_of(const wcx_header *h) { return h->entropy != 1; }
+static int tiled_of(const wcx_header *h) { return h->entropy == 2; }
+
 static bc_block block_view(const wcx_header *h, const wc_layout *lay, int32_t *const *planes,
                            const wc_cblk *k)
 {
@@ -97,7 +103,9 @@ static void count_block(void *arg, size_t i, int w)
     const wc_cblk *k = &j->lay->blocks[i];
     bc_block b = block_view(j->h, j->lay, j->planes, k);
     unsigned cls = j->lay->band[k->comp][k->band].cls;
-    uint16_t *tok = (uint16_t *)(void *)arena_reserve(&ws->syms, bc_token_bound(k->w, k->h) * 2);
+    const int tiled = tiled_of(j->h);
+    const size_t bound = tiled ? bct_token_bound(k->w, k->h) : bc_token_bound(k->w, k->h);
+    uint16_t *tok = (uint16_t *)(void *)arena_reserve(&ws->syms, bound * 2);
     if (!tok) {
         if (j->status[w] == WC_OK)
             j->status[w] = wc_fail(&j->errs[w], WC_ERR_NOMEM, "out of memory (block symbols)");
@@ -105,7 +113,9 @@ static void count_block(void *arg, size_t i, int w)
     }
     j->sym_worker[i] = (uint8_t)w;
     j->sym_offset[i] = ws->syms.size;
-    j->sym_count[i] = bc_symbolize(&b, ws->freq[k->comp * WC_NCLASS + cls], tok, ws->scratch);
+    bc_freq *f = &ws->freq[k->comp * WC_NCLASS + cls];
+    j->sym_count[i] =
+        tiled ? bct_symbolize(&b, *f, tok, ws->scratch) : bc_symbolize(&b, *f, tok, ws->scratch);
     ws->syms.size += j->sym_count[i] * 2;
 }
 
@@ -152,16 +162,19 @@ static void encode_block(void *arg, size_t i, int w)
     wc_status s = WC_OK;
     j->block_worker[i] = (uint8_t)w;
     j->block_offset[i] = ws->out.size;
-    if (j->h->entropy == 0) {
+    if (huffman_of(j->h)) {
         unsigned cls = j->lay->band[k->comp][k->band].cls;
-        uint8_t *dst = arena_reserve(&ws->out, bc_bound(k->w, k->h));
+        const int tiled = tiled_of(j->h);
+        const size_t cap = tiled ? bct_bound(k->w, k->h) : bc_bound(k->w, k->h);
+        uint8_t *dst = arena_reserve(&ws->out, cap);
         const uint16_t *tok =
             (const uint16_t *)(const void *)(j->ws[j->sym_worker[i]].syms.buf + j->sym_offset[i]);
         if (!dst)
             s = wc_fail(&j->errs[w], WC_ERR_NOMEM, "out of memory (block output)");
+        else if (tiled)
+            size = bct_emit(&b, tok, j->sym_count[i], j->enc[k->comp][cls], dst, cap, ws->scratch);
         else
-            size = bc_emit(&b, tok, j->sym_count[i], j->enc[k->comp][cls], dst,
-                           bc_bound(k->w, k->h), ws->scratch);
+            size = bc_emit(&b, tok, j->sym_count[i], j->enc[k->comp][cls], dst, cap, ws->scratch);
     } else {
         s = deflate_block(j, &b, ws, &size, &j->errs[w]);
     }
@@ -316,7 +329,7 @@ wc_status es_encode(const wcx_header *h, const wc_layout *lay, int32_t *const *p
     if (!j.enc || !j.block_worker || !j.block_offset || !j.block_size || !j.errs || !j.status ||
         !j.sym_worker || !j.sym_offset || !j.sym_count)
         s = wc_fail(err, WC_ERR_NOMEM, "out of memory (block bookkeeping)");
-    if (s == WC_OK && h->entropy == 0) {
+    if (s == WC_OK && huffman_of(h)) {
         wc_parallel_for(nw, lay->nblocks, count_block, &j);
         for (int i = 0; i < nw && s == WC_OK; i++)
             if (j.status[i] != WC_OK) s = wc_fail(err, j.status[i], "%s", j.errs[i].msg);
@@ -428,10 +441,13 @@ static void decode_block(dec_job *j, size_t i, int w)
     const uint8_t *src = j->in->data[k->comp] + j->offset[i];
     wc_err e = {{0}};
     wc_status s;
-    if (j->h->entropy == 0) {
+    if (huffman_of(j->h)) {
         unsigned cls = j->lay->band[k->comp][k->band].cls;
-        s = bc_decode(src, j->in->block_size[i], &b, &j->tabs[k->comp * WC_NCLASS + cls],
-                      j->ws[w].scratch, &e);
+        const bc_dectab *T = &j->tabs[k->comp * WC_NCLASS + cls];
+        if (tiled_of(j->h))
+            s = bct_decode(src, j->in->block_size[i], &b, T, j->ws[w].scratch, &e);
+        else
+            s = bc_decode(src, j->in->block_size[i], &b, T, j->ws[w].scratch, &e);
     } else {
         s = inflate_block(src, j->in->block_size[i], &b, &j->ws[w], &e);
     }
@@ -561,7 +577,7 @@ wc_status es_decode(const wcx_header *h, const wc_layout *lay, const es_input *i
     if (!j.offset || !j.errs || !j.fail_block || !j.status)
         s = wc_fail(err, WC_ERR_NOMEM, "out of memory (decoder bookkeeping)");
     if (s == WC_OK) s = es_block_offsets(lay, in, j.offset, err);
-    if (s == WC_OK && h->entropy == 0) {
+    if (s == WC_OK && huffman_of(h)) {
         /* Zeroed: unused tables must decode to nothing but an error. */
         tabs = wc_calloc((size_t)h->components * WC_NCLASS, sizeof *tabs);
         if (!tabs)

@@ -42,6 +42,11 @@ static const damage_case cases[] = {
      0},
     {"DCT RGB", 16, 16, 3, 8, 0, WC_TRANSFORM_DCT, 97, WC_ENTROPY_HUFFMAN, 16, 0, 60, 0},
     {"LOT gray, deflate", 16, 8, 1, 8, 0, WC_TRANSFORM_LOT, 97, WC_ENTROPY_DEFLATE, 16, 0, 50, 0},
+    /* Format 2.0: code blocks of several 32x16 tiles (lengths, sub-streams). */
+    {"tiles lossless gray 10-bit", 45, 37, 1, 10, 1, WC_TRANSFORM_DWT, 53, WC_ENTROPY_HUFFMAN_TILES,
+     64, 1, 0, 0},
+    {"tiles lossy 9/7 RGB", 40, 20, 3, 8, 0, WC_TRANSFORM_DWT, 97, WC_ENTROPY_HUFFMAN_TILES, 64, 1,
+     85, 0},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 

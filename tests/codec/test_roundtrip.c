@@ -85,7 +85,10 @@ static void test_lossless_all_layouts(void **state)
                 wc_image img = make_image(&r, sizes[s][0], sizes[s][1], comps, depths[d], s & 1);
                 wc_params p;
                 wc_params_init(&p);
-                p.entropy = (s + d) % 3 == 0 ? WC_ENTROPY_DEFLATE : WC_ENTROPY_HUFFMAN;
+                /* Every coder: deflate, Huffman (1.0) and Huffman on tiles (2.0). */
+                p.entropy = (s + d) % 3 == 0   ? WC_ENTROPY_DEFLATE
+                            : (s + d) % 3 == 1 ? WC_ENTROPY_HUFFMAN
+                                               : WC_ENTROPY_HUFFMAN_TILES;
                 p.block_size = 16 << (s % 4);
                 wc_image out = roundtrip(ctx, &p, &img, NULL);
                 assert_memory_equal(out.pixels, img.pixels, image_bytes(&img));
@@ -219,7 +222,8 @@ static void test_threads_do_not_change_bytes(void **state)
         wc_image img = make_image(&r, 300, 200, comps, 8, 1);
         static const int tfs[] = {WC_TRANSFORM_DWT, WC_TRANSFORM_DWT, WC_TRANSFORM_DCT,
                                   WC_TRANSFORM_LOT};
-        for (int lossy = 0; lossy < 4; lossy++) {
+        for (int mode = 0; mode < 8; mode++) {
+            const int lossy = mode & 3;
             void *one = NULL;
             size_t n1;
             wc_params p;
@@ -227,6 +231,7 @@ static void test_threads_do_not_change_bytes(void **state)
             p.lossless = !lossy;
             p.transform = (wc_transform)tfs[lossy];
             p.block_size = 32;
+            if (mode & 4) p.entropy = WC_ENTROPY_HUFFMAN_TILES;
             p.threads = 1;
             assert_int_equal(wc_encode_alloc(ctx, &p, &img, &one, &n1), WC_OK);
             wc_image ref;
@@ -249,6 +254,48 @@ static void test_threads_do_not_change_bytes(void **state)
         }
         wc_image_free(&img);
     }
+    wc_ctx_free(ctx);
+}
+
+/* Entropy 2 codes the same quantized coefficients as entropy 0 in
+ * another layout: lossy or lossless, any transform, size, depth and block
+ * size, the decoded pixels are the same; and the file says format 2.0. */
+static void test_tiles_decode_as_serial(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    test_rng r;
+    test_rng_seed(&r, 9);
+    static const uint32_t sizes[][2] = {{1, 1}, {1, 41}, {37, 1}, {61, 53}, {131, 97}, {200, 136}};
+    static const wc_transform tx[3] = {WC_TRANSFORM_DWT, WC_TRANSFORM_DCT, WC_TRANSFORM_LOT};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int mode = 0; mode < 4; mode++) {
+            const uint32_t depth = mode == 0 ? 16 : mode == 1 ? 8 : mode == 2 ? 12 : 1;
+            wc_image img = make_image(&r, sizes[s][0], sizes[s][1], 1 + (uint32_t)(s + mode) % 4,
+                                      depth, s & 1);
+            wc_params p;
+            wc_params_init(&p);
+            p.lossless = mode == 0 || mode == 3;
+            p.transform = p.lossless ? WC_TRANSFORM_DWT : tx[s % 3];
+            p.quality = 60 + 10 * (float)mode;
+            p.block_size = 16 << ((s + (size_t)mode) % 4);
+            size_t n0, n2;
+            wc_image a = roundtrip(ctx, &p, &img, &n0);
+            p.entropy = WC_ENTROPY_HUFFMAN_TILES;
+            wc_image b = roundtrip(ctx, &p, &img, &n2);
+            assert_memory_equal(a.pixels, b.pixels, image_bytes(&img));
+            if (p.lossless) assert_memory_equal(b.pixels, img.pixels, image_bytes(&img));
+            void *buf = NULL;
+            size_t n;
+            assert_int_equal(wc_encode_alloc(ctx, &p, &img, &buf, &n), WC_OK);
+            wc_info info;
+            assert_int_equal(wc_inspect(ctx, buf, n, &info), WC_OK);
+            assert_int_equal(info.entropy, WC_ENTROPY_HUFFMAN_TILES);
+            free(buf);
+            wc_image_free(&a);
+            wc_image_free(&b);
+            wc_image_free(&img);
+        }
     wc_ctx_free(ctx);
 }
 
@@ -450,6 +497,7 @@ int main(void)
         cmocka_unit_test(test_lossless_all_layouts),
         cmocka_unit_test(test_lossless_every_level),
         cmocka_unit_test(test_kodak_lossless_and_lossy),
+        cmocka_unit_test(test_tiles_decode_as_serial),
         cmocka_unit_test(test_block_transforms),
         cmocka_unit_test(test_threads_do_not_change_bytes),
         cmocka_unit_test(test_context_reuse),

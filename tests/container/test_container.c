@@ -446,7 +446,7 @@ static const bad_field bad_fields[] = {
     {"colour 2 (ICT) needs 3", set_colour_2c, 2, WC_ERR_CORRUPT},
     {"transform 3", set_transform, 3, WC_ERR_CORRUPT},
     {"levels 16", set_levels, 16, WC_ERR_CORRUPT},
-    {"entropy 2", set_entropy, 2, WC_ERR_CORRUPT},
+    {"entropy 3", set_entropy, 3, WC_ERR_CORRUPT},
     {"block_log2 3", set_block, 3, WC_ERR_CORRUPT},
     {"block_log2 8", set_block, 8, WC_ERR_CORRUPT},
     {"flags 0x02", set_flags, 2, WC_ERR_CORRUPT},

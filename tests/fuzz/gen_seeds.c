@@ -106,6 +106,9 @@ static const wcx_seed wcx_seeds[] = {
     {"levels0_gray.wcx", 9, 7, 1, 8, 1, 0, 53, 0, 16, 0, 0, 0},
     {"one_pixel.wcx", 1, 1, 1, 8, 1, 0, 53, 0, 16, 5, 0, 0},
     {"block128_gray.wcx", 40, 8, 1, 8, 1, 0, 53, 0, 128, 1, 0, 0},
+    /* Entropy 2 (format 2.0): blocks of several 32x16 tiles, edge tiles. */
+    {"tiles_lossless_rgb.wcx", 70, 40, 3, 8, 1, 0, 53, 2, 64, 2, 0, 0},
+    {"tiles_lossy97_gray.wcx", 45, 37, 1, 8, 0, 0, 97, 2, 128, 1, 80, 0},
     /* 4 Mpixels in about 1 KB: starts the fuzzer where a small input costs
      * large memory (the harness's limits are 4 Mpixels and 256 MiB). */
     {"flat_2048_gray.wcx", 2048, 2048, 1, 8, 1, 0, 53, 0, 128, 5, 0, 1},

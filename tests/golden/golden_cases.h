@@ -1,5 +1,6 @@
 /*
- * golden_cases.h -- the golden files of format 1.0: each source image is
+ * golden_cases.h -- the golden files of formats 1.0 and 2.0 (the cases
+ * with entropy 2, the only 2.0 value they use): each source image is
  * made here from a formula, encoded with the parameters below into
  * tests/golden/<name>.wcx, and decoded into tests/golden/<name>.png.
  * make_golden writes them; test_golden checks that every file still
@@ -27,6 +28,11 @@ static const golden_case golden_cases[] = {
     {"rgb8_97_q60", 48, 40, 3, 8, 0, WC_TRANSFORM_DWT, 97, WC_ENTROPY_HUFFMAN, 32, 4, 60},
     {"rgba8_dct_q80", 37, 21, 4, 8, 0, WC_TRANSFORM_DCT, 97, WC_ENTROPY_HUFFMAN, 16, 5, 80},
     {"rgb10_lot_q70", 40, 24, 3, 10, 0, WC_TRANSFORM_LOT, 97, WC_ENTROPY_DEFLATE, 16, 5, 70},
+    /* Format 2.0: entropy 2, code blocks of several tiles (edge tiles too). */
+    {"rgb8_lossless_tiles", 83, 45, 3, 8, 1, WC_TRANSFORM_DWT, 53, WC_ENTROPY_HUFFMAN_TILES, 64, 3,
+     0},
+    {"gray12_97_q70_tiles", 150, 71, 1, 12, 0, WC_TRANSFORM_DWT, 97, WC_ENTROPY_HUFFMAN_TILES, 128,
+     2, 70},
 };
 #define GOLDEN_COUNT (sizeof golden_cases / sizeof golden_cases[0])
 

@@ -28,8 +28,11 @@
 #include "wc_common.h"
 #include "wcodec.h"
 
-enum { M_LOSSLESS, M_LOSSY97, M_LOSSY53, M_DCT, M_LOT, M_DEFLATE, NMODES };
-static const char *mode_name[NMODES] = {"lossless", "9/7", "lossy 5/3", "DCT", "LOT", "deflate"};
+/* M_TILES*: entropy 2 (block_tiles.h): a warp codes a block tile by tile,
+ * and decodes it a lane a tile. */
+enum { M_LOSSLESS, M_LOSSY97, M_LOSSY53, M_DCT, M_LOT, M_TILES, M_TILES97, M_DEFLATE, NMODES };
+static const char *mode_name[NMODES] = {"lossless",       "9/7",       "lossy 5/3", "DCT", "LOT",
+                                        "tiles lossless", "tiles 9/7", "deflate"};
 
 typedef struct tcase {
     uint32_t w, h, comps, depth;
@@ -71,12 +74,13 @@ static void set_params(const tcase *t, wc_params *p, wc_backend_kind be)
     wc_params_init(p);
     p->backend = be;
     p->block_size = t->block;
-    p->lossless = t->mode == M_LOSSLESS || t->mode == M_DEFLATE;
+    p->lossless = t->mode == M_LOSSLESS || t->mode == M_DEFLATE || t->mode == M_TILES;
     p->quality = t->quality;
     if (t->mode == M_LOSSY53) p->wavelet = 53;
     if (t->mode == M_DCT) p->transform = WC_TRANSFORM_DCT;
     if (t->mode == M_LOT) p->transform = WC_TRANSFORM_LOT;
     if (t->mode == M_DEFLATE) p->entropy = WC_ENTROPY_DEFLATE;
+    if (t->mode == M_TILES || t->mode == M_TILES97) p->entropy = WC_ENTROPY_HUFFMAN_TILES;
 }
 
 static wc_ctx *g_ctx_cpu, *g_ctx_gpu;
@@ -110,7 +114,7 @@ static void check_case(const tcase *t)
     memset(&out, 0, sizeof out);
     memset(&outg, 0, sizeof outg);
     assert_int_equal(wc_decode(g_ctx_cpu, &pc, fg, ng, &out), WC_OK);
-    if (t->mode == M_LOSSLESS || t->mode == M_DEFLATE)
+    if (t->mode == M_LOSSLESS || t->mode == M_DEFLATE || t->mode == M_TILES)
         assert_memory_equal(out.pixels, img.pixels, wc_image_row_bytes(&img) * img.height);
     /* Decoded on the device: the CPU's pixels. */
     if (wc_decode(g_ctx_gpu, &pg, fg, ng, &outg) != WC_OK) {
@@ -221,7 +225,9 @@ static void test_damage(void **state)
     (void)state;
     static const tcase cases[] = {{37, 29, 3, 8, M_LOSSY97, 16, 60.0f, 71},
                                   {23, 31, 2, 12, M_LOSSLESS, 16, 75.0f, 72},
-                                  {40, 24, 1, 8, M_DCT, 16, 90.0f, 73}};
+                                  {40, 24, 1, 8, M_DCT, 16, 90.0f, 73},
+                                  {100, 70, 1, 8, M_TILES97, 128, 60.0f, 74},
+                                  {70, 40, 2, 10, M_TILES, 64, 75.0f, 75}};
     /* WC_TEST_STRIDE=k tries every k-th byte (for slow runs under
      * compute-sanitizer). */
     const char *env = getenv("WC_TEST_STRIDE");
