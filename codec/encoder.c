@@ -12,6 +12,7 @@
 #include "dwt.h"
 #include "entropy_stage.h"
 #include "layout.h"
+#include "lossless_choice.h"
 #include "lot8.h"
 #include "meta.h"
 #include "parallel.h"
@@ -336,16 +337,40 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
     ctx_use_device(ctx, p);
     WC_FORWARD_IF_ERROR(plan_check(p, img, &ctx->err));
     WC_FORWARD_IF_ERROR(check_limits(p, img, &ctx->err));
+    /* Levels WC_LEVELS_AUTO: one layout, or for a lossless image that
+     * looks synthetic several, each coded in full; the smallest file is
+     * kept (the first of equal sizes, so the choice is deterministic). */
+    wc_params cand[LC_MAX_CANDIDATES];
+    const int ncand = p->levels == WC_LEVELS_AUTO ? lc_candidates(p, img, cand) : 1;
+    if (p->levels != WC_LEVELS_AUTO) cand[0] = *p;
     enc_state st;
     memset(&st, 0, sizeof st);
-    st.ctx = ctx;
-    st.p = p;
     es_output out;
     memset(&out, 0, sizeof out);
-    wc_status s = encode_payloads(&st, img, &out);
+    size_t size = 0;
+    wc_status s = WC_OK;
+    for (int k = 0; k < ncand && s == WC_OK; k++) {
+        enc_state st_k;
+        memset(&st_k, 0, sizeof st_k);
+        st_k.ctx = ctx;
+        st_k.p = &cand[k];
+        es_output out_k;
+        memset(&out_k, 0, sizeof out_k);
+        s = encode_payloads(&st_k, img, &out_k);
+        size_t size_k = s == WC_OK ? enc_file_size(&st_k, &out_k) : 0;
+        if (s == WC_OK && (k == 0 || size_k < size)) {
+            es_output_free(&out);
+            free_planes(&st);
+            st = st_k;
+            out = out_k;
+            size = size_k;
+        } else {
+            es_output_free(&out_k);
+            free_planes(&st_k);
+        }
+    }
     if (s == WC_OK) {
         double t0 = ctx_now();
-        size_t size = enc_file_size(&st, &out);
         if (alloc_out) {
             dst = *alloc_out = wc_malloc(size);
             cap = size;

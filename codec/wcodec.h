@@ -78,12 +78,19 @@ typedef enum wc_memory { WC_MEMORY_HOST = 0, WC_MEMORY_DEVICE = 1 } wc_memory;
  * you need. Of quality, step and bpp the encoder uses the first that is set
  * in the order bpp, step, quality; lossless ignores all three.
  */
+/* wc_params.levels: let the encoder choose (the default). */
+#define WC_LEVELS_AUTO (-1)
+
 typedef struct wc_params {
     uint32_t abi;               /* set by wc_params_init; do not touch */
     int lossless;               /* 1 (default): DWT 5/3, step 1, exact */
     wc_transform transform;     /* lossy only: DWT (default), DCT, LOT */
     int wavelet;                /* 53 or 97; lossy default 97 */
-    int levels;                 /* DWT levels 0..15, default 5 (capped by size) */
+    int levels;                 /* DWT levels 0..15 (capped by size), or
+                              WC_LEVELS_AUTO (default): 5, and for a
+                              lossless image that looks synthetic also no
+                              transform, with Huffman and with deflate 9,
+                              keeping the smallest file */
     float quality;              /* 1..100; 0 = not set (lossy default 75) */
     float step;                 /* base quantizer step > 0; 0 = not set */
     float bpp;                  /* target bits per pixel > 0; 0 = not set */

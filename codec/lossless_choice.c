@@ -1,0 +1,50 @@
+/* lossless_choice.c -- see lossless_choice.h. */
+#include "lossless_choice.h"
+#include "wc_common.h"
+
+/* Images up to this many pixels always try every layout: the extra
+ * encodes cost microseconds, and their fixed overheads differ most. */
+#define LC_SMALL_PIXELS 4096u
+
+static uint32_t sample_at(const wc_image *img, const uint8_t *row, uint32_t i)
+{
+    if (img->bit_depth > 8) return ((const uint16_t *)(const void *)row)[i];
+    return row[i];
+}
+
+int lc_looks_synthetic(const wc_image *img)
+{
+    const uint64_t pixels = (uint64_t)img->width * img->height;
+    if (pixels <= LC_SMALL_PIXELS) return 1;
+    const size_t stride = wc_row_stride(img);
+    const uint32_t n = img->width * img->components, comps = img->components;
+    /* Rows spread over the image, about 2^20 samples in all. */
+    uint32_t step = (uint32_t)((uint64_t)n * img->height / (1u << 20));
+    if (step < 1) step = 1;
+    uint64_t same = 0, total = 0;
+    for (uint32_t y = 0; y < img->height; y += step) {
+        const uint8_t *row = (const uint8_t *)img->pixels + (size_t)y * stride;
+        for (uint32_t i = comps; i < n; i++)
+            same += sample_at(img, row, i) == sample_at(img, row, i - comps);
+        total += n - comps;
+    }
+    return total > 0 && same * 4 >= total;
+}
+
+int lc_candidates(const wc_params *p, const wc_image *img, wc_params *out)
+{
+    out[0] = *p;
+    out[0].levels = LC_DEFAULT_LEVELS;
+    if (!p->lossless || p->memory == WC_MEMORY_DEVICE || !lc_looks_synthetic(img)) return 1;
+    /* No transform: the samples (after the RCT) as one LL band, predicted
+     * by MED; with the context Huffman coder, and with deflate at its
+     * strongest, whose matches find repeated patterns (glyphs, tiles). */
+    out[1] = *p;
+    out[1].levels = 0;
+    out[1].entropy = WC_ENTROPY_HUFFMAN;
+    out[2] = *p;
+    out[2].levels = 0;
+    out[2].entropy = WC_ENTROPY_DEFLATE;
+    out[2].deflate_level = 9;
+    return 3;
+}
