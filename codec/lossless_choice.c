@@ -2,6 +2,8 @@
 #include "lossless_choice.h"
 #include "wc_common.h"
 
+#include <string.h>
+
 /* Images up to this many pixels always try every layout: the extra
  * encodes cost microseconds, and their fixed overheads differ most. */
 #define LC_SMALL_PIXELS 4096u
@@ -10,6 +12,29 @@ static uint32_t sample_at(const wc_image *img, const uint8_t *row, uint32_t i)
 {
     if (img->bit_depth > 8) return ((const uint16_t *)(const void *)row)[i];
     return row[i];
+}
+
+/* Counts the distinct pixels of the rows visited, up to LC_FEW_COLOURS + 1,
+ * in an open-addressing set of LC_SET slots (four times the most kept). */
+#define LC_FEW_COLOURS 256u
+#define LC_SET 1024u
+
+typedef struct colour_set {
+    uint64_t key[LC_SET];
+    uint8_t used[LC_SET];
+    uint32_t count;
+} colour_set;
+
+static void colour_add(colour_set *cs, uint64_t key)
+{
+    uint32_t i = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 54) & (LC_SET - 1);
+    while (cs->used[i]) {
+        if (cs->key[i] == key) return;
+        i = (i + 1) & (LC_SET - 1);
+    }
+    cs->used[i] = 1;
+    cs->key[i] = key;
+    cs->count++;
 }
 
 int lc_looks_synthetic(const wc_image *img)
@@ -22,13 +47,22 @@ int lc_looks_synthetic(const wc_image *img)
     uint32_t step = (uint32_t)((uint64_t)n * img->height / (1u << 20));
     if (step < 1) step = 1;
     uint64_t same = 0, total = 0;
+    colour_set cs;
+    memset(&cs, 0, sizeof cs);
     for (uint32_t y = 0; y < img->height; y += step) {
         const uint8_t *row = (const uint8_t *)img->pixels + (size_t)y * stride;
         for (uint32_t i = comps; i < n; i++)
             same += sample_at(img, row, i) == sample_at(img, row, i - comps);
         total += n - comps;
+        for (uint32_t x = 0; x < n && cs.count <= LC_FEW_COLOURS; x += comps) {
+            uint64_t key = 0;
+            for (uint32_t c = 0; c < comps; c++) key = key << 16 | sample_at(img, row, x + c);
+            colour_add(&cs, key);
+        }
     }
-    return total > 0 && same * 4 >= total;
+    /* Flat areas (a quarter of the samples repeat their left neighbour;
+     * photographs: under a tenth), or a palette's few colours. */
+    return (total > 0 && same * 4 >= total) || cs.count <= LC_FEW_COLOURS;
 }
 
 int lc_candidates(const wc_params *p, const wc_image *img, wc_params *out)

@@ -62,6 +62,21 @@ static void test_detector(void **state)
     assert_false(lc_looks_synthetic(&noise));
     assert_true(lc_looks_synthetic(&flat));
     assert_true(lc_looks_synthetic(&tiny)); /* small: always worth trying */
+    /* Noise drawn from 200 colours: few neighbours repeat, but a palette. */
+    wc_image pal = make_image(&r, 200, 100, 3, 8, 0);
+    uint8_t *px = pal.pixels;
+    for (size_t i = 0; i < (size_t)200 * 100; i++) {
+        uint32_t k = test_rng_u32(&r) % 200;
+        px[3 * i] = (uint8_t)k;
+        px[3 * i + 1] = (uint8_t)(k * 7);
+        px[3 * i + 2] = (uint8_t)(k * 13);
+    }
+    assert_true(lc_looks_synthetic(&pal));
+    px[0] = 255; /* 201 colours: still a palette */
+    assert_true(lc_looks_synthetic(&pal));
+    for (size_t i = 0; i < 300; i++) px[3 * i] = (uint8_t)(i * 3 + 1); /* hundreds more */
+    assert_false(lc_looks_synthetic(&pal));
+    wc_image_free(&pal);
     wc_params p;
     wc_params_init(&p);
     wc_params c[LC_MAX_CANDIDATES];
