@@ -349,7 +349,12 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
     memset(&out, 0, sizeof out);
     size_t size = 0;
     wc_status s = WC_OK;
+    /* Each candidate adds to the --verbose note; the kept one's stays. */
+    char note0[sizeof ctx->note], note_kept[sizeof ctx->note];
+    memcpy(note0, ctx->note, sizeof note0);
+    memcpy(note_kept, ctx->note, sizeof note_kept);
     for (int k = 0; k < ncand && s == WC_OK; k++) {
+        memcpy(ctx->note, note0, sizeof note0);
         enc_state st_k;
         memset(&st_k, 0, sizeof st_k);
         st_k.ctx = ctx;
@@ -364,10 +369,18 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
             st = st_k;
             out = out_k;
             size = size_k;
+            memcpy(note_kept, ctx->note, sizeof note_kept);
         } else {
             es_output_free(&out_k);
             free_planes(&st_k);
         }
+    }
+    if (ncand > 1 && s == WC_OK) {
+        memcpy(ctx->note, note_kept, sizeof note_kept);
+        size_t n = strlen(ctx->note);
+        snprintf(ctx->note + n, sizeof ctx->note - n,
+                 "%slossless layout: %d level(s), %s (the smallest of %d tried)", n ? "; " : "",
+                 st.h.levels, st.h.entropy == WC_ENTROPY_DEFLATE ? "deflate" : "Huffman", ncand);
     }
     if (s == WC_OK) {
         double t0 = ctx_now();
