@@ -132,7 +132,7 @@ typedef struct wc_params {
 /* 2: wc_params gained meta, device, memory and stream. */
 #define WC_ABI_VERSION 2u
 WC_API wc_status wc_params_init_abi(wc_params *p, unsigned abi, size_t size);
-/* Sets every field of *p to its default (lossless, Huffman, 5 levels) and
+/* Sets every field of *p to its default (lossless, Huffman, levels auto) and
  * returns WC_OK. A program built against a wc_params of another layout
  * (another wcodec.h than the library's) gets WC_ERR_ABI and *p is left
  * alone but for p->abi, zeroed when it fits, which makes every later call
