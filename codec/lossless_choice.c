@@ -15,8 +15,11 @@ static uint32_t sample_at(const wc_image *img, const uint8_t *row, uint32_t i)
 }
 
 /* Counts the distinct pixels of the rows visited, up to LC_FEW_COLOURS + 1,
- * in an open-addressing set of LC_SET slots (four times the most kept). */
+ * in an open-addressing set of LC_SET slots (four times the most kept).
+ * An image of one component of at most 8 bits has at most 256 values
+ * whatever it shows, so there "few" is LC_FEW_GREYS. */
 #define LC_FEW_COLOURS 256u
+#define LC_FEW_GREYS 32u
 #define LC_SET 1024u
 
 typedef struct colour_set {
@@ -47,6 +50,7 @@ int lc_looks_synthetic(const wc_image *img)
     uint32_t step = (uint32_t)((uint64_t)n * img->height / (1u << 20));
     if (step < 1) step = 1;
     uint64_t same = 0, total = 0;
+    const uint32_t few = comps == 1 && img->bit_depth <= 8 ? LC_FEW_GREYS : LC_FEW_COLOURS;
     colour_set cs;
     memset(&cs, 0, sizeof cs);
     for (uint32_t y = 0; y < img->height; y += step) {
@@ -54,15 +58,16 @@ int lc_looks_synthetic(const wc_image *img)
         for (uint32_t i = comps; i < n; i++)
             same += sample_at(img, row, i) == sample_at(img, row, i - comps);
         total += n - comps;
-        for (uint32_t x = 0; x < n && cs.count <= LC_FEW_COLOURS; x += comps) {
+        for (uint32_t x = 0; x < n && cs.count <= few; x += comps) {
             uint64_t key = 0;
             for (uint32_t c = 0; c < comps; c++) key = key << 16 | sample_at(img, row, x + c);
             colour_add(&cs, key);
         }
     }
     /* Flat areas (a quarter of the samples repeat their left neighbour;
-     * photographs: under a tenth), or a palette's few colours. */
-    return (total > 0 && same * 4 >= total) || cs.count <= LC_FEW_COLOURS;
+     * photographs: under a tenth), or a palette's few colours (few grey
+     * levels). */
+    return (total > 0 && same * 4 >= total) || cs.count <= few;
 }
 
 int lc_candidates(const wc_params *p, const wc_image *img, wc_params *out)

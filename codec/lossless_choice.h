@@ -20,8 +20,8 @@
 
 /* 1 when img (host memory) looks synthetic: a quarter or more of its
  * samples equal their left neighbour (photographs: under a tenth), or it
- * has at most 256 distinct pixels, or it is so small that trying is
- * cheap. Reads at most about 2^20 samples. */
+ * has at most 256 distinct pixels (32 grey levels for one component of
+ * up to 8 bits), or it is so small that trying is cheap. Reads at most about 2^20 samples. */
 int lc_looks_synthetic(const wc_image *img);
 
 /* The parameter sets to try for p (levels WC_LEVELS_AUTO) and img, the

@@ -62,6 +62,15 @@ static void test_detector(void **state)
     assert_false(lc_looks_synthetic(&noise));
     assert_true(lc_looks_synthetic(&flat));
     assert_true(lc_looks_synthetic(&tiny)); /* small: always worth trying */
+    /* An 8-bit grey photograph has at most 256 levels too: not a palette. */
+    wc_image grey = make_image(&r, 200, 100, 1, 8, 0);
+    assert_false(lc_looks_synthetic(&grey));
+    uint8_t *g = grey.pixels;
+    for (size_t i = 0; i < (size_t)200 * 100; i++) g[i] = (uint8_t)(g[i] % 32 * 8); /* 32 levels */
+    assert_true(lc_looks_synthetic(&grey));
+    g[0] = 1; /* 33 */
+    assert_false(lc_looks_synthetic(&grey));
+    wc_image_free(&grey);
     /* Noise drawn from 200 colours: few neighbours repeat, but a palette. */
     wc_image pal = make_image(&r, 200, 100, 3, 8, 0);
     uint8_t *px = pal.pixels;
