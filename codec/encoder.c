@@ -30,6 +30,7 @@ typedef struct enc_state {
     int32_t *q[4];   /* quantized planes, band layout for DCT/LOT */
     int32_t *raw[4]; /* rate control: unquantized int (5/3) planes */
     float *f[4];     /* rate control: unquantized float planes */
+    int no_colour;   /* automatic lossless layout: leave out the RCT */
 } enc_state;
 
 static void free_planes(enc_state *st)
@@ -226,6 +227,10 @@ static wc_status encode_payloads(enc_state *st, const wc_image *img, es_output *
     if (!p->lossless)
         step = p->step > 0 ? p->step : plan_step_for_quality(p->quality > 0 ? p->quality : 75.0f);
     plan_header(p, img, step, &st->h);
+    if (st->no_colour && st->h.colour != WC_COLOUR_NONE) {
+        st->h.colour = WC_COLOUR_NONE;
+        wcx_header_stamp_version(&st->h); /* a coding field changed */
+    }
     WC_FORWARD_IF_ERROR(layout_build(&st->h, WC_MAX_BLOCKS, &st->lay, err));
     plan_from_header(&st->h, p->lossless ? 0.0f : p->threshold, &st->plan);
     st->plan.threads = p->threads;
@@ -340,9 +345,12 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
     /* Levels WC_LEVELS_AUTO: one layout, or for a lossless image that
      * looks synthetic several, each coded in full; the smallest file is
      * kept (the first of equal sizes, so the choice is deterministic). */
-    wc_params cand[LC_MAX_CANDIDATES];
+    lc_candidate cand[LC_MAX_CANDIDATES];
     const int ncand = p->levels == WC_LEVELS_AUTO ? lc_candidates(p, img, cand) : 1;
-    if (p->levels != WC_LEVELS_AUTO) cand[0] = *p;
+    if (p->levels != WC_LEVELS_AUTO) {
+        cand[0].p = *p;
+        cand[0].no_colour = 0;
+    }
     enc_state st;
     memset(&st, 0, sizeof st);
     es_output out;
@@ -358,7 +366,8 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
         enc_state st_k;
         memset(&st_k, 0, sizeof st_k);
         st_k.ctx = ctx;
-        st_k.p = &cand[k];
+        st_k.p = &cand[k].p;
+        st_k.no_colour = cand[k].no_colour;
         es_output out_k;
         memset(&out_k, 0, sizeof out_k);
         s = encode_payloads(&st_k, img, &out_k);
@@ -379,8 +388,9 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
         memcpy(ctx->note, note_kept, sizeof note_kept);
         size_t n = strlen(ctx->note);
         snprintf(ctx->note + n, sizeof ctx->note - n,
-                 "%slossless layout: %d level(s), %s (the smallest of %d tried)", n ? "; " : "",
-                 st.h.levels, st.h.entropy == WC_ENTROPY_DEFLATE ? "deflate" : "Huffman", ncand);
+                 "%slossless layout: %d level(s), %s%s (the smallest of %d tried)", n ? "; " : "",
+                 st.h.levels, st.h.entropy == WC_ENTROPY_DEFLATE ? "deflate" : "Huffman",
+                 st.no_colour ? ", no colour transform" : "", ncand);
     }
     if (s == WC_OK) {
         double t0 = ctx_now();
@@ -395,6 +405,23 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
         if (s == WC_OK) write_file(&st, &out, dst, cap, written);
         ctx->times.container = ctx_now() - t0;
     }
+    es_output_free(&out);
+    free_planes(&st);
+    return s;
+}
+
+wc_status lc_encoded_size(wc_ctx *ctx, const lc_candidate *c, const wc_image *img, size_t *size)
+{
+    enc_state st;
+    memset(&st, 0, sizeof st);
+    st.ctx = ctx;
+    st.p = &c->p;
+    st.no_colour = c->no_colour;
+    es_output out;
+    memset(&out, 0, sizeof out);
+    ctx_begin(ctx);
+    wc_status s = encode_payloads(&st, img, &out);
+    if (s == WC_OK) *size = enc_file_size(&st, &out);
     es_output_free(&out);
     free_planes(&st);
     return s;

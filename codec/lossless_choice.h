@@ -16,7 +16,15 @@
 #define LC_DEFAULT_LEVELS 5
 
 /* The most layouts lc_candidates gives. */
-#define LC_MAX_CANDIDATES 3
+#define LC_MAX_CANDIDATES 5
+
+/* One layout to try: the parameters, and for 3 or more components whether
+ * to leave out the RCT (which wc_params cannot say; the file's colour
+ * field says it, a 1.0 value). */
+typedef struct lc_candidate {
+    wc_params p;
+    int no_colour;
+} lc_candidate;
 
 /* 1 when img (host memory) looks synthetic: a quarter or more of its
  * samples equal their left neighbour (photographs: under a tenth), or it
@@ -26,6 +34,10 @@ int lc_looks_synthetic(const wc_image *img);
 
 /* The parameter sets to try for p (levels WC_LEVELS_AUTO) and img, the
  * default layout first; returns how many (1 .. LC_MAX_CANDIDATES). */
-int lc_candidates(const wc_params *p, const wc_image *img, wc_params *out);
+int lc_candidates(const wc_params *p, const wc_image *img, lc_candidate *out);
+
+/* The size of the file candidate c gives for img, as the encoder would
+ * write it (codec/encoder.c); for the tests of the choice. */
+wc_status lc_encoded_size(wc_ctx *ctx, const lc_candidate *c, const wc_image *img, size_t *size);
 
 #endif

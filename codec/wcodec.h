@@ -89,8 +89,9 @@ typedef struct wc_params {
     int levels;                 /* DWT levels 0..15 (capped by size), or
                               WC_LEVELS_AUTO (default): 5, and for a
                               lossless image that looks synthetic also no
-                              transform, with Huffman and with deflate 9,
-                              keeping the smallest file */
+                              transform, with Huffman and with deflate 9
+                              (colour: with and without the RCT), keeping
+                              the smallest file */
     float quality;              /* 1..100; 0 = not set (lossy default 75) */
     float step;                 /* base quantizer step > 0; 0 = not set */
     float bpp;                  /* target bits per pixel > 0; 0 = not set */
