@@ -346,7 +346,10 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
      * looks synthetic several, each coded in full; the smallest file is
      * kept (the first of equal sizes, so the choice is deterministic). */
     lc_candidate cand[LC_MAX_CANDIDATES];
-    const int ncand = p->levels == WC_LEVELS_AUTO ? lc_candidates(p, img, cand) : 1;
+    int synthetic = 0;
+    if (p->levels == WC_LEVELS_AUTO && p->lossless)
+        WC_FORWARD_IF_ERROR(lc_detect(ctx, p, img, p->memory == WC_MEMORY_DEVICE, &synthetic));
+    const int ncand = p->levels == WC_LEVELS_AUTO ? lc_candidates(p, img, synthetic, cand) : 1;
     if (p->levels != WC_LEVELS_AUTO) {
         cand[0].p = *p;
         cand[0].no_colour = 0;
@@ -406,6 +409,51 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
         ctx->times.container = ctx_now() - t0;
     }
     es_output_free(&out);
+    free_planes(&st);
+    return s;
+}
+
+wc_status lc_detect(wc_ctx *ctx, const wc_params *p, const wc_image *img, int by_forward,
+                    int *synthetic)
+{
+    const uint64_t pixels = (uint64_t)img->width * img->height;
+    if (!by_forward || pixels <= LC_SMALL_PIXELS) {
+        *synthetic = pixels <= LC_SMALL_PIXELS || lc_looks_synthetic(img);
+        return WC_OK;
+    }
+    /* The pixels are where the host cannot read them: the backend's
+     * forward of a 0-level lossless plan without colour transform brings
+     * the samples (level-shifted) to the host, as for a bpp target. */
+    wc_params q = *p;
+    q.levels = 0;
+    enc_state st;
+    memset(&st, 0, sizeof st);
+    st.ctx = ctx;
+    st.p = &q;
+    plan_header(&q, img, 1.0f, &st.h);
+    st.h.colour = WC_COLOUR_NONE;
+    wcx_header_stamp_version(&st.h);
+    wc_err *err = &ctx->err;
+    WC_FORWARD_IF_ERROR(layout_build(&st.h, WC_MAX_BLOCKS, &st.lay, err));
+    plan_from_header(&st.h, 0.0f, &st.plan);
+    st.plan.threads = p->threads;
+    st.plan.pool = &ctx->pool;
+    st.plan.band_output = 1;
+    st.plan.device_memory = p->memory == WC_MEMORY_DEVICE;
+    st.plan.stream = p->stream;
+    st.plan.quantize = 0;
+    wc_status s = ctx_backend(ctx, p->backend);
+    wc_coeffs co = {{0}, {0}, st.h.components, {NULL}, {NULL}, 0, 0};
+    for (uint32_t c = 0; c < st.h.components && s == WC_OK; c++) {
+        size_t n = (size_t)st.lay.plane_w[c] * st.lay.plane_h[c];
+        st.raw[c] = pool_alloc_array(&ctx->pool, n, sizeof(int32_t));
+        if (!st.raw[c]) s = wc_fail(err, WC_ERR_NOMEM, "out of memory (%zu samples)", n);
+        co.width[c] = st.lay.plane_w[c];
+        co.height[c] = st.lay.plane_h[c];
+        co.q[c] = st.raw[c];
+    }
+    if (s == WC_OK) s = ctx->backend->forward(ctx->backend_self, &st.plan, img, &co, err);
+    if (s == WC_OK) *synthetic = lc_planes_look_synthetic(img, (const int32_t *const *)st.raw);
     free_planes(&st);
     return s;
 }

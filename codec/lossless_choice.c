@@ -4,12 +4,21 @@
 
 #include <string.h>
 
-/* Images up to this many pixels always try every layout: the extra
- * encodes cost microseconds, and their fixed overheads differ most. */
-#define LC_SMALL_PIXELS 4096u
+/* Where the samples are read from: the image's interleaved rows, or the
+ * planes of its samples (level-shifted, which changes no equality) that
+ * the backend's forward gave for pixels in device memory. Both give the
+ * same answer for the same image. */
+typedef struct lc_source {
+    const wc_image *img;
+    const int32_t *const *planes;
+} lc_source;
 
-static uint32_t sample_at(const wc_image *img, const uint8_t *row, uint32_t i)
+static int64_t sample_at(const lc_source *src, uint32_t x, uint32_t y, uint32_t c)
 {
+    const wc_image *img = src->img;
+    if (src->planes) return src->planes[c][(size_t)y * img->width + x];
+    const uint8_t *row = (const uint8_t *)img->pixels + (size_t)y * wc_row_stride(img);
+    const size_t i = (size_t)x * img->components + c;
     if (img->bit_depth > 8) return ((const uint16_t *)(const void *)row)[i];
     return row[i];
 }
@@ -40,27 +49,28 @@ static void colour_add(colour_set *cs, uint64_t key)
     cs->count++;
 }
 
-int lc_looks_synthetic(const wc_image *img)
+static int looks_synthetic(const lc_source *src)
 {
+    const wc_image *img = src->img;
     const uint64_t pixels = (uint64_t)img->width * img->height;
     if (pixels <= LC_SMALL_PIXELS) return 1;
-    const size_t stride = wc_row_stride(img);
-    const uint32_t n = img->width * img->components, comps = img->components;
+    const uint32_t w = img->width, comps = img->components;
     /* Rows spread over the image, about 2^20 samples in all. */
-    uint32_t step = (uint32_t)((uint64_t)n * img->height / (1u << 20));
+    uint32_t step = (uint32_t)((uint64_t)w * comps * img->height / (1u << 20));
     if (step < 1) step = 1;
     uint64_t same = 0, total = 0;
     const uint32_t few = comps == 1 && img->bit_depth <= 8 ? LC_FEW_GREYS : LC_FEW_COLOURS;
     colour_set cs;
     memset(&cs, 0, sizeof cs);
     for (uint32_t y = 0; y < img->height; y += step) {
-        const uint8_t *row = (const uint8_t *)img->pixels + (size_t)y * stride;
-        for (uint32_t i = comps; i < n; i++)
-            same += sample_at(img, row, i) == sample_at(img, row, i - comps);
-        total += n - comps;
-        for (uint32_t x = 0; x < n && cs.count <= few; x += comps) {
+        for (uint32_t x = 1; x < w; x++)
+            for (uint32_t c = 0; c < comps; c++)
+                same += sample_at(src, x, y, c) == sample_at(src, x - 1, y, c);
+        total += (uint64_t)(w - 1) * comps;
+        for (uint32_t x = 0; x < w && cs.count <= few; x++) {
             uint64_t key = 0;
-            for (uint32_t c = 0; c < comps; c++) key = key << 16 | sample_at(img, row, x + c);
+            for (uint32_t c = 0; c < comps; c++)
+                key = key << 16 | (uint16_t)(sample_at(src, x, y, c) & 0xFFFF);
             colour_add(&cs, key);
         }
     }
@@ -70,12 +80,24 @@ int lc_looks_synthetic(const wc_image *img)
     return (total > 0 && same * 4 >= total) || cs.count <= few;
 }
 
-int lc_candidates(const wc_params *p, const wc_image *img, lc_candidate *out)
+int lc_looks_synthetic(const wc_image *img)
+{
+    const lc_source src = {img, NULL};
+    return looks_synthetic(&src);
+}
+
+int lc_planes_look_synthetic(const wc_image *shape, const int32_t *const *planes)
+{
+    const lc_source src = {shape, planes};
+    return looks_synthetic(&src);
+}
+
+int lc_candidates(const wc_params *p, const wc_image *img, int synthetic, lc_candidate *out)
 {
     memset(out, 0, sizeof *out * LC_MAX_CANDIDATES);
     out[0].p = *p;
     out[0].p.levels = LC_DEFAULT_LEVELS;
-    if (!p->lossless || p->memory == WC_MEMORY_DEVICE || !lc_looks_synthetic(img)) return 1;
+    if (!p->lossless || !synthetic) return 1;
     /* No transform: the samples (after the RCT) as one LL band, predicted
      * by MED; with the context Huffman coder, and with deflate at its
      * strongest, whose matches find repeated patterns (glyphs, tiles).

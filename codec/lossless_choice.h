@@ -15,6 +15,10 @@
 /* The levels an automatic encode uses when it tries only one layout. */
 #define LC_DEFAULT_LEVELS 5
 
+/* Images up to this many pixels always try every layout: the extra
+ * encodes cost microseconds, and their fixed overheads differ most. */
+#define LC_SMALL_PIXELS 4096u
+
 /* The most layouts lc_candidates gives. */
 #define LC_MAX_CANDIDATES 5
 
@@ -32,9 +36,23 @@ typedef struct lc_candidate {
  * up to 8 bits), or it is so small that trying is cheap. Reads at most about 2^20 samples. */
 int lc_looks_synthetic(const wc_image *img);
 
+/* The same answer from the image's level-shifted sample planes (one per
+ * component, width x height int32), for pixels in device memory: the
+ * encoder has the backend's forward of a 0-level, no-colour lossless plan
+ * bring them to the host. shape gives the size, components and depth. */
+int lc_planes_look_synthetic(const wc_image *shape, const int32_t *const *planes);
+
 /* The parameter sets to try for p (levels WC_LEVELS_AUTO) and img, the
- * default layout first; returns how many (1 .. LC_MAX_CANDIDATES). */
-int lc_candidates(const wc_params *p, const wc_image *img, lc_candidate *out);
+ * default layout first; synthetic is what lc_looks_synthetic (or
+ * lc_planes_look_synthetic) said of img. Returns how many (1 ..
+ * LC_MAX_CANDIDATES). */
+int lc_candidates(const wc_params *p, const wc_image *img, int synthetic, lc_candidate *out);
+
+/* Whether img looks synthetic, read from its pixels, or (by_forward, as
+ * for pixels in device memory) from the samples the backend's forward
+ * brings to the host; the same answer either way (codec/encoder.c). */
+wc_status lc_detect(wc_ctx *ctx, const wc_params *p, const wc_image *img, int by_forward,
+                    int *synthetic);
 
 /* The size of the file candidate c gives for img, as the encoder would
  * write it (codec/encoder.c); for the tests of the choice. */

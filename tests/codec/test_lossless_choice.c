@@ -89,13 +89,13 @@ static void test_detector(void **state)
     wc_params p;
     wc_params_init(&p);
     lc_candidate c[LC_MAX_CANDIDATES];
-    assert_int_equal(lc_candidates(&p, &noise, c), 1);
+    assert_int_equal(lc_candidates(&p, &noise, 0, c), 1);
     assert_int_equal(c[0].p.levels, LC_DEFAULT_LEVELS);
-    assert_int_equal(lc_candidates(&p, &flat, c),
-                     LC_MAX_CANDIDATES);              /* RGB: with and without RCT */
-    assert_int_equal(lc_candidates(&p, &tiny, c), 3); /* one component: no colour to leave out */
-    p.lossless = 0;                                   /* lossy: one layout */
-    assert_int_equal(lc_candidates(&p, &flat, c), 1);
+    assert_int_equal(lc_candidates(&p, &flat, 1, c),
+                     LC_MAX_CANDIDATES);                 /* RGB: with and without RCT */
+    assert_int_equal(lc_candidates(&p, &tiny, 1, c), 3); /* one component: no colour to leave out */
+    p.lossless = 0;                                      /* lossy: one layout */
+    assert_int_equal(lc_candidates(&p, &flat, 1, c), 1);
     wc_image_free(&noise);
     wc_image_free(&flat);
     wc_image_free(&tiny);
@@ -118,7 +118,7 @@ static void test_picks_smallest(void **state)
     void *a = NULL;
     size_t auto_size = encode_size(ctx, &p, &img, &a);
     lc_candidate c[LC_MAX_CANDIDATES];
-    int n = lc_candidates(&p, &img, c);
+    int n = lc_candidates(&p, &img, lc_looks_synthetic(&img), c);
     assert_int_equal(n, LC_MAX_CANDIDATES);
     size_t smallest = SIZE_MAX, first = 0;
     for (int k = 0; k < n; k++) {
@@ -192,6 +192,34 @@ static void test_roundtrips(void **state)
     wc_ctx_free(ctx);
 }
 
+/* The forward route (pixels in device memory) answers as the pixels do:
+ * here on the CPU backend from host memory, the same planes a device
+ * forward brings back. */
+static void test_detect_by_forward(void **state)
+{
+    (void)state;
+    static const uint32_t shapes[][4] = {{200, 100, 3, 8}, {130, 90, 1, 8},  {97, 61, 4, 16},
+                                         {64, 129, 2, 12}, {3000, 2, 1, 16}, {50, 50, 3, 8}};
+    wc_ctx *ctx = wc_ctx_create();
+    test_rng r;
+    test_rng_seed(&r, 17);
+    wc_params p;
+    wc_params_init(&p);
+    p.backend = WC_BACKEND_CPU;
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
+        for (int kind = 0; kind < 2; kind++) {
+            wc_image img =
+                make_image(&r, shapes[k][0], shapes[k][1], shapes[k][2], shapes[k][3], kind);
+            int direct = -1, forward = -1;
+            assert_int_equal(lc_detect(ctx, &p, &img, 0, &direct), WC_OK);
+            assert_int_equal(lc_detect(ctx, &p, &img, 1, &forward), WC_OK);
+            assert_int_equal(direct, forward);
+            if (shapes[k][0] * shapes[k][1] > LC_SMALL_PIXELS) assert_int_equal(direct, kind);
+            wc_image_free(&img);
+        }
+    wc_ctx_free(ctx);
+}
+
 /* Levels below -1 stay refused; -1 is WC_LEVELS_AUTO. */
 static void test_levels_range(void **state)
 {
@@ -216,7 +244,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_detector),        cmocka_unit_test(test_picks_smallest),
         cmocka_unit_test(test_photo_unchanged), cmocka_unit_test(test_roundtrips),
-        cmocka_unit_test(test_levels_range),
+        cmocka_unit_test(test_levels_range),    cmocka_unit_test(test_detect_by_forward),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
