@@ -31,7 +31,7 @@ wc_status wc_params_init_abi(wc_params *p, unsigned abi, size_t size)
     p->lossless = 1;
     p->transform = WC_TRANSFORM_DWT;
     p->wavelet = 0; /* 53 when lossless, else 97 */
-    p->levels = 5;
+    p->levels = WC_LEVELS_AUTO;
     p->entropy = WC_ENTROPY_HUFFMAN;
     p->deflate_level = 6;
     p->block_size =

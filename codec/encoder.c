@@ -12,6 +12,7 @@
 #include "dwt.h"
 #include "entropy_stage.h"
 #include "layout.h"
+#include "lossless_choice.h"
 #include "lot8.h"
 #include "meta.h"
 #include "parallel.h"
@@ -30,7 +31,8 @@ typedef struct enc_state {
     int32_t *raw[4]; /* rate control: unquantized int (5/3) planes */
     float *f[4];     /* rate control: unquantized float planes */
     const wc_image *img;
-    int probes; /* rate control's probes so far (device path) */
+    int probes;    /* rate control's probes so far (device path) */
+    int no_colour; /* automatic lossless layout: leave out the RCT */
 } enc_state;
 
 static void free_planes(enc_state *st)
@@ -285,6 +287,10 @@ static wc_status enc_plan(enc_state *st, const wc_image *img)
     if (!p->lossless)
         step = p->step > 0 ? p->step : plan_step_for_quality(p->quality > 0 ? p->quality : 75.0f);
     plan_header(p, img, step, &st->h);
+    if (st->no_colour && st->h.colour != WC_COLOUR_NONE) {
+        st->h.colour = WC_COLOUR_NONE;
+        wcx_header_stamp_version(&st->h); /* a coding field changed */
+    }
     WC_FORWARD_IF_ERROR(layout_build(&st->h, WC_MAX_BLOCKS, &st->lay, &st->ctx->err));
     enc_stage_plan(st);
     return WC_OK;
@@ -410,16 +416,61 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
     ctx_use_device(ctx, p);
     WC_FORWARD_IF_ERROR(plan_check(p, img, &ctx->err));
     WC_FORWARD_IF_ERROR(check_limits(p, img, &ctx->err));
+    /* Levels WC_LEVELS_AUTO: one layout, or for a lossless image that
+     * looks synthetic several, each coded in full; the smallest file is
+     * kept (the first of equal sizes, so the choice is deterministic). */
+    lc_candidate cand[LC_MAX_CANDIDATES];
+    int synthetic = 0;
+    if (p->levels == WC_LEVELS_AUTO && p->lossless)
+        WC_FORWARD_IF_ERROR(lc_detect(ctx, p, img, p->memory == WC_MEMORY_DEVICE, &synthetic));
+    const int ncand = p->levels == WC_LEVELS_AUTO ? lc_candidates(p, img, synthetic, cand) : 1;
+    if (p->levels != WC_LEVELS_AUTO) {
+        cand[0].p = *p;
+        cand[0].no_colour = 0;
+    }
     enc_state st;
     memset(&st, 0, sizeof st);
-    st.ctx = ctx;
-    st.p = p;
     es_output out;
     memset(&out, 0, sizeof out);
-    wc_status s = encode_payloads(&st, img, &out);
+    size_t size = 0;
+    wc_status s = WC_OK;
+    /* Each candidate adds to the --verbose note; the kept one's stays. */
+    char note0[sizeof ctx->note], note_kept[sizeof ctx->note];
+    memcpy(note0, ctx->note, sizeof note0);
+    memcpy(note_kept, ctx->note, sizeof note_kept);
+    for (int k = 0; k < ncand && s == WC_OK; k++) {
+        memcpy(ctx->note, note0, sizeof note0);
+        enc_state st_k;
+        memset(&st_k, 0, sizeof st_k);
+        st_k.ctx = ctx;
+        st_k.p = &cand[k].p;
+        st_k.no_colour = cand[k].no_colour;
+        es_output out_k;
+        memset(&out_k, 0, sizeof out_k);
+        s = encode_payloads(&st_k, img, &out_k);
+        size_t size_k = s == WC_OK ? enc_file_size(&st_k, &out_k) : 0;
+        if (s == WC_OK && (k == 0 || size_k < size)) {
+            es_output_free(&out);
+            free_planes(&st);
+            st = st_k;
+            out = out_k;
+            size = size_k;
+            memcpy(note_kept, ctx->note, sizeof note_kept);
+        } else {
+            es_output_free(&out_k);
+            free_planes(&st_k);
+        }
+    }
+    if (ncand > 1 && s == WC_OK) {
+        memcpy(ctx->note, note_kept, sizeof note_kept);
+        size_t n = strlen(ctx->note);
+        snprintf(ctx->note + n, sizeof ctx->note - n,
+                 "%slossless layout: %d level(s), %s%s (the smallest of %d tried)", n ? "; " : "",
+                 st.h.levels, st.h.entropy == WC_ENTROPY_DEFLATE ? "deflate" : "Huffman",
+                 st.no_colour ? ", no colour transform" : "", ncand);
+    }
     if (s == WC_OK) {
         double t0 = ctx_now();
-        size_t size = enc_file_size(&st, &out);
         if (alloc_out) {
             dst = *alloc_out = wc_malloc(size);
             cap = size;
@@ -431,6 +482,68 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
         if (s == WC_OK) write_file(&st, &out, dst, cap, written);
         ctx->times.container = ctx_now() - t0;
     }
+    es_output_free(&out);
+    free_planes(&st);
+    return s;
+}
+
+wc_status lc_detect(wc_ctx *ctx, const wc_params *p, const wc_image *img, int by_forward,
+                    int *synthetic)
+{
+    const uint64_t pixels = (uint64_t)img->width * img->height;
+    if (!by_forward || pixels <= LC_SMALL_PIXELS) {
+        *synthetic = pixels <= LC_SMALL_PIXELS || lc_looks_synthetic(img);
+        return WC_OK;
+    }
+    /* The pixels are where the host cannot read them: the backend's
+     * forward of a 0-level lossless plan without colour transform brings
+     * the samples (level-shifted) to the host, as for a bpp target. */
+    wc_params q = *p;
+    q.levels = 0;
+    enc_state st;
+    memset(&st, 0, sizeof st);
+    st.ctx = ctx;
+    st.p = &q;
+    plan_header(&q, img, 1.0f, &st.h);
+    st.h.colour = WC_COLOUR_NONE;
+    wcx_header_stamp_version(&st.h);
+    wc_err *err = &ctx->err;
+    WC_FORWARD_IF_ERROR(layout_build(&st.h, WC_MAX_BLOCKS, &st.lay, err));
+    plan_from_header(&st.h, 0.0f, &st.plan);
+    st.plan.threads = p->threads;
+    st.plan.pool = &ctx->pool;
+    st.plan.band_output = 1;
+    st.plan.device_memory = p->memory == WC_MEMORY_DEVICE;
+    st.plan.stream = p->stream;
+    st.plan.quantize = 0;
+    wc_status s = ctx_backend(ctx, p->backend);
+    wc_coeffs co = {{0}, {0}, st.h.components, {NULL}, {NULL}, 0, 0};
+    for (uint32_t c = 0; c < st.h.components && s == WC_OK; c++) {
+        size_t n = (size_t)st.lay.plane_w[c] * st.lay.plane_h[c];
+        st.raw[c] = pool_alloc_array(&ctx->pool, n, sizeof(int32_t));
+        if (!st.raw[c]) s = wc_fail(err, WC_ERR_NOMEM, "out of memory (%zu samples)", n);
+        co.width[c] = st.lay.plane_w[c];
+        co.height[c] = st.lay.plane_h[c];
+        co.q[c] = st.raw[c];
+    }
+    if (s == WC_OK) s = ctx->backend->forward(ctx->backend_self, &st.plan, img, &co, err);
+    if (s == WC_OK) *synthetic = lc_planes_look_synthetic(img, (const int32_t *const *)st.raw);
+    free_planes(&st);
+    return s;
+}
+
+wc_status lc_encoded_size(wc_ctx *ctx, const lc_candidate *c, const wc_image *img, size_t *size)
+{
+    enc_state st;
+    memset(&st, 0, sizeof st);
+    st.ctx = ctx;
+    st.p = &c->p;
+    st.no_colour = c->no_colour;
+    es_output out;
+    memset(&out, 0, sizeof out);
+    ctx_begin(ctx);
+    wc_status s = encode_payloads(&st, img, &out);
+    if (s == WC_OK) *size = enc_file_size(&st, &out);
     es_output_free(&out);
     free_planes(&st);
     return s;

@@ -20,8 +20,8 @@ wc_status plan_check(const wc_params *p, const wc_image *img, wc_err *err)
                  "bit depth %u out of range 1..16", img->bit_depth);
     WC_RETURN_IF(img->stride && img->stride < wc_packed_row_bytes(img), err, WC_ERR_ARG,
                  "stride %zu shorter than a row", img->stride);
-    WC_RETURN_IF(p->levels < 0 || p->levels > WC_MAX_LEVELS, err, WC_ERR_ARG,
-                 "levels %d out of range 0..15", p->levels);
+    WC_RETURN_IF((p->levels < 0 && p->levels != WC_LEVELS_AUTO) || p->levels > WC_MAX_LEVELS, err,
+                 WC_ERR_ARG, "levels %d out of range 0..15", p->levels);
     WC_RETURN_IF(p->block_size != 16 && p->block_size != 32 && p->block_size != 64 &&
                      p->block_size != 128,
                  err, WC_ERR_ARG, "block size %d (16, 32, 64 or 128)", p->block_size);
@@ -124,7 +124,9 @@ void plan_header(const wc_params *p, const wc_image *img, float step, wcx_header
     h->entropy = (uint8_t)p->entropy;
     h->block_log2 = (uint8_t)(31 - __builtin_clz((unsigned)p->block_size));
     h->flags = p->lossless ? 1 : 0;
-    h->levels = (uint8_t)plan_levels(img->width, img->height, img->bit_depth, p->levels);
+    /* The encoder resolves WC_LEVELS_AUTO before it plans; 5 if not. */
+    const int levels = p->levels == WC_LEVELS_AUTO ? 5 : p->levels;
+    h->levels = (uint8_t)plan_levels(img->width, img->height, img->bit_depth, levels);
     int wav = p->lossless ? 53 : (p->wavelet ? p->wavelet : 97);
     int colour_comps = img->components >= 3;
     h->colour = colour_comps ? (wav == 53 ? WC_COLOUR_RCT : WC_COLOUR_ICT) : WC_COLOUR_NONE;

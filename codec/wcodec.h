@@ -85,12 +85,20 @@ typedef enum wc_memory { WC_MEMORY_HOST = 0, WC_MEMORY_DEVICE = 1 } wc_memory;
  * you need. Of quality, step and bpp the encoder uses the first that is set
  * in the order bpp, step, quality; lossless ignores all three.
  */
+/* wc_params.levels: let the encoder choose (the default). */
+#define WC_LEVELS_AUTO (-1)
+
 typedef struct wc_params {
     uint32_t abi;               /* set by wc_params_init; do not touch */
     int lossless;               /* 1 (default): DWT 5/3, step 1, exact */
     wc_transform transform;     /* lossy only: DWT (default), DCT, LOT */
     int wavelet;                /* 53 or 97; lossy default 97 */
-    int levels;                 /* DWT levels 0..15, default 5 (capped by size) */
+    int levels;                 /* DWT levels 0..15 (capped by size), or
+                              WC_LEVELS_AUTO (default): 5, and for a
+                              lossless image that looks synthetic also no
+                              transform, with Huffman and with deflate 9
+                              (colour: with and without the RCT), keeping
+                              the smallest file */
     float quality;              /* 1..100; 0 = not set (lossy default 75) */
     float step;                 /* base quantizer step > 0; 0 = not set */
     float bpp;                  /* target bits per pixel > 0; 0 = not set */
@@ -132,7 +140,7 @@ typedef struct wc_params {
 /* 2: wc_params gained meta, device, memory and stream. */
 #define WC_ABI_VERSION 2u
 WC_API wc_status wc_params_init_abi(wc_params *p, unsigned abi, size_t size);
-/* Sets every field of *p to its default (lossless, Huffman, 5 levels) and
+/* Sets every field of *p to its default (lossless, Huffman, levels auto) and
  * returns WC_OK. A program built against a wc_params of another layout
  * (another wcodec.h than the library's) gets WC_ERR_ABI and *p is left
  * alone but for p->abi, zeroed when it fits, which makes every later call

@@ -121,7 +121,10 @@ const char cli_encoder_help[] =
     "  --lossless            exact coding with the 5/3 wavelet (the default)\n"
     "  --transform T         dwt (default), dct or lot (lossy only)\n"
     "  --wavelet W           53 or 97 (lossy default 97)\n"
-    "  --levels N            wavelet levels 0..15 (default 5)\n"
+    "  --levels N|auto       wavelet levels 0..15; auto (default): 5, and lossless\n"
+    "                        images that look synthetic also try 0 levels with\n"
+    "                        Huffman and deflate 9 (colour: with and without the\n"
+    "                        RCT), keeping the smallest file\n"
     "  --quality Q           1..100, lossy (default 75); 100 is lossless\n"
     "  --step S              base quantizer step, lossy\n"
     "  --bpp R               target bits per pixel, lossy (searches the step)\n"
@@ -179,6 +182,10 @@ int cli_encoder_option(int argc, char **argv, int *i, wc_params *p, int *lossy, 
     }
     if (!strcmp(o, "--levels")) {
         VALUE();
+        if (!strcmp(v, "auto")) {
+            p->levels = WC_LEVELS_AUTO;
+            return 1;
+        }
         if (cli_int(o, v, 0, 15, &n)) return -1;
         p->levels = (int)n;
         return 1;

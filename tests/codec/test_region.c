@@ -157,6 +157,9 @@ static void set_mode(wc_params *p, const mode *m)
         p->quality = 80;
     }
     p->block_size = 16;
+    /* Five levels (fewer where the image is smaller), never the automatic
+     * lossless layout's 0 for small or flat images: reduce needs levels. */
+    p->levels = 5;
 }
 
 static void test_region_is_crop(void **state)

@@ -1,0 +1,127 @@
+/* lossless_choice.c -- see lossless_choice.h. */
+#include "lossless_choice.h"
+#include "wc_common.h"
+
+#include <string.h>
+
+/* Where the samples are read from: the image's interleaved rows, or the
+ * planes of its samples (level-shifted, which changes no equality) that
+ * the backend's forward gave for pixels in device memory. Both give the
+ * same answer for the same image. */
+typedef struct lc_source {
+    const wc_image *img;
+    const int32_t *const *planes;
+} lc_source;
+
+static int64_t sample_at(const lc_source *src, uint32_t x, uint32_t y, uint32_t c)
+{
+    const wc_image *img = src->img;
+    if (src->planes) return src->planes[c][(size_t)y * img->width + x];
+    const uint8_t *row = (const uint8_t *)img->pixels + (size_t)y * wc_row_stride(img);
+    const size_t i = (size_t)x * img->components + c;
+    if (img->bit_depth > 8) return ((const uint16_t *)(const void *)row)[i];
+    return row[i];
+}
+
+/* Counts the distinct pixels of the rows visited, up to LC_FEW_COLOURS + 1,
+ * in an open-addressing set of LC_SET slots (four times the most kept).
+ * An image of one component of at most 8 bits has at most 256 values
+ * whatever it shows, so there "few" is LC_FEW_GREYS. */
+#define LC_FEW_COLOURS 256u
+#define LC_FEW_GREYS 32u
+#define LC_SET 1024u
+
+typedef struct colour_set {
+    uint64_t key[LC_SET];
+    uint8_t used[LC_SET];
+    uint32_t count;
+} colour_set;
+
+static void colour_add(colour_set *cs, uint64_t key)
+{
+    uint32_t i = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 54) & (LC_SET - 1);
+    while (cs->used[i]) {
+        if (cs->key[i] == key) return;
+        i = (i + 1) & (LC_SET - 1);
+    }
+    cs->used[i] = 1;
+    cs->key[i] = key;
+    cs->count++;
+}
+
+static int looks_synthetic(const lc_source *src)
+{
+    const wc_image *img = src->img;
+    const uint64_t pixels = (uint64_t)img->width * img->height;
+    if (pixels <= LC_SMALL_PIXELS) return 1;
+    const uint32_t w = img->width, comps = img->components;
+    /* Rows spread over the image, about 2^20 samples in all. */
+    uint32_t step = (uint32_t)((uint64_t)w * comps * img->height / (1u << 20));
+    if (step < 1) step = 1;
+    uint64_t same = 0, total = 0;
+    const uint32_t few = comps == 1 && img->bit_depth <= 8 ? LC_FEW_GREYS : LC_FEW_COLOURS;
+    colour_set cs;
+    memset(&cs, 0, sizeof cs);
+    for (uint32_t y = 0; y < img->height; y += step) {
+        for (uint32_t x = 1; x < w; x++)
+            for (uint32_t c = 0; c < comps; c++)
+                same += sample_at(src, x, y, c) == sample_at(src, x - 1, y, c);
+        total += (uint64_t)(w - 1) * comps;
+        for (uint32_t x = 0; x < w && cs.count <= few; x++) {
+            uint64_t key = 0;
+            for (uint32_t c = 0; c < comps; c++)
+                key = key << 16 | (uint16_t)(sample_at(src, x, y, c) & 0xFFFF);
+            colour_add(&cs, key);
+        }
+    }
+    /* Flat areas (a quarter of the samples repeat their left neighbour;
+     * photographs: under a tenth), or a palette's few colours (few grey
+     * levels). */
+    return (total > 0 && same * 4 >= total) || cs.count <= few;
+}
+
+int lc_looks_synthetic(const wc_image *img)
+{
+    const lc_source src = {img, NULL};
+    return looks_synthetic(&src);
+}
+
+int lc_planes_look_synthetic(const wc_image *shape, const int32_t *const *planes)
+{
+    const lc_source src = {shape, planes};
+    return looks_synthetic(&src);
+}
+
+int lc_candidates(const wc_params *p, const wc_image *img, int synthetic, lc_candidate *out)
+{
+    memset(out, 0, sizeof *out * LC_MAX_CANDIDATES);
+    out[0].p = *p;
+    out[0].p.levels = LC_DEFAULT_LEVELS;
+    if (!p->lossless || !synthetic) return 1;
+    /* No transform: the samples (after the RCT) as one LL band, predicted
+     * by MED; with the context Huffman coder, and with deflate at its
+     * strongest, whose matches find repeated patterns (glyphs, tiles).
+     * Colour images also without the RCT: a palette's colours or a few
+     * levels per channel keep their edges in one component instead of
+     * three (on the graphics set up to 30% smaller, or twice the size:
+     * so both are tried). A caller who asked for the tiled Huffman blocks
+     * (entropy 2: a warp decodes a block) keeps them: no deflate, whose
+     * blocks decode on the host only. */
+    const int tiles = p->entropy == WC_ENTROPY_HUFFMAN_TILES;
+    int n = 1;
+    for (int nc = 0; nc < (img->components >= 3 ? 2 : 1); nc++) {
+        out[n].p = *p;
+        out[n].p.levels = 0;
+        out[n].p.entropy = tiles ? WC_ENTROPY_HUFFMAN_TILES : WC_ENTROPY_HUFFMAN;
+        out[n].no_colour = nc;
+        n++;
+        if (tiles) continue;
+        out[n].p = *p;
+        out[n].p.levels = 0;
+        out[n].p.entropy = WC_ENTROPY_DEFLATE;
+        out[n].p.deflate_level = 9;
+        out[n].no_colour = nc;
+        n++;
+    }
+    return n;
+}

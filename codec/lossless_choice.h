@@ -1,0 +1,61 @@
+/*
+ * lossless_choice.h -- the encoder's automatic layout for lossless files
+ * (wc_params.levels = WC_LEVELS_AUTO): which levels and entropy coder to
+ * try for an image. A photograph takes the 5-level wavelet; an image of
+ * flat areas and sharp edges (text, charts, screenshots, few grey levels,
+ * palettes) is also coded without a transform, where the LL band's MED
+ * prediction with deflate or the run-mode Huffman coder is far smaller,
+ * and the encoder keeps the smallest file. All candidates are 1.0 values.
+ */
+#ifndef WC_LOSSLESS_CHOICE_H
+#define WC_LOSSLESS_CHOICE_H
+
+#include "wcodec.h"
+
+/* The levels an automatic encode uses when it tries only one layout. */
+#define LC_DEFAULT_LEVELS 5
+
+/* Images up to this many pixels always try every layout: the extra
+ * encodes cost microseconds, and their fixed overheads differ most. */
+#define LC_SMALL_PIXELS 4096u
+
+/* The most layouts lc_candidates gives. */
+#define LC_MAX_CANDIDATES 5
+
+/* One layout to try: the parameters, and for 3 or more components whether
+ * to leave out the RCT (which wc_params cannot say; the file's colour
+ * field says it, a 1.0 value). */
+typedef struct lc_candidate {
+    wc_params p;
+    int no_colour;
+} lc_candidate;
+
+/* 1 when img (host memory) looks synthetic: a quarter or more of its
+ * samples equal their left neighbour (photographs: under a tenth), or it
+ * has at most 256 distinct pixels (32 grey levels for one component of
+ * up to 8 bits), or it is so small that trying is cheap. Reads at most about 2^20 samples. */
+int lc_looks_synthetic(const wc_image *img);
+
+/* The same answer from the image's level-shifted sample planes (one per
+ * component, width x height int32), for pixels in device memory: the
+ * encoder has the backend's forward of a 0-level, no-colour lossless plan
+ * bring them to the host. shape gives the size, components and depth. */
+int lc_planes_look_synthetic(const wc_image *shape, const int32_t *const *planes);
+
+/* The parameter sets to try for p (levels WC_LEVELS_AUTO) and img, the
+ * default layout first; synthetic is what lc_looks_synthetic (or
+ * lc_planes_look_synthetic) said of img. Returns how many (1 ..
+ * LC_MAX_CANDIDATES). */
+int lc_candidates(const wc_params *p, const wc_image *img, int synthetic, lc_candidate *out);
+
+/* Whether img looks synthetic, read from its pixels, or (by_forward, as
+ * for pixels in device memory) from the samples the backend's forward
+ * brings to the host; the same answer either way (codec/encoder.c). */
+wc_status lc_detect(wc_ctx *ctx, const wc_params *p, const wc_image *img, int by_forward,
+                    int *synthetic);
+
+/* The size of the file candidate c gives for img, as the encoder would
+ * write it (codec/encoder.c); for the tests of the choice. */
+wc_status lc_encoded_size(wc_ctx *ctx, const lc_candidate *c, const wc_image *img, size_t *size);
+
+#endif

@@ -1,0 +1,250 @@
+/*
+ * test_lossless_choice.c -- the automatic lossless layout (levels
+ * WC_LEVELS_AUTO, codec/lossless_choice.c): synthetic images are told from
+ * photographs, the file kept is the smallest of the candidates coded one
+ * by one, photographs keep the 5-level file byte for byte, and every
+ * choice decodes exactly (1x1, 1xN, odd and prime sizes, 8 and 16 bits,
+ * 1 to 4 components).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "lossless_choice.h"
+#include "test_support.h"
+#include "wcodec.h"
+
+/* kind 0: noise (photograph-like statistics for the detector: neighbours
+ * rarely equal); 1: flat areas with sharp edges and few levels. */
+static wc_image make_image(test_rng *r, uint32_t w, uint32_t h, uint32_t comps, uint32_t depth,
+                           int kind)
+{
+    wc_image img = {w, h, comps, depth, 0, NULL};
+    assert_int_equal(wc_image_alloc(&img), WC_OK);
+    const uint32_t maxv = (1u << depth) - 1;
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++)
+            for (uint32_t c = 0; c < comps; c++) {
+                uint32_t v =
+                    kind ? (((x / 7) ^ (y / 5)) + c) % 4 * (maxv / 3) : test_rng_u32(r) & maxv;
+                size_t i = ((size_t)y * w + x) * comps + c;
+                if (depth <= 8)
+                    ((uint8_t *)img.pixels)[i] = (uint8_t)v;
+                else
+                    ((uint16_t *)img.pixels)[i] = (uint16_t)v;
+            }
+    return img;
+}
+
+static size_t encode_size(wc_ctx *ctx, const wc_params *p, const wc_image *img, void **buf)
+{
+    size_t n = 0;
+    if (wc_encode_alloc(ctx, p, img, buf, &n) != WC_OK)
+        fail_msg("encode %ux%u x%u: %s", img->width, img->height, img->components,
+                 wc_ctx_error(ctx));
+    return n;
+}
+
+static void test_detector(void **state)
+{
+    (void)state;
+    test_rng r;
+    test_rng_seed(&r, 5);
+    wc_image noise = make_image(&r, 200, 100, 3, 8, 0);
+    wc_image flat = make_image(&r, 200, 100, 3, 8, 1);
+    wc_image tiny = make_image(&r, 40, 40, 1, 16, 0);
+    assert_false(lc_looks_synthetic(&noise));
+    assert_true(lc_looks_synthetic(&flat));
+    assert_true(lc_looks_synthetic(&tiny)); /* small: always worth trying */
+    /* An 8-bit grey photograph has at most 256 levels too: not a palette. */
+    wc_image grey = make_image(&r, 200, 100, 1, 8, 0);
+    assert_false(lc_looks_synthetic(&grey));
+    uint8_t *g = grey.pixels;
+    for (size_t i = 0; i < (size_t)200 * 100; i++) g[i] = (uint8_t)(g[i] % 32 * 8); /* 32 levels */
+    assert_true(lc_looks_synthetic(&grey));
+    g[0] = 1; /* 33 */
+    assert_false(lc_looks_synthetic(&grey));
+    wc_image_free(&grey);
+    /* Noise drawn from 200 colours: few neighbours repeat, but a palette. */
+    wc_image pal = make_image(&r, 200, 100, 3, 8, 0);
+    uint8_t *px = pal.pixels;
+    for (size_t i = 0; i < (size_t)200 * 100; i++) {
+        uint32_t k = test_rng_u32(&r) % 200;
+        px[3 * i] = (uint8_t)k;
+        px[3 * i + 1] = (uint8_t)(k * 7);
+        px[3 * i + 2] = (uint8_t)(k * 13);
+    }
+    assert_true(lc_looks_synthetic(&pal));
+    px[0] = 255; /* 201 colours: still a palette */
+    assert_true(lc_looks_synthetic(&pal));
+    for (size_t i = 0; i < 300; i++) px[3 * i] = (uint8_t)(i * 3 + 1); /* hundreds more */
+    assert_false(lc_looks_synthetic(&pal));
+    wc_image_free(&pal);
+    wc_params p;
+    wc_params_init(&p);
+    lc_candidate c[LC_MAX_CANDIDATES];
+    assert_int_equal(lc_candidates(&p, &noise, 0, c), 1);
+    assert_int_equal(c[0].p.levels, LC_DEFAULT_LEVELS);
+    assert_int_equal(lc_candidates(&p, &flat, 1, c),
+                     LC_MAX_CANDIDATES);                 /* RGB: with and without RCT */
+    assert_int_equal(lc_candidates(&p, &tiny, 1, c), 3); /* one component: no colour to leave out */
+    p.lossless = 0;                                      /* lossy: one layout */
+    assert_int_equal(lc_candidates(&p, &flat, 1, c), 1);
+    wc_image_free(&noise);
+    wc_image_free(&flat);
+    wc_image_free(&tiny);
+}
+
+/* The automatic file is exactly as small as the smallest candidate coded
+ * on its own, and strictly smaller than the 5-level file on a synthetic
+ * image: a choice that kept the first or a wrong candidate fails. The
+ * winner's bytes are the candidate's: the same parameters give them. */
+static void test_picks_smallest(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    test_rng r;
+    test_rng_seed(&r, 7);
+    wc_image img = make_image(&r, 301, 211, 3, 8, 1);
+    wc_params p;
+    wc_params_init(&p);
+    assert_int_equal(p.levels, WC_LEVELS_AUTO);
+    void *a = NULL;
+    size_t auto_size = encode_size(ctx, &p, &img, &a);
+    lc_candidate c[LC_MAX_CANDIDATES];
+    int n = lc_candidates(&p, &img, lc_looks_synthetic(&img), c);
+    assert_int_equal(n, LC_MAX_CANDIDATES);
+    size_t smallest = SIZE_MAX, first = 0;
+    for (int k = 0; k < n; k++) {
+        size_t s = 0;
+        if (lc_encoded_size(ctx, &c[k], &img, &s) != WC_OK) fail_msg("%s", wc_ctx_error(ctx));
+        if (k == 0) first = s;
+        if (s < smallest) smallest = s;
+    }
+    assert_int_equal(auto_size, smallest);
+    assert_true(auto_size < first);
+    wc_free(a);
+    wc_image_free(&img);
+    wc_ctx_free(ctx);
+}
+
+/* A photograph-like image tries one layout: the same bytes as levels 5. */
+static void test_photo_unchanged(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    test_rng r;
+    test_rng_seed(&r, 9);
+    wc_image img = make_image(&r, 160, 120, 3, 8, 0);
+    wc_params p;
+    wc_params_init(&p);
+    void *a = NULL, *b = NULL;
+    size_t na = encode_size(ctx, &p, &img, &a);
+    p.levels = 5;
+    size_t nb = encode_size(ctx, &p, &img, &b);
+    assert_int_equal(na, nb);
+    assert_memory_equal(a, b, na);
+    wc_free(a);
+    wc_free(b);
+    wc_image_free(&img);
+    wc_ctx_free(ctx);
+}
+
+/* Exact round trips of the automatic choice over sizes, depths, layouts. */
+static void test_roundtrips(void **state)
+{
+    (void)state;
+    static const uint32_t sizes[][2] = {{1, 1}, {1, 17}, {23, 1}, {7, 5}, {37, 29}, {131, 67}};
+    static const uint32_t depths[] = {1, 8, 12, 16};
+    wc_ctx *ctx = wc_ctx_create();
+    test_rng r;
+    test_rng_seed(&r, 11);
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (size_t d = 0; d < sizeof depths / sizeof depths[0]; d++)
+            for (uint32_t comps = 1; comps <= 4; comps++)
+                for (int kind = 0; kind < 2; kind++) {
+                    wc_image img = make_image(&r, sizes[s][0], sizes[s][1], comps, depths[d], kind);
+                    wc_params p;
+                    wc_params_init(&p);
+                    void *buf = NULL;
+                    size_t n = encode_size(ctx, &p, &img, &buf);
+                    wc_image out;
+                    memset(&out, 0, sizeof out);
+                    if (wc_decode(ctx, &p, buf, n, &out) != WC_OK)
+                        fail_msg("decode: %s", wc_ctx_error(ctx));
+                    assert_int_equal(out.width, img.width);
+                    assert_int_equal(out.height, img.height);
+                    assert_int_equal(out.components, img.components);
+                    const size_t bytes = wc_image_row_bytes(&img) * img.height;
+                    if (memcmp(out.pixels, img.pixels, bytes))
+                        fail_msg("%ux%u x%u %u-bit kind %d: not exact", img.width, img.height,
+                                 comps, img.bit_depth, kind);
+                    wc_image_free(&out);
+                    wc_free(buf);
+                    wc_image_free(&img);
+                }
+    wc_ctx_free(ctx);
+}
+
+/* The forward route (pixels in device memory) answers as the pixels do:
+ * here on the CPU backend from host memory, the same planes a device
+ * forward brings back. */
+static void test_detect_by_forward(void **state)
+{
+    (void)state;
+    static const uint32_t shapes[][4] = {{200, 100, 3, 8}, {130, 90, 1, 8},  {97, 61, 4, 16},
+                                         {64, 129, 2, 12}, {3000, 2, 1, 16}, {50, 50, 3, 8}};
+    wc_ctx *ctx = wc_ctx_create();
+    test_rng r;
+    test_rng_seed(&r, 17);
+    wc_params p;
+    wc_params_init(&p);
+    p.backend = WC_BACKEND_CPU;
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
+        for (int kind = 0; kind < 2; kind++) {
+            wc_image img =
+                make_image(&r, shapes[k][0], shapes[k][1], shapes[k][2], shapes[k][3], kind);
+            int direct = -1, forward = -1;
+            assert_int_equal(lc_detect(ctx, &p, &img, 0, &direct), WC_OK);
+            assert_int_equal(lc_detect(ctx, &p, &img, 1, &forward), WC_OK);
+            assert_int_equal(direct, forward);
+            if (shapes[k][0] * shapes[k][1] > LC_SMALL_PIXELS) assert_int_equal(direct, kind);
+            wc_image_free(&img);
+        }
+    wc_ctx_free(ctx);
+}
+
+/* Levels below -1 stay refused; -1 is WC_LEVELS_AUTO. */
+static void test_levels_range(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    test_rng r;
+    test_rng_seed(&r, 13);
+    wc_image img = make_image(&r, 8, 8, 1, 8, 1);
+    wc_params p;
+    wc_params_init(&p);
+    p.levels = -2;
+    void *buf = NULL;
+    size_t n = 0;
+    assert_int_equal(wc_encode_alloc(ctx, &p, &img, &buf, &n), WC_ERR_ARG);
+    assert_non_null(strstr(wc_ctx_error(ctx), "levels"));
+    wc_image_free(&img);
+    wc_ctx_free(ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_detector),        cmocka_unit_test(test_picks_smallest),
+        cmocka_unit_test(test_photo_unchanged), cmocka_unit_test(test_roundtrips),
+        cmocka_unit_test(test_levels_range),    cmocka_unit_test(test_detect_by_forward),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
