@@ -40,7 +40,7 @@ static wc_status transform_float(const wc_stage_plan *p, uint32_t c, float *src,
     if (p->transform[c] == WC_TRANSFORM_DWT) {
         float *scratch = pool_alloc_array(p->pool, dwt_scratch_elems(pw, ph), sizeof(float));
         WC_RETURN_IF(!scratch, err, WC_ERR_NOMEM, "out of memory (DWT scratch)");
-        dwt97_forward(src, pw, ph, p->levels, scratch);
+        dwt_float_forward(p->wavelet[c], src, pw, ph, p->levels, scratch);
         pool_free(p->pool, scratch);
         return WC_OK;
     }
@@ -110,7 +110,7 @@ static void forward_comp(void *arg, size_t c, int worker)
         j->status[c] = wc_fail(&j->errs[c], WC_ERR_NOMEM, "out of memory (DWT scratch)");
         return;
     }
-    dwt53_forward(out->q[c], p->width, p->height, p->levels, scratch);
+    dwt_int_forward(p->wavelet[c], out->q[c], p->width, p->height, p->levels, scratch);
     pool_free(p->pool, scratch);
     quant_layout lay = layout_of(p, (uint32_t)c, p->width, p->height);
     if (p->quantize) quant_int_plane(out->q[c], &lay, p->steps[c], p->threshold[c]);
@@ -185,7 +185,7 @@ static wc_status inverse_float_comp(const wc_stage_plan *p, uint32_t c, const wc
         }
     }
     if (p->transform[c] == WC_TRANSFORM_DWT)
-        dwt97_inverse(coef, pw, ph, p->levels, scratch);
+        dwt_float_inverse(p->wavelet[c], coef, pw, ph, p->levels, scratch);
     else if (p->transform[c] == WC_TRANSFORM_DCT)
         dct8_inverse(coef, pw, ph);
     else
@@ -206,7 +206,7 @@ static wc_status inverse_int_comp(const wc_stage_plan *p, uint32_t c, const wc_c
     if (dst != in->q[c]) memcpy(dst, in->q[c], (size_t)p->width * p->height * sizeof(int32_t));
     quant_layout lay = layout_of(p, c, p->width, p->height);
     dequant_int_plane(dst, &lay, p->steps[c], p->recon);
-    dwt53_inverse(dst, p->width, p->height, p->levels, scratch);
+    dwt_int_inverse(p->wavelet[c], dst, p->width, p->height, p->levels, scratch);
     pool_free(p->pool, scratch);
     return WC_OK;
 }

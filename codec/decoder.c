@@ -188,7 +188,7 @@ static uint64_t decode_memory(const wcx_header *h, const wc_layout *lay, uint64_
     for (uint32_t c = 0; c < h->components; c++) {
         const uint64_t plane = (uint64_t)lay->plane_w[c] * lay->plane_h[c];
         const int tf = layout_comp_transform(h, c);
-        const int is_float = tf != WC_TRANSFORM_DWT || h->wavelet[c] == 97;
+        const int is_float = tf != WC_TRANSFORM_DWT || dwt_family(h->wavelet[c]) == 97;
         need += plane * (is_float ? 8 : 4);
         if (tf == WC_TRANSFORM_DWT)
             need += (uint64_t)dwt_scratch_elems(lay->plane_w[c], lay->plane_h[c]) * 4;
