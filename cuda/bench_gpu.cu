@@ -127,7 +127,7 @@ const char *tx_label(const result &r)
     switch (r.wavelet) {
     case 53: return "53";
     case 97: return "97";
-    case 153: return "53m"; /* the Monolithic scheme (dwt_mono_kernels.cu) */
+    case 153: return "53m"; /* the Monolithic scheme (dwt_mono_level.cuh) */
     default: return "97m";
     }
 }

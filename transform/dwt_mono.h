@@ -3,7 +3,7 @@
  * non-separable lifting scheme (seeds/barina-parallel-wavelet-schemes.txt,
  * eqs. 29-30) for the CDF 5/3 and 9/7 filters, compiled from this one
  * source by the CPU reference (dwt_mono.c) and the CUDA kernels
- * (cuda/dwt_mono_kernels.cu), so the two give the same bits.
+ * (cuda/dwt_mono_level.cuh), so the two give the same bits.
  *
  * A level splits the w x h region into 2x2 quads of the interleaved plane:
  * a = (even row, even column), b = (even, odd), c = (odd, even), d = (odd,

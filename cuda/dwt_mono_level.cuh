@@ -1,5 +1,5 @@
 /*
- * dwt_mono_kernels.cu -- one DWT level in Barina's Monolithic scheme
+ * dwt_mono_level.cuh -- one DWT level in Barina's Monolithic scheme
  * (transform/dwt_mono.h: the arithmetic, compiled from the same source as
  * the CPU reference), in the register-based layout of dwt_level.cuh: a
  * warp owns a strip of K*32 column pairs, lane t the pairs 32k + t, and
@@ -23,13 +23,14 @@
  * symmetric, so the values at mirrored places equal the reflected ones
  * and the borders come out exactly as the CPU's.
  */
+#ifndef WC_DWT_MONO_LEVEL_CUH
+#define WC_DWT_MONO_LEVEL_CUH
+
 #include "dwt.h"
 #include "dwt_level.cuh"
 #include "dwt_mono.h"
 
 namespace wcg
-{
-namespace
 {
 
 /* ---- the arithmetic of each filter, per stage -------------------------------- */
@@ -486,38 +487,8 @@ template <class M, int K> cudaError_t mono_inv_level(const wcg_inv_level *lv, cu
 #ifndef WCG_KMONO
 #define WCG_KMONO 2
 #endif
-constexpr int KM = WCG_KMONO; /* pairs per lane */
+constexpr int KM = WCG_KMONO; /* pairs per lane: a warp strip is 64*KM columns */
 
-} /* namespace */
 } /* namespace wcg */
 
-/* Levels of one row or one column are the separable ones (dwt_mono.h). */
-cudaError_t wcg_dwt53m_forward_level(const wcg_fwd_level *lv, cudaStream_t st)
-{
-    using namespace wcg;
-    if (lv->w < 2 || lv->h < 2) return wcg_dwt53_forward_level(lv, st);
-    return lv->quantize ? mono_fwd_level<Mono53, KM, int32_t, true>(lv, st)
-                        : mono_fwd_level<Mono53, KM, int32_t, false>(lv, st);
-}
-
-cudaError_t wcg_dwt97m_forward_level(const wcg_fwd_level *lv, cudaStream_t st)
-{
-    using namespace wcg;
-    if (lv->w < 2 || lv->h < 2) return wcg_dwt97_forward_level(lv, st);
-    return lv->quantize ? mono_fwd_level<Mono97, KM, int32_t, true>(lv, st)
-                        : mono_fwd_level<Mono97, KM, float, false>(lv, st);
-}
-
-cudaError_t wcg_dwt53m_inverse_level(const wcg_inv_level *lv, cudaStream_t st)
-{
-    using namespace wcg;
-    if (lv->w < 2 || lv->h < 2) return wcg_dwt53_inverse_level(lv, st);
-    return mono_inv_level<Mono53, KM>(lv, st);
-}
-
-cudaError_t wcg_dwt97m_inverse_level(const wcg_inv_level *lv, cudaStream_t st)
-{
-    using namespace wcg;
-    if (lv->w < 2 || lv->h < 2) return wcg_dwt97_inverse_level(lv, st);
-    return mono_inv_level<Mono97, KM>(lv, st);
-}
+#endif /* WC_DWT_MONO_LEVEL_CUH */
