@@ -8,8 +8,9 @@
  * and high rows. The inverse interleaves first and undoes the sweeps in
  * reverse order.
  *
- * Written for clarity, not speed: every neighbour goes through the mirror
- * (the GPU kernels are the fast implementation; this one fixes the bits).
+ * Written for clarity more than speed: each row takes the three (mirrored)
+ * rows around it, and only the columns beside a place are mirrored (the
+ * GPU kernels are the fast implementation; this one fixes the bits).
  */
 #include <string.h>
 
@@ -17,16 +18,21 @@
 #include "dwt_internal.h"
 #include "dwt_mono.h"
 
-/* Sample (r, c) of the w x h region at p, mirrored into the region. */
-#define AT(r, c) p[(size_t)dwt_mirror(r, h) * stride + dwt_mirror(c, w)]
+/* Row r of the w x h region at p (rows mirrored: -1 -> 1, h -> h - 2). */
+#define ROW(r) (p + (size_t)dwt_mirror(r, h) * stride)
+
+/* The rows above, at and below r, and the mirrored columns beside c (the
+ * region is at least 2 x 2, so c - 1 and c + 1 mirror to 1 and w - 2). */
+#define ROWS(T) \
+    T *const rn = ROW((int64_t)r - 1), *const r0 = ROW(r), *const rs = ROW((int64_t)r + 1)
+#define COLS() const uint32_t cw = c ? c - 1 : 1, ce = c + 1 < w ? c + 1 : w - 2
 
 /* The eight neighbours of (r, c) the spatial steps read: west/east,
  * north/south and the four diagonals. */
-#define NEIGHBOURS(T)                                                                         \
-    const T we = AT(r, (int64_t)c - 1), ea = AT(r, (int64_t)c + 1);                           \
-    const T no = AT((int64_t)r - 1, c), so = AT((int64_t)r + 1, c);                           \
-    const T nw = AT((int64_t)r - 1, (int64_t)c - 1), ne = AT((int64_t)r - 1, (int64_t)c + 1); \
-    const T sw = AT((int64_t)r + 1, (int64_t)c - 1), se = AT((int64_t)r + 1, (int64_t)c + 1)
+#define NEIGHBOURS(T)                                         \
+    COLS();                                                   \
+    const T we = r0[cw], ea = r0[ce], no = rn[c], so = rs[c]; \
+    const T nw = rn[cw], ne = rn[ce], sw = rs[cw], se = rs[ce]
 
 /* Which spatial step a sweep performs. */
 typedef enum { PREDICT, UPDATE } mono_step;
@@ -37,32 +43,33 @@ typedef enum { PREDICT, UPDATE } mono_step;
 static void mono53_quad(int32_t *p, size_t stride, uint32_t w, uint32_t h, mono_step s, int inv)
 {
     const uint32_t q = s == PREDICT ? 1 : 0;
-    for (uint32_t r = q; r < h; r += 2)
+    for (uint32_t r = q; r < h; r += 2) {
+        ROWS(int32_t);
         for (uint32_t c = q; c < w; c += 2) {
             NEIGHBOURS(int32_t);
-            int32_t *y = &AT(r, c);
             /* d: b north/south, c west/east; a: b west/east, c north/south.
              * The integer sums do not depend on the order. */
             const int32_t t = s == PREDICT ? mono53_pd(no, so, we, ea, nw, ne, sw, se)
                                            : mono53_ua(we, ea, no, so, nw, ne, sw, se);
-            *y = (s == PREDICT) != inv ? mono53_sub(*y, t) : mono53_add(*y, t);
+            r0[c] = (s == PREDICT) != inv ? mono53_sub(r0[c], t) : mono53_add(r0[c], t);
         }
+    }
 }
 
 /* b and c: predicted from the two a beside (b) or above and below (c),
  * updated from the two d above and below (b) or beside (c). */
 static void mono53_edges(int32_t *p, size_t stride, uint32_t w, uint32_t h, mono_step s, int inv)
 {
-    for (uint32_t r = 0; r < h; r++)
+    for (uint32_t r = 0; r < h; r++) {
+        ROWS(int32_t);
+        const int horiz = (s == PREDICT) == !(r & 1); /* b predict, c update */
         for (uint32_t c = (r & 1) ? 0 : 1; c < w; c += 2) {
-            NEIGHBOURS(int32_t);
-            (void)nw, (void)ne, (void)sw, (void)se;
-            const int horiz = (s == PREDICT) == !(r & 1); /* b predict, c update */
-            const int32_t t = s == PREDICT ? mono53_pe(horiz ? we : no, horiz ? ea : so)
-                                           : mono53_ue(horiz ? we : no, horiz ? ea : so);
-            int32_t *y = &AT(r, c);
-            *y = (s == PREDICT) != inv ? mono53_sub(*y, t) : mono53_add(*y, t);
+            COLS();
+            const int32_t e0 = horiz ? r0[cw] : rn[c], e1 = horiz ? r0[ce] : rs[c];
+            const int32_t t = s == PREDICT ? mono53_pe(e0, e1) : mono53_ue(e0, e1);
+            r0[c] = (s == PREDICT) != inv ? mono53_sub(r0[c], t) : mono53_add(r0[c], t);
         }
+    }
 }
 
 /* ---- 9/7 -------------------------------------------------------------------- */
@@ -72,27 +79,28 @@ static void mono97_quad(float *p, size_t stride, uint32_t w, uint32_t h, mono_st
 {
     const float k2 = k * k;
     const uint32_t q = s == PREDICT ? 1 : 0;
-    for (uint32_t r = q; r < h; r += 2)
+    for (uint32_t r = q; r < h; r += 2) {
+        ROWS(float);
         for (uint32_t c = q; c < w; c += 2) {
             NEIGHBOURS(float);
-            float *y = &AT(r, c);
-            *y = inv ? mono97_q_inv(*y, k, k2, no, so, we, ea, nw, ne, sw, se)
-                     : mono97_q(*y, k, k2, no, so, we, ea, nw, ne, sw, se);
+            r0[c] = inv ? mono97_q_inv(r0[c], k, k2, no, so, we, ea, nw, ne, sw, se)
+                        : mono97_q(r0[c], k, k2, no, so, we, ea, nw, ne, sw, se);
         }
+    }
 }
 
 static void mono97_edges(float *p, size_t stride, uint32_t w, uint32_t h, mono_step s, float k,
                          int inv)
 {
-    for (uint32_t r = 0; r < h; r++)
+    for (uint32_t r = 0; r < h; r++) {
+        ROWS(float);
+        const int horiz = (s == PREDICT) == !(r & 1);
         for (uint32_t c = (r & 1) ? 0 : 1; c < w; c += 2) {
-            NEIGHBOURS(float);
-            (void)nw, (void)ne, (void)sw, (void)se;
-            const int horiz = (s == PREDICT) == !(r & 1);
-            float *y = &AT(r, c);
-            *y = inv ? mono97_e_inv(*y, k, horiz ? we : no, horiz ? ea : so)
-                     : mono97_e(*y, k, horiz ? we : no, horiz ? ea : so);
+            COLS();
+            const float e0 = horiz ? r0[cw] : rn[c], e1 = horiz ? r0[ce] : rs[c];
+            r0[c] = inv ? mono97_e_inv(r0[c], k, e0, e1) : mono97_e(r0[c], k, e0, e1);
         }
+    }
 }
 
 /* Vertical scale by row parity, then horizontal by column parity. */
