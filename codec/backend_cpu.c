@@ -49,7 +49,9 @@ static int comp_threads(const wc_stage_plan *p)
 static wc_status transform_float(const wc_stage_plan *p, uint32_t c, float *src, float *dst,
                                  uint32_t pw, uint32_t ph, wc_err *err)
 {
-    if (p->transform[c] == WC_TRANSFORM_DWT && comp_threads(p) > 1) {
+    /* The threaded DWT is the separable one's; Barina's Monolithic scheme
+     * (153, 197) runs on one thread a component. */
+    if (p->transform[c] == WC_TRANSFORM_DWT && p->wavelet[c] == 97 && comp_threads(p) > 1) {
         WC_RETURN_IF(dwt97_forward_mt(src, pw, ph, p->levels, comp_threads(p)), err, WC_ERR_NOMEM,
                      "out of memory (DWT scratch)");
         return WC_OK;
@@ -57,7 +59,7 @@ static wc_status transform_float(const wc_stage_plan *p, uint32_t c, float *src,
     if (p->transform[c] == WC_TRANSFORM_DWT) {
         float *scratch = pool_alloc_array(p->pool, dwt_scratch_elems(pw, ph), sizeof(float));
         WC_RETURN_IF(!scratch, err, WC_ERR_NOMEM, "out of memory (DWT scratch)");
-        dwt97_forward(src, pw, ph, p->levels, scratch);
+        dwt_float_forward(p->wavelet[c], src, pw, ph, p->levels, scratch);
         pool_free(p->pool, scratch);
         return WC_OK;
     }
@@ -144,7 +146,7 @@ static void forward_comp(void *arg, size_t c, int worker)
         j->status[c] = forward_float_comp(p, (uint32_t)c, j->fl[c], out, &j->errs[c]);
         return;
     }
-    if (comp_threads(p) > 1) {
+    if (comp_threads(p) > 1 && p->wavelet[c] == 53) {
         if (dwt53_forward_mt(out->q[c], p->width, p->height, p->levels, comp_threads(p))) {
             j->status[c] = wc_fail(&j->errs[c], WC_ERR_NOMEM, "out of memory (DWT scratch)");
             return;
@@ -156,7 +158,7 @@ static void forward_comp(void *arg, size_t c, int worker)
             j->status[c] = wc_fail(&j->errs[c], WC_ERR_NOMEM, "out of memory (DWT scratch)");
             return;
         }
-        dwt53_forward(out->q[c], p->width, p->height, p->levels, scratch);
+        dwt_int_forward(p->wavelet[c], out->q[c], p->width, p->height, p->levels, scratch);
         pool_free(p->pool, scratch);
     }
     quant_layout lay = layout_of(p, (uint32_t)c, p->width, p->height);
@@ -276,7 +278,8 @@ static wc_status inverse_float_comp(const wc_stage_plan *p, uint32_t c, const wc
     quant_layout lay = layout_of(p, c, pw, ph);
     dequant_float_plane_mt(in->q[c], coef, &lay, p->steps[c], p->recon, comp_threads(p));
     float *scratch = NULL;
-    const int mt = p->transform[c] == WC_TRANSFORM_DWT && comp_threads(p) > 1;
+    const int mt =
+        p->transform[c] == WC_TRANSFORM_DWT && p->wavelet[c] == 97 && comp_threads(p) > 1;
     if (p->transform[c] != WC_TRANSFORM_DCT && !mt) {
         size_t sn = p->transform[c] == WC_TRANSFORM_LOT ? lot8_scratch_elems(pw, ph)
                                                         : dwt_scratch_elems(pw, ph);
@@ -292,7 +295,7 @@ static wc_status inverse_float_comp(const wc_stage_plan *p, uint32_t c, const wc
             return wc_fail(err, WC_ERR_NOMEM, "out of memory (transform scratch)");
         }
     } else if (p->transform[c] == WC_TRANSFORM_DWT)
-        dwt97_inverse(coef, pw, ph, p->levels, scratch);
+        dwt_float_inverse(p->wavelet[c], coef, pw, ph, p->levels, scratch);
     else if (p->transform[c] == WC_TRANSFORM_DCT)
         dct8_inverse(coef, pw, ph);
     else
@@ -310,7 +313,7 @@ static wc_status inverse_int_comp(const wc_stage_plan *p, uint32_t c, const wc_c
     if (dst != in->q[c]) memcpy(dst, in->q[c], (size_t)p->width * p->height * sizeof(int32_t));
     quant_layout lay = layout_of(p, c, p->width, p->height);
     dequant_int_plane_mt(dst, &lay, p->steps[c], p->recon, comp_threads(p));
-    if (comp_threads(p) > 1) {
+    if (comp_threads(p) > 1 && p->wavelet[c] == 53) {
         WC_RETURN_IF(dwt53_inverse_mt(dst, p->width, p->height, p->levels, comp_threads(p)), err,
                      WC_ERR_NOMEM, "out of memory (DWT scratch)");
         return WC_OK;
@@ -318,7 +321,7 @@ static wc_status inverse_int_comp(const wc_stage_plan *p, uint32_t c, const wc_c
     int32_t *scratch =
         pool_alloc_array(p->pool, dwt_scratch_elems(p->width, p->height), sizeof(int32_t));
     WC_RETURN_IF(!scratch, err, WC_ERR_NOMEM, "out of memory (DWT scratch)");
-    dwt53_inverse(dst, p->width, p->height, p->levels, scratch);
+    dwt_int_inverse(p->wavelet[c], dst, p->width, p->height, p->levels, scratch);
     pool_free(p->pool, scratch);
     return WC_OK;
 }

@@ -191,7 +191,7 @@ static uint64_t decode_memory(const wcx_header *h, const wc_layout *lay, uint64_
     for (uint32_t c = 0; c < h->components; c++) {
         const uint64_t plane = (uint64_t)lay->plane_w[c] * lay->plane_h[c];
         const int tf = layout_comp_transform(h, c);
-        const int is_float = tf != WC_TRANSFORM_DWT || h->wavelet[c] == 97;
+        const int is_float = tf != WC_TRANSFORM_DWT || dwt_family(h->wavelet[c]) == 97;
         need += plane * (is_float ? 8 : 4);
         if (tf == WC_TRANSFORM_DWT)
             need += (uint64_t)dwt_scratch_elems(lay->plane_w[c], lay->plane_h[c]) * 4;
@@ -382,6 +382,33 @@ uint64_t dec_region_memory(wc_ctx *ctx, const void *src, size_t size, const wc_r
     return need;
 }
 
+/* A region of a file the window inverse cannot take (region_needs_whole):
+ * the whole decode, cropped; the same pixels, at a whole decode's cost. */
+static wc_status region_by_crop(wc_ctx *ctx, const wc_params *p, const void *src, size_t size,
+                                const wc_region *rr, wc_image *out)
+{
+    wc_image whole;
+    WC_FORWARD_IF_ERROR(decode(ctx, p, src, size, &whole, 0));
+    wc_image img = {rr->width, rr->height, whole.components, whole.bit_depth, 0, NULL};
+    if (wc_image_alloc(&img) != WC_OK) {
+        wc_image_free(&whole);
+        return wc_fail(&ctx->err, WC_ERR_NOMEM, "out of memory (output image)");
+    }
+    const size_t px = (size_t)whole.components * (whole.bit_depth > 8 ? 2 : 1);
+    const size_t ws = whole.stride ? whole.stride : whole.width * px;
+    const size_t is = img.stride ? img.stride : img.width * px;
+    for (uint32_t y = 0; y < img.height; y++)
+        memcpy((uint8_t *)img.pixels + (size_t)y * is,
+               (const uint8_t *)whole.pixels + (size_t)(rr->y + y) * ws + rr->x * px,
+               img.width * px);
+    wc_image_free(&whole);
+    snprintf(ctx->note, sizeof ctx->note,
+             "region: the whole image decoded, then cropped (the Monolithic DWT has no "
+             "window inverse)");
+    *out = img;
+    return WC_OK;
+}
+
 wc_status wc_decode_region(wc_ctx *ctx, const wc_params *p, const void *src, size_t size,
                            const wc_region *r, wc_image *out)
 {
@@ -396,6 +423,10 @@ wc_status wc_decode_region(wc_ctx *ctx, const wc_params *p, const void *src, siz
     wc_region rr = {0, 0, 0, 0, 0};
     wc_status s = parse_file(ctx, p, src, size, &ps, 0);
     if (s == WC_OK) s = region_resolve(&ps.h, r, &rr, &ctx->err);
+    if (s == WC_OK && region_needs_whole(&ps.h)) {
+        parsed_free(&ps);
+        return region_by_crop(ctx, p, src, size, &rr, out);
+    }
     if (s == WC_OK)
         s = check_memory(&ps.h, region_decode_memory(&ps, &rr, size, p ? p->threads : 0), p,
                          &ctx->err);

@@ -382,7 +382,7 @@ uint64_t wc_encode_memory(const wc_image *img, const wc_params *p)
         const int wavelet = p->lossless || alpha ? 53 : p->wavelet ? p->wavelet : 97;
         const uint64_t pw = tf == WC_TRANSFORM_DWT ? w : (w + 7) & ~7ull;
         const uint64_t ph = tf == WC_TRANSFORM_DWT ? h : (h + 7) & ~7ull;
-        const int is_float = tf != WC_TRANSFORM_DWT || wavelet == 97;
+        const int is_float = tf != WC_TRANSFORM_DWT || dwt_family(wavelet) == 97;
         need += pw * ph * 4 * (1 + (uint64_t)rate);
         if (is_float && !strips) need += w * h * 4 + (pw != w || ph != h ? pw * ph * 4 : 0);
         if (tf == WC_TRANSFORM_LOT)

@@ -34,6 +34,8 @@ wc_status plan_check(const wc_params *p, const wc_image *img, wc_err *err)
                  WC_ERR_ARG, "unknown transform %d", (int)p->transform);
     WC_RETURN_IF(p->wavelet != 0 && p->wavelet != 53 && p->wavelet != 97, err, WC_ERR_ARG,
                  "wavelet %d (53 or 97)", p->wavelet);
+    WC_RETURN_IF(p->dwt_scheme != WC_DWT_SEPARABLE && p->dwt_scheme != WC_DWT_MONOLITHIC, err,
+                 WC_ERR_ARG, "unknown DWT scheme %d", (int)p->dwt_scheme);
     WC_RETURN_IF(p->threads < 0, err, WC_ERR_ARG, "threads %d < 0", p->threads);
     if (p->lossless) {
         WC_RETURN_IF(p->transform != WC_TRANSFORM_DWT, err, WC_ERR_ARG,
@@ -93,8 +95,8 @@ void plan_set_step(wcx_header *h, float step)
 {
     h->base_step = step;
     for (uint32_t c = 0; c < h->components; c++) {
-        int lossless_comp =
-            h->wavelet[c] == 53 && ((h->flags & 1) || layout_is_alpha(h->components, c));
+        int lossless_comp = dwt_family(h->wavelet[c]) == 53 &&
+                            ((h->flags & 1) || layout_is_alpha(h->components, c));
         double cw = h->colour == WC_COLOUR_ICT && c < 3 ? ict_weight[c] : 1.0;
         if (layout_comp_transform(h, c) != WC_TRANSFORM_DWT) {
             for (unsigned f = 0; f < 64; f++)
@@ -111,6 +113,12 @@ void plan_set_step(wcx_header *h, float step)
         }
         for (unsigned i = nb; i < WCX_MAX_STEPS; i++) h->steps[c][i] = 1.0f;
     }
+}
+
+int plan_wavelet(const wc_params *p, int family)
+{
+    if (p->dwt_scheme != WC_DWT_MONOLITHIC) return family;
+    return family == 53 ? DWT_53_MONO : DWT_97_MONO;
 }
 
 void plan_header(const wc_params *p, const wc_image *img, float step, wcx_header *h)
@@ -132,9 +140,9 @@ void plan_header(const wc_params *p, const wc_image *img, float step, wcx_header
     h->colour = colour_comps ? (wav == 53 ? WC_COLOUR_RCT : WC_COLOUR_ICT) : WC_COLOUR_NONE;
     if (colour_comps && !p->lossless && h->transform != WC_TRANSFORM_DWT) h->colour = WC_COLOUR_ICT;
     for (uint32_t c = 0; c < img->components; c++)
-        h->wavelet[c] = (uint8_t)(layout_is_alpha(img->components, c)
-                                      ? 53
-                                      : (h->transform != WC_TRANSFORM_DWT ? 97 : wav));
+        h->wavelet[c] = (uint8_t)plan_wavelet(
+            p, layout_is_alpha(img->components, c) ? 53
+                                                   : (h->transform != WC_TRANSFORM_DWT ? 97 : wav));
     h->recon = p->lossless ? 0.0f : 0.4f;
     h->nsteps = h->transform != WC_TRANSFORM_DWT ? 64 : (uint8_t)(3 * h->levels + 1);
     if (h->transform != WC_TRANSFORM_DWT && (img->components == 2 || img->components == 4)) {
@@ -164,7 +172,7 @@ void plan_from_header(const wcx_header *h, float threshold, wc_stage_plan *plan)
         plan->transform[c] = layout_comp_transform(h, c);
         plan->wavelet[c] = h->wavelet[c];
         memcpy(plan->steps[c], h->steps[c], sizeof plan->steps[c]);
-        int exact = plan->wavelet[c] == 53 && plan->transform[c] == WC_TRANSFORM_DWT &&
+        int exact = dwt_family(plan->wavelet[c]) == 53 && plan->transform[c] == WC_TRANSFORM_DWT &&
                     ((h->flags & 1) || layout_is_alpha(h->components, c));
         plan->threshold[c] = exact ? 0.0f : threshold;
     }

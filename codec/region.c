@@ -26,6 +26,13 @@
 #include "quantizer.h"
 #include "region.h"
 
+int region_needs_whole(const wcx_header *h)
+{
+    for (uint32_t c = 0; c < h->components; c++)
+        if (h->wavelet[c] == 153 || h->wavelet[c] == 197) return 1;
+    return 0;
+}
+
 wc_status region_resolve(const wcx_header *h, const wc_region *r, wc_region *out, wc_err *err)
 {
     wc_region all = {0, 0, 0, 0, 0};
@@ -39,6 +46,10 @@ wc_status region_resolve(const wcx_header *h, const wc_region *r, wc_region *out
                          "reduce %d needs a wavelet file; this one uses the %s (decode it "
                          "whole, or a region of it)",
                          r->reduce, h->transform == WC_TRANSFORM_DCT ? "DCT" : "LOT");
+    WC_RETURN_IF(r->reduce > 0 && region_needs_whole(h), err, WC_ERR_UNSUPPORTED,
+                 "reduce %d needs the separable DWT; this file uses the Monolithic scheme "
+                 "(decode it whole, or a region of it)",
+                 r->reduce);
     const uint32_t rw = dwt_window_size(h->width, r->reduce);
     const uint32_t rh = dwt_window_size(h->height, r->reduce);
     *out = *r;

@@ -10,10 +10,16 @@
 #include "pool.h"
 #include "wcodec.h"
 
+/* Whether a region of this file is its whole decode, cropped: the window
+ * inverse (transform/dwt_window.h) is the separable DWT's, and Barina's
+ * Monolithic scheme (wavelets 153, 197) has none yet. */
+int region_needs_whole(const wcx_header *h);
+
 /* Checks r (NULL: the whole image) against the file's header and fills
  * *out with it resolved: the rectangle in the reduced image, never empty.
  * WC_ERR_ARG names a rectangle outside the image, an empty side or a
- * reduce out of 0..levels; WC_ERR_UNSUPPORTED a reduce of a DCT/LOT file. */
+ * reduce out of 0..levels; WC_ERR_UNSUPPORTED a reduce of a DCT/LOT file
+ * or of a Monolithic one. */
 wc_status region_resolve(const wcx_header *h, const wc_region *r, wc_region *out, wc_err *err);
 
 /* Decodes the resolved region r into img (allocated by the caller: r's

@@ -72,6 +72,11 @@ typedef enum wc_backend_kind {
 /* Where image samples live: host memory, or CUDA device memory (a pointer
  * from cudaMalloc, on the device the CUDA backend uses). */
 typedef enum wc_memory { WC_MEMORY_HOST = 0, WC_MEMORY_DEVICE = 1 } wc_memory;
+/* How the DWT's lifting steps are arranged (format 2.0 for monolithic):
+ * separable (JPEG 2000's order, 1.0 files) or Barina's non-separable
+ * Monolithic scheme, the same filters with each vertical+horizontal pair
+ * of steps merged into one spatial step (other rounding, other bits). */
+typedef enum wc_dwt_scheme { WC_DWT_SEPARABLE = 0, WC_DWT_MONOLITHIC = 1 } wc_dwt_scheme;
 
 #define WC_DEFAULT_MAX_PIXELS ((uint64_t)1 << 31)
 /* Decoding needs about 6 bytes a sample at its peak lossless and 10 lossy
@@ -135,10 +140,12 @@ typedef struct wc_params {
                               samples, and on which it leaves the decoded
                               ones; NULL: none. The call returns when its
                               output is complete either way. */
+    wc_dwt_scheme dwt_scheme;   /* DWT lifting arrangement (default separable) */
 } wc_params;
 
-/* 2: wc_params gained meta, device, memory and stream. */
-#define WC_ABI_VERSION 2u
+/* 2: wc_params gained meta, device, memory and stream.
+ * 3: wc_params gained dwt_scheme. */
+#define WC_ABI_VERSION 3u
 WC_API wc_status wc_params_init_abi(wc_params *p, unsigned abi, size_t size);
 /* Sets every field of *p to its default (lossless, Huffman, levels auto) and
  * returns WC_OK. A program built against a wc_params of another layout
@@ -229,7 +236,7 @@ typedef struct wc_info {
     uint32_t format_major, format_minor;
     int lossless;
     wc_transform transform;
-    int wavelet; /* 53 or 97 */
+    int wavelet; /* 53 or 97; 153, 197: the same in the Monolithic scheme */
     int levels;
     int colour; /* 0 none, 1 RCT, 2 ICT */
     wc_entropy entropy;

@@ -121,7 +121,16 @@ struct result {
 };
 
 /* The transform column: the wavelet, or the block transform's name. */
-const char *tx_label(const result &r) { return r.tx ? r.tx : (r.wavelet == 53 ? "53" : "97"); }
+const char *tx_label(const result &r)
+{
+    if (r.tx) return r.tx;
+    switch (r.wavelet) {
+    case 53: return "53";
+    case 97: return "97";
+    case 153: return "53m"; /* the Monolithic scheme (dwt_mono_level.cuh) */
+    default: return "97m";
+    }
+}
 
 /* Times fn(set index) with events: warm-up, then the median of reps. */
 template <class F> float time_ms(cudaStream_t st, int sets, int reps, F fn)
@@ -205,7 +214,9 @@ void bench_size(unsigned n, unsigned only_bits, int reps, cudaStream_t st, resul
                 n,        bits, 0, "floor", fl, (float)(px / (fl * 1e6)), (float)(io / (fl * 1e6)),
                 copy_gbs, "-"};
         }
-        for (int wav = 53; wav <= 97; wav += 44) {
+        /* Separable 5/3 and 9/7, then the same in the Monolithic scheme. */
+        static const int wavelets[] = {53, 97, 153, 197};
+        for (int wav : wavelets) {
             wcg_component_job j = {};
             j.width = j.height = n;
             j.levels = 5;
@@ -434,7 +445,7 @@ int main(int argc, char **argv)
     cudaStream_t st;
     CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
 
-    static result res[16 * 20];
+    static result res[16 * 32];
     int nres = 0;
     for (int i = 0; i < nsizes; ++i) bench_size(sizes[i], only_bits, reps, st, res, &nres);
     if (full) {

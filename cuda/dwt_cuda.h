@@ -75,6 +75,17 @@ cudaError_t wcg_dwt53_forward_level(const wcg_fwd_level *lv, cudaStream_t st);
 cudaError_t wcg_dwt97_forward_level(const wcg_fwd_level *lv, cudaStream_t st);
 cudaError_t wcg_dwt53_inverse_level(const wcg_inv_level *lv, cudaStream_t st);
 cudaError_t wcg_dwt97_inverse_level(const wcg_inv_level *lv, cudaStream_t st);
+/* The same levels in the Monolithic scheme (wavelets 153, 197). */
+cudaError_t wcg_dwt53m_forward_level(const wcg_fwd_level *lv, cudaStream_t st);
+cudaError_t wcg_dwt97m_forward_level(const wcg_fwd_level *lv, cudaStream_t st);
+cudaError_t wcg_dwt53m_inverse_level(const wcg_inv_level *lv, cudaStream_t st);
+cudaError_t wcg_dwt97m_inverse_level(const wcg_inv_level *lv, cudaStream_t st);
+
+/* A wavelet identifier's level functions. */
+typedef cudaError_t (*wcg_fwd_level_fn)(const wcg_fwd_level *lv, cudaStream_t st);
+typedef cudaError_t (*wcg_inv_level_fn)(const wcg_inv_level *lv, cudaStream_t st);
+wcg_fwd_level_fn wcg_forward_level_of(int wavelet);
+wcg_inv_level_fn wcg_inverse_level_of(int wavelet);
 
 /* Level 0 (no DWT): samples -> (colour) -> coefficients of band LL, and
  * back. is_float selects the 9/7 (float) arithmetic of the plane. */
@@ -103,7 +114,7 @@ static inline size_t wcg_work_elems(uint32_t width, uint32_t height)
 typedef struct wcg_component_job {
     uint32_t width, height;
     int levels;
-    int wavelet; /* 53 or 97 */
+    int wavelet; /* 53, 97, 153 or 197 (dwt.h) */
     wcg_samples samples;
     void *coef;         /* width x height Mallat plane, pitch = width */
     void *work[2];      /* each wcg_work_elems(width, height) elements */

@@ -60,11 +60,32 @@ void inverse_level(const wcg_component_job *job, int l, const void *ll, void *ds
 
 } /* namespace */
 
+wcg_fwd_level_fn wcg_forward_level_of(int wavelet)
+{
+    switch (wavelet) {
+    case 97: return wcg_dwt97_forward_level;
+    case 153: return wcg_dwt53m_forward_level;
+    case 197: return wcg_dwt97m_forward_level;
+    default: return wcg_dwt53_forward_level;
+    }
+}
+
+wcg_inv_level_fn wcg_inverse_level_of(int wavelet)
+{
+    switch (wavelet) {
+    case 97: return wcg_dwt97_inverse_level;
+    case 153: return wcg_dwt53m_inverse_level;
+    case 197: return wcg_dwt97m_inverse_level;
+    default: return wcg_dwt53_inverse_level;
+    }
+}
+
 /* One kernel a level; the LL after each level ping-pongs between the work
  * buffers. (Two levels a kernel measured slower: PERF_NOTES.md, v4.) */
 cudaError_t wcg_forward_component(const wcg_component_job *job, cudaStream_t st)
 {
-    const int is97 = job->wavelet == 97;
+    const int is97 = job->wavelet == 97 || job->wavelet == 197;
+    const wcg_fwd_level_fn level_fn = wcg_forward_level_of(job->wavelet);
     wcg_fwd_level lv = {};
     lv.samples = job->samples;
     lv.out = job->coef;
@@ -82,7 +103,7 @@ cudaError_t wcg_forward_component(const wcg_component_job *job, cudaStream_t st)
     int cur = 1; /* the work buffer holding the current LL (from level 2 on) */
     for (int l = 1; l <= job->levels; ++l) {
         forward_level(job, l, job->work[cur], job->work[1 - cur], &lv);
-        cudaError_t e = is97 ? wcg_dwt97_forward_level(&lv, st) : wcg_dwt53_forward_level(&lv, st);
+        cudaError_t e = level_fn(&lv, st);
         if (e != cudaSuccess) return e;
         cur = 1 - cur;
     }
@@ -92,7 +113,8 @@ cudaError_t wcg_forward_component(const wcg_component_job *job, cudaStream_t st)
 /* The inverse: coarsest level first, one kernel a level. */
 cudaError_t wcg_inverse_component(const wcg_component_job *job, cudaStream_t st)
 {
-    const int is97 = job->wavelet == 97;
+    const int is97 = job->wavelet == 97 || job->wavelet == 197;
+    const wcg_inv_level_fn level_fn = wcg_inverse_level_of(job->wavelet);
     wcg_inv_level lv = {};
     lv.coef = (const int32_t *)job->coef;
     lv.coef_pitch = job->width;
@@ -111,7 +133,7 @@ cudaError_t wcg_inverse_component(const wcg_component_job *job, cudaStream_t st)
     int cur = 1; /* the work buffer holding the current LL (below the coarsest) */
     for (int l = job->levels; l >= 1; --l) {
         inverse_level(job, l, job->work[cur], job->work[1 - cur], &lv);
-        cudaError_t e = is97 ? wcg_dwt97_inverse_level(&lv, st) : wcg_dwt53_inverse_level(&lv, st);
+        cudaError_t e = level_fn(&lv, st);
         if (e != cudaSuccess) return e;
         cur = 1 - cur;
     }

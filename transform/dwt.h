@@ -52,6 +52,32 @@
 
 enum { DWT_LL = 0, DWT_HL = 1, DWT_LH = 2, DWT_HH = 3 };
 
+/* Wavelet identifiers (the header's wavelet[c]): the separable 5/3 and 9/7
+ * of 1.0, and (2.0) the same filters in Barina's non-separable Monolithic
+ * lifting (dwt_mono.h), whose rounding differs, so files differ. */
+enum {
+    DWT_53 = 53,
+    DWT_97 = 97,
+    DWT_53_MONO = 153,
+    DWT_97_MONO = 197,
+};
+
+/* The filter family of a wavelet identifier: 53 (integer, reversible) or 97
+ * (float), 0 for an unknown identifier. Band gains, colour transforms and
+ * lossless coding go by the family. */
+static inline int dwt_family(int wavelet)
+{
+    if (wavelet == DWT_53 || wavelet == DWT_53_MONO) return DWT_53;
+    if (wavelet == DWT_97 || wavelet == DWT_97_MONO) return DWT_97;
+    return 0;
+}
+
+/* Whether a wavelet identifier uses the Monolithic lifting scheme. */
+static inline int dwt_is_mono(int wavelet)
+{
+    return wavelet == DWT_53_MONO || wavelet == DWT_97_MONO;
+}
+
 /* One subband: its rectangle inside the plane, its level (1 = finest; the
  * LL band has the coarsest level) and orientation (DWT_LL..DWT_HH). The
  * first letter is the horizontal filter: HL is high-pass along rows and
@@ -84,6 +110,23 @@ void dwt53_inverse(int32_t *plane, uint32_t w, uint32_t h, int levels, int32_t *
 void dwt97_forward(float *plane, uint32_t w, uint32_t h, int levels, float *scratch);
 void dwt97_inverse(float *plane, uint32_t w, uint32_t h, int levels, float *scratch);
 
+/* The same filters in the Monolithic scheme (dwt_mono.h gives the
+ * operations); same plane layout, same scratch. */
+void dwt53m_forward(int32_t *plane, uint32_t w, uint32_t h, int levels, int32_t *scratch);
+void dwt53m_inverse(int32_t *plane, uint32_t w, uint32_t h, int levels, int32_t *scratch);
+void dwt97m_forward(float *plane, uint32_t w, uint32_t h, int levels, float *scratch);
+void dwt97m_inverse(float *plane, uint32_t w, uint32_t h, int levels, float *scratch);
+
+/* Any integer (53 family) or float (97 family) wavelet identifier. */
+void dwt_int_forward(int wavelet, int32_t *plane, uint32_t w, uint32_t h, int levels,
+                     int32_t *scratch);
+void dwt_int_inverse(int wavelet, int32_t *plane, uint32_t w, uint32_t h, int levels,
+                     int32_t *scratch);
+void dwt_float_forward(int wavelet, float *plane, uint32_t w, uint32_t h, int levels,
+                       float *scratch);
+void dwt_float_inverse(int wavelet, float *plane, uint32_t w, uint32_t h, int levels,
+                       float *scratch);
+
 /* One-dimensional transforms of n contiguous samples x[0..n-1], in place:
  * forward leaves the ceil(n/2) low samples first, then the floor(n/2) high
  * ones; inverse takes that layout back. scratch holds n elements. These are
@@ -95,7 +138,8 @@ void dwt97_forward_1d(float *x, uint32_t n, float *scratch);
 void dwt97_inverse_1d(float *x, uint32_t n, float *scratch);
 
 /* Synthesis energy gain of a band: the squared L2 norm of the image made by
- * inverse-transforming a unit coefficient in it (wavelet 53 or 97; for 5/3
+ * inverse-transforming a unit coefficient in it (any wavelet identifier: a
+ * scheme computes its family's filters, so the gains are the family's; for 5/3
  * the lifting without its rounding), on a plane large enough that the edges
  * do not matter. It is the product of the 1-D gains of the row and the
  * column filters. level 0 (the LL band of a 0-level transform) gives 1.

@@ -77,7 +77,8 @@ static const double dwt_gain_1d[2][2][DWT_MAX_LEVELS] = {
 
 double dwt_band_gain(int wavelet, int level, int orient)
 {
-    if ((wavelet != 53 && wavelet != 97) || level < 0 || level > DWT_MAX_LEVELS) return 0;
+    wavelet = dwt_family(wavelet);
+    if (wavelet == 0 || level < 0 || level > DWT_MAX_LEVELS) return 0;
     if (orient < DWT_LL || orient > DWT_HH) return 0;
     if (level == 0) return orient == DWT_LL ? 1.0 : 0.0;
     const double *low = dwt_gain_1d[wavelet == 97][0], *high = dwt_gain_1d[wavelet == 97][1];

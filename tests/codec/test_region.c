@@ -146,16 +146,22 @@ static const mode modes[] = {{1, WC_TRANSFORM_DWT, 53},
                              {0, WC_TRANSFORM_DWT, 97},
                              {0, WC_TRANSFORM_DWT, 53},
                              {0, WC_TRANSFORM_DCT, 0},
-                             {0, WC_TRANSFORM_LOT, 0}};
+                             {0, WC_TRANSFORM_LOT, 0},
+                             /* Barina's Monolithic DWT (153, 197): its
+                              * regions are the whole decode cropped, and
+                              * it has no reduce. */
+                             {1, WC_TRANSFORM_DWT, 153},
+                             {0, WC_TRANSFORM_DWT, 197}};
 
 static void set_mode(wc_params *p, const mode *m)
 {
     p->lossless = m->lossless;
     if (!m->lossless) {
         p->transform = m->tf;
-        if (m->wavelet) p->wavelet = m->wavelet;
+        if (m->wavelet) p->wavelet = m->wavelet % 100;
         p->quality = 80;
     }
+    if (m->wavelet > 100) p->dwt_scheme = WC_DWT_MONOLITHIC;
     p->block_size = 16;
     /* Five levels (fewer where the image is smaller), never the automatic
      * lossless layout's 0 for small or flat images: reduce needs levels. */
@@ -191,7 +197,14 @@ static void test_region_is_crop(void **state)
                     wc_info info;
                     assert_int_equal(wc_inspect(ctx, file, n, &info), WC_OK);
                     check_regions(ctx, file, n, 0, 1 + (int)(s % 3), &r, 6);
-                    for (int red = 1; dwt && red <= info.levels; red++)
+                    if (modes[m].wavelet > 100 && info.levels > 0) {
+                        wc_region red1 = {0, 0, 0, 0, 1};
+                        wc_image no;
+                        assert_int_equal(wc_decode_region(ctx, NULL, file, n, &red1, &no),
+                                         WC_ERR_UNSUPPORTED);
+                        assert_non_null(strstr(wc_ctx_error(ctx), "Monolithic"));
+                    }
+                    for (int red = 1; dwt && modes[m].wavelet < 100 && red <= info.levels; red++)
                         check_regions(ctx, file, n, red, 2, &r, 2);
                     wc_free(file);
                 }
@@ -393,7 +406,8 @@ static void test_allocation_failures(void **state)
         uint8_t *file = encode(ctx, &p, &im, &n);
         wc_params_init(&p);
         p.threads = 1;
-        const wc_region g = {5, 3, 20, 9, modes[m].tf == WC_TRANSFORM_DWT ? 1 : 0};
+        const wc_region g = {5, 3, 20, 9,
+                             modes[m].tf == WC_TRANSFORM_DWT && modes[m].wavelet < 100 ? 1 : 0};
         for (long k = 0;; k++) {
             assert_true(k < 10000);
             wc_image out;

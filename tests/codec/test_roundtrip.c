@@ -124,6 +124,65 @@ static double psnr_of(const wc_image *a, const wc_image *b)
     return m.psnr_rgb;
 }
 
+/* The Monolithic DWT scheme: lossless stays exact on every shape and level
+ * count, a lossy encode stays within 0.5 dB of the separable one at the
+ * same step (the same filters, other rounding), and the files are 2.0 ones
+ * whose wavelet says the scheme. */
+static void test_monolithic_scheme(void **state)
+{
+    (void)state;
+    static const uint32_t sizes[][2] = {{1, 1}, {1, 17},  {23, 1}, {2, 2},
+                                        {7, 5}, {31, 13}, {97, 61}};
+    wc_ctx *ctx = wc_ctx_create();
+    test_rng r;
+    test_rng_seed(&r, 153);
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (uint32_t comps = 1; comps <= 4; comps += 1)
+            for (int levels = 0; levels <= 6; levels += 3) {
+                wc_image img = make_image(&r, sizes[s][0], sizes[s][1], comps, s & 1 ? 8 : 12, 1);
+                wc_params p;
+                wc_params_init(&p);
+                p.dwt_scheme = WC_DWT_MONOLITHIC;
+                p.levels = levels;
+                wc_image out = roundtrip(ctx, &p, &img, NULL);
+                assert_memory_equal(out.pixels, img.pixels, image_bytes(&img));
+                wc_image_free(&out);
+                wc_image_free(&img);
+            }
+    wc_image img = make_image(&r, 181, 97, 3, 8, 1);
+    double psnr[2];
+    for (int scheme = 0; scheme < 2; scheme++) {
+        wc_params p;
+        wc_params_init(&p);
+        p.lossless = 0;
+        p.step = 6.0f;
+        p.dwt_scheme = scheme ? WC_DWT_MONOLITHIC : WC_DWT_SEPARABLE;
+        void *buf = NULL;
+        size_t n = 0;
+        assert_int_equal(wc_encode_alloc(ctx, &p, &img, &buf, &n), WC_OK);
+        wc_info info;
+        assert_int_equal(wc_inspect(ctx, buf, n, &info), WC_OK);
+        assert_int_equal(info.wavelet, scheme ? 197 : 97);
+        assert_int_equal(info.format_major, scheme ? 2 : 1);
+        wc_image out;
+        assert_int_equal(wc_decode(ctx, &p, buf, n, &out), WC_OK);
+        psnr[scheme] = psnr_of(&img, &out);
+        wc_image_free(&out);
+        free(buf);
+    }
+    assert_true(psnr[0] > 30.0);
+    if (fabs(psnr[1] - psnr[0]) > 0.5)
+        fail_msg("PSNR separable %.2f, monolithic %.2f", psnr[0], psnr[1]);
+    wc_params p;
+    wc_params_init(&p);
+    p.dwt_scheme = (wc_dwt_scheme)7;
+    void *buf = NULL;
+    size_t n = 0;
+    assert_int_equal(wc_encode_alloc(ctx, &p, &img, &buf, &n), WC_ERR_ARG);
+    wc_image_free(&img);
+    wc_ctx_free(ctx);
+}
+
 static void test_kodak_lossless_and_lossy(void **state)
 {
     (void)state;
@@ -210,7 +269,8 @@ static void test_block_transforms(void **state)
 /* Files and decoded pixels are the same for 1, 2, 3, 7 and 16 threads:
  * gray and RGB (16 threads give each RGB component 5 of its own, so the
  * threaded DWT of transform/dwt_threads.c and the row-band quantizer of
- * codec/quant_rows.c run), lossless, 9/7, DCT and LOT. */
+ * codec/quant_rows.c run), lossless, 9/7, DCT and LOT, in both block layouts
+ * (entropy 0 and 2) and both DWT schemes (separable, Monolithic). */
 static void test_threads_do_not_change_bytes(void **state)
 {
     (void)state;
@@ -222,8 +282,9 @@ static void test_threads_do_not_change_bytes(void **state)
         wc_image img = make_image(&r, 300, 200, comps, 8, 1);
         static const int tfs[] = {WC_TRANSFORM_DWT, WC_TRANSFORM_DWT, WC_TRANSFORM_DCT,
                                   WC_TRANSFORM_LOT};
-        for (int mode = 0; mode < 8; mode++) {
+        for (int mode = 0; mode < 12; mode++) {
             const int lossy = mode & 3;
+            if (mode >= 8 && lossy > 1) continue; /* the Monolithic DWT: no DCT/LOT */
             void *one = NULL;
             size_t n1;
             wc_params p;
@@ -232,6 +293,7 @@ static void test_threads_do_not_change_bytes(void **state)
             p.transform = (wc_transform)tfs[lossy];
             p.block_size = 32;
             if (mode & 4) p.entropy = WC_ENTROPY_HUFFMAN_TILES;
+            if (mode & 8) p.dwt_scheme = WC_DWT_MONOLITHIC;
             p.threads = 1;
             assert_int_equal(wc_encode_alloc(ctx, &p, &img, &one, &n1), WC_OK);
             wc_image ref;
@@ -496,6 +558,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lossless_all_layouts),
         cmocka_unit_test(test_lossless_every_level),
+        cmocka_unit_test(test_monolithic_scheme),
         cmocka_unit_test(test_kodak_lossless_and_lossy),
         cmocka_unit_test(test_tiles_decode_as_serial),
         cmocka_unit_test(test_block_transforms),

@@ -562,6 +562,32 @@ static void test_header_version_and_size(void **state)
     assert_non_null(strstr(err.msg, "WHDR wavelet[0] 54"));
     h.wavelet[0] = 53;
 
+    /* The Monolithic wavelets (153, 197) are 2.0 values: refused in a 1.0
+     * file, stamped 2.0, and paired with the colour transform by family. */
+    for (int mono = 0; mono < 2; mono++) {
+        wcx_header m = h;
+        m.components = 3;
+        m.colour = mono ? 2 : 1; /* ICT with 197, RCT with 153 */
+        for (int c = 0; c < 3; c++) m.wavelet[c] = mono ? 197 : 153;
+        const size_t mn = wcx_header_size(&m);
+        m.version_major = 1;
+        wcx_header_write(&m, buf);
+        err.msg[0] = '\0';
+        assert_int_equal(wcx_header_parse(buf, mn, &back, &err), WC_ERR_CORRUPT);
+        assert_non_null(strstr(err.msg, mono ? "wavelet[0] 197 needs format 2.0"
+                                             : "wavelet[0] 153 needs format 2.0"));
+        wcx_header_stamp_version(&m);
+        assert_int_equal(m.version_major, 2);
+        wcx_header_write(&m, buf);
+        assert_int_equal(wcx_header_parse(buf, mn, &back, &err), WC_OK);
+        assert_int_equal(back.wavelet[1], mono ? 197 : 153);
+        m.wavelet[1] = mono ? 153 : 197; /* the other family on a colour component */
+        wcx_header_write(&m, buf);
+        err.msg[0] = '\0';
+        assert_int_equal(wcx_header_parse(buf, mn, &back, &err), WC_ERR_CORRUPT);
+        assert_non_null(strstr(err.msg, mono ? "colour ICT" : "colour RCT"));
+    }
+
     h.version_major = WCX_VERSION_MAJOR;
     h.version_minor = WCX_VERSION_MINOR + 1; /* a newer minor may append fields */
     wcx_header_write(&h, buf);

@@ -1,6 +1,6 @@
 /*
  * golden_cases.h -- the golden files of formats 1.0 and 2.0 (the cases
- * with entropy 2, the only 2.0 value they use): each source image is
+ * with entropy 2 or the Monolithic wavelets 153/197): each source image is
  * made here from a formula, encoded with the parameters below into
  * tests/golden/<name>.wcx, and decoded into tests/golden/<name>.png.
  * make_golden writes them; test_golden checks that every file still
@@ -33,6 +33,9 @@ static const golden_case golden_cases[] = {
      0},
     {"gray12_97_q70_tiles", 150, 71, 1, 12, 0, WC_TRANSFORM_DWT, 97, WC_ENTROPY_HUFFMAN_TILES, 128,
      2, 70},
+    /* format 2.0: the Monolithic lifting scheme (wavelet 153 and 197) */
+    {"rgba8_53m_lossless", 37, 29, 4, 8, 1, WC_TRANSFORM_DWT, 153, WC_ENTROPY_HUFFMAN, 16, 4, 0},
+    {"rgb8_97m_q60", 48, 40, 3, 8, 0, WC_TRANSFORM_DWT, 197, WC_ENTROPY_HUFFMAN, 32, 4, 60},
 };
 #define GOLDEN_COUNT (sizeof golden_cases / sizeof golden_cases[0])
 
@@ -63,7 +66,9 @@ static inline void golden_params(const golden_case *g, wc_params *p)
     wc_params_init(p);
     p->lossless = g->lossless;
     p->transform = (wc_transform)g->transform;
-    p->wavelet = g->wavelet;
+    /* 153 and 197: the 5/3 and 9/7 in the Monolithic scheme */
+    p->wavelet = g->wavelet % 100;
+    p->dwt_scheme = g->wavelet > 100 ? WC_DWT_MONOLITHIC : WC_DWT_SEPARABLE;
     p->entropy = (wc_entropy)g->entropy;
     p->block_size = g->block;
     p->levels = g->levels;

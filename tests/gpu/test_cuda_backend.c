@@ -7,6 +7,9 @@
  * per-level kernels and through the two-level ones. One CUDA context serves
  * every case, so buffer reuse and growth are exercised too.
  *
+ * WC_TEST_DWT_SCHEME=monolithic runs every case with the Monolithic
+ * wavelets (153, 197) instead (ctest test_cuda_backend_mono).
+ *
  * Where no CUDA device is present it says so and returns 77 (ctest SKIP).
  * WC_TEST_FILTER / WC_TEST_SKIP (cmocka patterns such as "test_large") run
  * a subset, for slow runs under compute-sanitizer.
@@ -38,6 +41,9 @@ typedef struct tcase {
     size_t pad; /* extra bytes per image row (stride > packed) */
 } tcase;
 
+/* 1: the plans use the Monolithic scheme's wavelet identifiers. */
+static int g_mono;
+
 static int is_alpha(uint32_t comps, uint32_t c)
 {
     return (comps == 2 && c == 1) || (comps == 4 && c == 3);
@@ -58,6 +64,7 @@ static void make_plan(const tcase *t, test_rng *rng, wc_stage_plan *p)
         const int exact = t->mode == MODE_LOSSLESS || is_alpha(t->comps, c);
         p->transform[c] = WC_TRANSFORM_DWT;
         p->wavelet[c] = t->mode == MODE_LOSSY97 && !is_alpha(t->comps, c) ? 97 : 53;
+        if (g_mono) p->wavelet[c] += 100;
         for (int b = 0; b < WC_MAX_STEPS; b++)
             p->steps[c][b] = exact ? 1.0f : (float)(0.25 + 12.0 * test_rng_unit(rng));
         if (!exact && (test_rng_u32(rng) & 3) == 0) p->steps[c][1] = 1.0f; /* a step of 1 */
@@ -178,7 +185,7 @@ static void run_gpu(const tcase *t, const wc_stage_plan *plan, const wc_image *i
     const size_t n = (size_t)t->w * t->h;
     int ok = 1;
     for (uint32_t c = 0; c < t->comps; c++) {
-        if (!t->quantize && plan->wavelet[c] == 97)
+        if (!t->quantize && dwt_family(plan->wavelet[c]) == 97)
             ok &= same_words(a->f[c], b.f[c], n, t->w, "float coefficients", c, t);
         else
             ok &= same_words(a->q[c], b.q[c], n, t->w, "coefficients", c, t);
@@ -423,6 +430,8 @@ static void test_errors(void **state)
 
 int main(void)
 {
+    const char *scheme = getenv("WC_TEST_DWT_SCHEME");
+    g_mono = scheme && !strcmp(scheme, "monolithic");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tiny),      cmocka_unit_test(test_thin),
         cmocka_unit_test(test_odd_prime), cmocka_unit_test(test_blocks),

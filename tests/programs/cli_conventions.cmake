@@ -39,6 +39,16 @@ run(0 "\\(lossless\\)" "at or above the lossless rate" ${W} encode ${A} ${WORK}/
 run(0 "" "" ${W} compare ${A} ${WORK}/b30.wcx --exact)
 run(1 "" "--quality 100 is lossless" ${W} encode ${A} ${WORK}/x.wcx --quality 100 --transform dct)
 
+# --dwt-scheme monolithic: a 2.0 file that says so, exact when lossless;
+# an unknown scheme is refused by name.
+run(0 "" "" ${W} encode ${A} ${WORK}/m.wcx --dwt-scheme monolithic)
+run(0 "format 2.0.*5/3 monolithic" "" ${W} info ${WORK}/m.wcx)
+run(0 "" "" ${W} compare ${A} ${WORK}/m.wcx --exact)
+run(0 "" "" ${W} encode ${A} ${WORK}/m97.wcx --dwt-scheme=monolithic --quality 60)
+run(0 "9/7 monolithic" "" ${W} info ${WORK}/m97.wcx)
+run(1 "" "--dwt-scheme: expected separable or monolithic, got 'polyphase'"
+    ${W} encode ${A} ${WORK}/x.wcx --dwt-scheme polyphase)
+
 # compare exits 0 when it ran, 3 below a bar.
 run(0 "PSNR colour" "" ${W} compare ${A} ${WORK}/q1.wcx)
 run(3 "" "differ \\(--exact\\)" ${W} compare ${A} ${WORK}/q1.wcx --exact)
