@@ -27,18 +27,21 @@
 #include "fuzz_check.h"
 #include "wcodec.h"
 
-/* Sides of 1 to 64 samples, and at most 1024 pixels: the height of a
- * larger image is cut to 1024 / width (64x64 becomes 64x16). Every path
+/* Sides of 1 to 64 samples, and at most 2048 pixels: the height of a
+ * larger image is cut to 2048 / width (64x64 becomes 64x32). Every path
  * stays reachable: every width and height from 1 to 64 (1xN, Nx1, the
  * primes up to 61); a band holding several code blocks of 16 or 32 and a
  * full-width one of 64 (levels 0); 128-sample blocks, as before, only
  * larger than their band; up to 6 DWT levels as before (the longer side
- * sets the count: 64x16 has 6) and more asked than the image allows;
- * every transform, mode, depth and component count. The per-sample work (coding, transforms, a bpp
- * target's twenty-odd probes) was half of each run on a grown corpus,
- * for images up to 4096 pixels that reach no other code. */
+ * sets the count: 64x32 has 6) and more asked than the image allows;
+ * every transform, mode, depth and component count; and Huffman codes
+ * longer than the decoders' fast tables, which need many samples in one
+ * table: a corpus grown for 10 minutes reaches the same edges under this
+ * cap as without it, and under a cap of 1024 lost those long-code paths.
+ * The per-sample work (coding, transforms, a bpp target's twenty-odd
+ * probes) was half of each run on that corpus. */
 #define FUZZ_MAX_SIDE 64
-#define FUZZ_MAX_AREA 1024
+#define FUZZ_MAX_AREA 2048
 
 /* Fills img from the rest of the input: raw bytes cycled, a seeded
  * xorshift noise, a gradient with noise, or a constant; samples are masked
