@@ -234,10 +234,21 @@ static void build_table(void *arg, size_t i, int worker)
     (void)worker;
     const table_job *j = arg;
     const uint64_t *n = j->counts + i * BC_NSYM;
-    uint32_t f[BC_NSYM];
-    for (unsigned s = 0; s < BC_NSYM; s++) f[s] = n[s] > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)n[s];
-    huf_build_lengths(f, BC_NSYM, HUF_MAX_LEN, j->len[i]);
     const size_t c = i / (WC_NCLASS * BC_NTAB), cls = i / BC_NTAB % WC_NCLASS, t = i % BC_NTAB;
+    uint32_t f[BC_NSYM];
+    uint64_t any = 0;
+    for (unsigned s = 0; s < BC_NSYM; s++) {
+        f[s] = n[s] > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)n[s];
+        any |= n[s];
+    }
+    if (!any) {
+        /* Unused (most tables of a small image): what the builders give
+         * for no symbols, without their work. */
+        memset(j->len[i], 0, BC_NSYM);
+        memset(&j->enc[c][cls][t], 0, sizeof j->enc[c][cls][t]);
+        return;
+    }
+    huf_build_lengths(f, BC_NSYM, HUF_MAX_LEN, j->len[i]);
     huf_enc_build(&j->enc[c][cls][t], j->len[i], BC_NSYM);
 }
 

@@ -3,7 +3,8 @@
  * parameters taken from the input bytes.
  *
  * Input: 6 parameter bytes (size, components and depth, then three of
- * coding choices, see choose_params), 3 bytes choosing the pixel source
+ * coding choices, see choose_params; sizes are capped at FUZZ_MAX_AREA
+ * pixels), 3 bytes choosing the pixel source
  * and its seed, then raw sample bytes (see make_image). Every
  * combination the API accepts is reachable: lossless or lossy; DWT 5/3 or
  * 9/7, DCT or LOT; Huffman or deflate (levels 1..9); code blocks of 16 to
@@ -26,7 +27,21 @@
 #include "fuzz_check.h"
 #include "wcodec.h"
 
+/* Sides of 1 to 64 samples, and at most 2048 pixels: the height of a
+ * larger image is cut to 2048 / width (64x64 becomes 64x32). Every path
+ * stays reachable: every width and height from 1 to 64 (1xN, Nx1, the
+ * primes up to 61); a band holding several code blocks of 16 or 32 and a
+ * full-width one of 64 (levels 0); 128-sample blocks, as before, only
+ * larger than their band; up to 6 DWT levels as before (the longer side
+ * sets the count: 64x32 has 6) and more asked than the image allows;
+ * every transform, mode, depth and component count; and Huffman codes
+ * longer than the decoders' fast tables, which need many samples in one
+ * table: a corpus grown for 10 minutes reaches the same edges under this
+ * cap as without it, and under a cap of 1024 lost those long-code paths.
+ * The per-sample work (coding, transforms, a bpp target's twenty-odd
+ * probes) was half of each run on that corpus. */
 #define FUZZ_MAX_SIDE 64
+#define FUZZ_MAX_AREA 2048
 
 /* Fills img from the rest of the input: raw bytes cycled, a seeded
  * xorshift noise, a gradient with noise, or a constant; samples are masked
@@ -149,6 +164,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     wc_image img = {0};
     img.width = 1u + fuzz_u8(&in) % FUZZ_MAX_SIDE;
     img.height = 1u + fuzz_u8(&in) % FUZZ_MAX_SIDE;
+    if (img.width * img.height > FUZZ_MAX_AREA) img.height = FUZZ_MAX_AREA / img.width;
     uint8_t cd = fuzz_u8(&in);
     img.components = 1u + cd % 4;
     img.bit_depth = 1u + (cd >> 2) % 16;

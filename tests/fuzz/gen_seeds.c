@@ -1,7 +1,8 @@
 /*
  * gen_seeds.c -- writes the seed corpus of every fuzz target:
  *
- *     fuzz_gen_seeds DIR        (DIR/<target>/seed_*)
+ *     fuzz_gen_seeds DIR          (writes DIR/<target>/seed_*)
+ *     fuzz_gen_seeds --check DIR  (says whether DIR holds exactly those)
  *
  * Seeds are small valid inputs that reach each decoder's main paths, so
  * the fuzzers start deep instead of rediscovering the formats: .wcx files
@@ -11,7 +12,13 @@
  * parameter strings for the round trip. Everything is deterministic, so
  * rerunning it rewrites the same files; crash regressions sit beside the
  * seeds under other names and are never touched.
+ *
+ * The seeds are this program's output and nothing else: writing also
+ * removes any seed_* file it no longer makes, and the ctest fuzz_seeds
+ * runs --check on tests/fuzz/corpus, so a change to the encoders or to
+ * this file that changes a seed fails until the corpus is regenerated.
  */
+#include <dirent.h>
 #include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,12 +30,16 @@
 #include "block_coder.h"
 #include "huffman.h"
 #include "image_io.h"
-#include "image_io.h"
 #include "rle.h"
 #include "wcodec.h"
 
 static const char *g_dir;
 static unsigned g_count;
+static int g_check;         /* --check: compare with the files instead of writing */
+static unsigned g_mismatch; /* --check: seeds missing, different or extra */
+
+#define MAX_SEEDS 256
+static char g_made[MAX_SEEDS][96]; /* "<target>/seed_<name>" of every seed made */
 
 static void die(const char *what)
 {
@@ -36,15 +47,68 @@ static void die(const char *what)
     exit(1);
 }
 
+/* Whether path holds exactly data[0..size). */
+static int same_file(const char *path, const void *data, size_t size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    static uint8_t buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    int same = !ferror(f) && fgetc(f) == EOF && n == size && memcmp(buf, data, size) == 0;
+    fclose(f);
+    return same;
+}
+
 static void put_file(const char *target, const char *name, const void *data, size_t size)
 {
+    if (g_count == MAX_SEEDS || size > (1 << 16)) die("too many seeds or a seed too large");
+    snprintf(g_made[g_count], sizeof g_made[g_count], "%s/seed_%s", target, name);
     char path[1024];
-    snprintf(path, sizeof path, "%s/%s", g_dir, target);
-    mkdir(path, 0777);
-    snprintf(path, sizeof path, "%s/%s/seed_%s", g_dir, target, name);
+    snprintf(path, sizeof path, "%s/%s", g_dir, g_made[g_count]);
+    g_count++;
+    if (g_check) {
+        if (!same_file(path, data, size)) {
+            fprintf(stderr, "fuzz_gen_seeds: %s is missing or differs from what is made now\n",
+                    path);
+            g_mismatch++;
+        }
+        return;
+    }
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/%s", g_dir, target);
+    mkdir(dir, 0777);
     FILE *f = fopen(path, "wb");
     if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0) die(path);
-    g_count++;
+}
+
+/* seed_* files of DIR/target that no longer come from here: removed when
+ * writing, counted as a mismatch when checking. Other names (regress_*)
+ * are left alone. */
+static void sweep(const char *target)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/%s", g_dir, target);
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, "seed_", 5) != 0) continue;
+        const size_t tl = strlen(target);
+        int made = 0;
+        for (unsigned i = 0; i < g_count && !made; i++)
+            made = strncmp(g_made[i], target, tl) == 0 && g_made[i][tl] == '/' &&
+                   strcmp(g_made[i] + tl + 1, e->d_name) == 0;
+        if (made) continue;
+        char path[1400];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (g_check) {
+            fprintf(stderr, "fuzz_gen_seeds: %s is not made here (a seed_* name)\n", path);
+            g_mismatch++;
+        } else if (remove(path) == 0) {
+            printf("fuzz_gen_seeds: removed %s, no longer made\n", path);
+        }
+    }
+    closedir(d);
 }
 
 /* A smooth pattern with an edge and some texture: every band gets
@@ -170,6 +234,7 @@ static void png_via_writer(const char *name, uint32_t w, uint32_t h, uint32_t co
     char tmp[] = "/tmp/fuzz_seed_XXXXXX";
     int fd = mkstemp(tmp);
     if (fd < 0) die("mkstemp");
+    close(fd);
     wc_err err = {{0}};
     if (png_write_file(tmp, &img, &err) != WC_OK) die(err.msg);
     FILE *f = fopen(tmp, "rb");
@@ -199,7 +264,7 @@ static void png_mem_flush(png_structp png) { (void)png; }
 
 /* What png_write_file cannot make: palette (with and without tRNS), an
  * interlaced image, a colour key, and text chunks. */
-static void png_direct(const char *name, int ctype, int depth, int interlace, int trns)
+static const membuf *png_direct(const char *name, int ctype, int depth, int interlace, int trns)
 {
     static membuf m;
     m.size = 0;
@@ -246,6 +311,7 @@ static void png_direct(const char *name, int ctype, int depth, int interlace, in
     png_write_end(png, info);
     png_destroy_write_struct(&png, &info);
     put_file("fuzz_png", name, m.data, m.size);
+    return &m;
 }
 
 static void seeds_png(void)
@@ -259,7 +325,10 @@ static void seeds_png(void)
     png_via_writer("rgb10_sbit.png", 6, 6, 3, 10);
     png_via_writer("rgba16.png", 6, 5, 4, 16);
     png_direct("palette4.png", PNG_COLOR_TYPE_PALETTE, 4, PNG_INTERLACE_NONE, 0);
-    png_direct("palette8_trns.png", PNG_COLOR_TYPE_PALETTE, 8, PNG_INTERLACE_NONE, 1);
+    const membuf *pal =
+        png_direct("palette8_trns.png", PNG_COLOR_TYPE_PALETTE, 8, PNG_INTERLACE_NONE, 1);
+    /* fuzz_png_meta too: a zTXt chunk in a palette image. */
+    put_file("fuzz_png_meta", "ztxt_palette.png", pal->data, pal->size);
     png_direct("rgb8_interlaced.png", PNG_COLOR_TYPE_RGB, 8, PNG_INTERLACE_ADAM7, 0);
     png_direct("gray2_interlaced.png", PNG_COLOR_TYPE_GRAY, 2, PNG_INTERLACE_ADAM7, 0);
     png_direct("rgb16_colourkey.png", PNG_COLOR_TYPE_RGB, 16, PNG_INTERLACE_NONE, 1);
@@ -471,6 +540,44 @@ static void seeds_png_meta(void)
 
 /* ---- fuzz_tiff ----------------------------------------------------------------- */
 
+/* A TIFF with an EXIF directory (DateTimeOriginal, ISO, exposure), made
+ * the way libtiff documents: the main directory, then the EXIF one, then
+ * the main one rewritten to point at it. */
+static void seed_exif_tiff(void)
+{
+    char tmp[] = "/tmp/wc_seed_XXXXXX";
+    int fd = mkstemp(tmp);
+    if (fd < 0) die("mkstemp");
+    close(fd);
+    TIFF *t = TIFFOpen(tmp, "wl");
+    if (!t) die("TIFFOpen");
+    TIFFSetField(t, TIFFTAG_IMAGEWIDTH, 8);
+    TIFFSetField(t, TIFFTAG_IMAGELENGTH, 4);
+    TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, 8);
+    TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 1);
+    TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
+    TIFFSetField(t, TIFFTAG_EXIFIFD, (uint64_t)0);
+    uint8_t row[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    for (uint32_t y = 0; y < 4; y++)
+        if (TIFFWriteScanline(t, row, y, 0) != 1) die("row");
+    if (!TIFFWriteDirectory(t) || TIFFCreateEXIFDirectory(t) != 0) die("EXIF directory");
+    uint16_t iso[1] = {400};
+    TIFFSetField(t, EXIFTAG_DATETIMEORIGINAL, "2026:11:24 01:02:03");
+    TIFFSetField(t, EXIFTAG_ISOSPEEDRATINGS, 1, iso);
+    TIFFSetField(t, EXIFTAG_EXPOSURETIME, 0.004);
+    uint64_t off = 0;
+    if (!TIFFWriteCustomDirectory(t, &off) || !TIFFSetDirectory(t, 0)) die("EXIF directory");
+    TIFFSetField(t, TIFFTAG_EXIFIFD, off);
+    if (!TIFFRewriteDirectory(t)) die("EXIF directory");
+    TIFFClose(t);
+    void *data = NULL;
+    size_t n = 0;
+    if (file_read(tmp, 0, &data, &n, NULL) != WC_OK) die("read back");
+    put_file("fuzz_tiff", "exif.tif", data, n);
+    free(data);
+    unlink(tmp);
+}
+
 /* Our writer's layouts (LZW, with and without the predictor) with
  * metadata, and libtiff's own for tiles, planar data, PackBits, deflate
  * and big-endian files. */
@@ -558,16 +665,22 @@ static void seeds_tiff(void)
         wc_ctx_free(ctx);
         unlink(tmp);
     }
+    seed_exif_tiff();
 }
+
+static const char *const g_targets[] = {"fuzz_decode",   "fuzz_png",      "fuzz_pnm",
+                                        "fuzz_tiff",     "fuzz_png_meta", "fuzz_huffman",
+                                        "fuzz_roundtrip"};
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: fuzz_gen_seeds DIR\n");
+    g_check = argc == 3 && strcmp(argv[1], "--check") == 0;
+    if (argc != 2 + g_check) {
+        fprintf(stderr, "usage: fuzz_gen_seeds [--check] DIR\n");
         return 1;
     }
-    g_dir = argv[1];
-    mkdir(g_dir, 0777);
+    g_dir = argv[1 + g_check];
+    if (!g_check) mkdir(g_dir, 0777);
     seeds_decode();
     seeds_png();
     seeds_pnm();
@@ -575,6 +688,18 @@ int main(int argc, char **argv)
     seeds_png_meta();
     seeds_huffman();
     seeds_roundtrip();
+    for (size_t i = 0; i < sizeof g_targets / sizeof g_targets[0]; i++) sweep(g_targets[i]);
+    if (g_check) {
+        if (g_mismatch) {
+            fprintf(stderr,
+                    "fuzz_gen_seeds: %u of the seeds under %s differ from what is made now: "
+                    "regenerate them (fuzz_gen_seeds %s) and commit the result\n",
+                    g_mismatch, g_dir, g_dir);
+            return 1;
+        }
+        printf("fuzz_gen_seeds: the %u seeds under %s are as made now\n", g_count, g_dir);
+        return 0;
+    }
     printf("fuzz_gen_seeds: %u files under %s\n", g_count, g_dir);
     return 0;
 }
