@@ -136,8 +136,13 @@ static int resolve_links(const char *path, char **out)
 /* Creates the temporary file beside target, as fopen would (0666 less the
  * umask; mkstemp's 0600 would make every new output private). The name
  * keeps as much of the target's as the file system's name limit leaves
- * room for beside the tag. Returns the open descriptor, or -1 with errno. */
-static int create_temp(const char *target, char **tmp)
+ * room for beside the tag. Returns the open descriptor, or -1 with errno.
+ * The name is in file_cleanup's table (*slot) before the file exists: a
+ * signal between creating and registering it would leave it behind (the
+ * command's tests hit that window under load). A signal before open only
+ * unlinks a name that is not there yet, or a stale temporary of a dead
+ * process that had our pid (the name carries it). */
+static int create_temp(const char *target, char **tmp, int *slot)
 {
     const char *slash = strrchr(target, '/');
     const size_t dir = slash ? (size_t)(slash - target) + 1 : 0;
@@ -161,11 +166,16 @@ static int create_temp(const char *target, char **tmp)
             while (keep > 0 && ((unsigned char)base[keep] & 0xC0) == 0x80) keep--; /* UTF-8 */
         }
         snprintf(name, cap, "%.*s%.*s%s", (int)dir, target, (int)keep, base, suffix);
+        const int live = live_add(name);
         int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd >= 0) {
             *tmp = name;
+            *slot = live;
             return fd;
         }
+        const int e = errno;
+        live_remove(live);
+        errno = e;
         if (errno != EEXIST) break;
     }
     int e = errno;
@@ -217,10 +227,9 @@ static wc_status open_temp(const char *path, const struct stat *st, out_file *o,
                      "%s: not replaced: the file is not writable (mode %04o)", path,
                      (unsigned)(st->st_mode & 07777));
     }
-    int fd = create_temp(o->target, &o->tmp);
+    int fd = create_temp(o->target, &o->tmp, &o->slot);
     WC_RETURN_IF(fd < 0, err, WC_ERR_IO, "%s: cannot create a file there: %s", path,
                  strerror(errno));
-    o->slot = live_add(o->tmp);
     int bad = 0;
     if (st) {
         if (st->st_uid != geteuid() || st->st_gid != getegid())
