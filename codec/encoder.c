@@ -430,6 +430,7 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
     }
     enc_state st;
     memset(&st, 0, sizeof st);
+    st.ctx = ctx;
     es_output out;
     memset(&out, 0, sizeof out);
     size_t size = 0;
@@ -449,7 +450,11 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
         memset(&out_k, 0, sizeof out_k);
         s = encode_payloads(&st_k, img, &out_k);
         size_t size_k = s == WC_OK ? enc_file_size(&st_k, &out_k) : 0;
-        if (s == WC_OK && (k == 0 || size_k < size)) {
+        const int keep = s == WC_OK && (k == 0 || size_k < size);
+        /* A payload the backend lent (CUDA's pinned staging) is overwritten
+         * by the next candidate's encode: the kept one needs its own copy. */
+        if (keep && k + 1 < ncand) s = own_payload(&out_k, &ctx->err);
+        if (keep && s == WC_OK) {
             es_output_free(&out);
             free_planes(&st);
             st = st_k;

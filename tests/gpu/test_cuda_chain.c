@@ -108,7 +108,12 @@ static void check_case(const tcase *t)
             nc, sg, ng, wc_ctx_error(g_ctx_gpu), at);
         fail();
     }
-    if (t->mode != M_DEFLATE)
+    /* Huffman files are coded on the device. The automatic lossless layout
+     * (the default) may keep a deflate file for a small or flat image,
+     * whose blocks are coded on the host: ask the file. */
+    wc_info info;
+    assert_int_equal(wc_inspect(g_ctx_gpu, fg, ng, &info), WC_OK);
+    if (info.entropy != WC_ENTROPY_DEFLATE)
         assert_non_null(strstr(wc_ctx_note(g_ctx_gpu), "entropy coding: device"));
     wc_image out, outg;
     memset(&out, 0, sizeof out);
@@ -121,7 +126,7 @@ static void check_case(const tcase *t)
         print_error("decode on the device: %s\n", wc_ctx_error(g_ctx_gpu));
         fail();
     }
-    if (t->mode != M_DEFLATE)
+    if (info.entropy != WC_ENTROPY_DEFLATE) /* and decoded there */
         assert_non_null(strstr(wc_ctx_note(g_ctx_gpu), "entropy coding: device"));
     assert_memory_equal(out.pixels, outg.pixels, wc_image_row_bytes(&img) * img.height);
     wc_image_free(&out);
