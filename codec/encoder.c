@@ -18,6 +18,7 @@
 #include "parallel.h"
 #include "plan.h"
 #include "quant.h"
+#include "palette.h"
 #include "ratectl.h"
 
 /* The encoder's working state. */
@@ -33,7 +34,36 @@ typedef struct enc_state {
     const wc_image *img;
     int probes;    /* rate control's probes so far (device path) */
     int no_colour; /* automatic lossless layout: leave out the RCT */
+    /* The palette layout (colour 3): h describes the plane of indices
+     * coded; the file's header, the image's shape with colour 3. */
+    const wcx_palette *pal;
+    uint8_t pal_components, pal_bit_depth;
 } enc_state;
+
+/* The header the file carries: h itself, or for a palette file the
+ * image's components and bit depth with colour 3, every component given
+ * the index plane's wavelet and steps (FORMAT.md, "WPAL"). */
+static void enc_file_header(const enc_state *st, wcx_header *fh)
+{
+    *fh = st->h;
+    if (!st->pal) return;
+    fh->components = st->pal_components;
+    fh->bit_depth = st->pal_bit_depth;
+    fh->colour = WCX_COLOUR_PALETTE;
+    for (unsigned c = 1; c < fh->components; c++) {
+        fh->wavelet[c] = fh->wavelet[0];
+        memcpy(fh->steps[c], fh->steps[0], sizeof fh->steps[0]);
+    }
+    wcx_header_stamp_version(fh);
+}
+
+/* Bytes of the WPAL chunk, none for other files. */
+static size_t enc_palette_bytes(const enc_state *st)
+{
+    return st->pal ? WCX_CHUNK_OVERHEAD +
+                         wcx_palette_size(st->pal, st->pal_components, st->pal_bit_depth)
+                   : 0;
+}
 
 static void free_planes(enc_state *st)
 {
@@ -96,7 +126,9 @@ static size_t varint_size(uint32_t v)
 /* Exact size of the file the header, layout and payloads make. */
 static size_t enc_file_size(const enc_state *st, const es_output *out)
 {
-    size_t n = WCX_MAGIC_SIZE + WCX_CHUNK_OVERHEAD + wcx_header_size(&st->h) +
+    wcx_header fh;
+    enc_file_header(st, &fh);
+    size_t n = WCX_MAGIC_SIZE + WCX_CHUNK_OVERHEAD + wcx_header_size(&fh) + enc_palette_bytes(st) +
                meta_file_bytes(st->p->meta);
     for (uint32_t c = 0; c < st->h.components; c++) {
         if (st->h.entropy != WC_ENTROPY_DEFLATE) n += WCX_CHUNK_OVERHEAD + out->table_size[c];
@@ -231,14 +263,17 @@ static void write_file(const enc_state *st, const es_output *out, uint8_t *dst, 
 {
     wcx_writer w;
     wcx_writer_init(&w, dst, cap);
-    size_t hs = wcx_header_size(&st->h);
+    wcx_header fh;
+    enc_file_header(st, &fh);
+    size_t hs = wcx_header_size(&fh);
     wcx_chunk_begin(&w, WCX_WHDR);
     uint8_t *hp = wcx_chunk_space(&w, hs);
     if (hp) {
-        wcx_header_write(&st->h, hp);
+        wcx_header_write(&fh, hp);
         wcx_chunk_commit(&w, hs);
     }
     wcx_chunk_end(&w);
+    if (st->pal) wcx_palette_put(&w, st->pal, fh.components, fh.bit_depth);
     meta_put_chunks(&w, st->p->meta);
     if (st->h.entropy != WC_ENTROPY_DEFLATE)
         for (uint32_t c = 0; c < st->h.components; c++)
@@ -461,13 +496,54 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
             free_planes(&st_k);
         }
     }
+    /* An image of at most 256 distinct pixels also as a plane of indices
+     * into its palette, with each layout that suits one component (format
+     * 2.0, colour 3), kept only when smaller. Pixels in device memory keep
+     * the 1.0 layouts (the host does not read them). */
+    wcx_palette pal;
+    wc_image idx = {0, 0, 0, 0, 0, NULL};
+    lc_candidate pcand[LC_MAX_CANDIDATES];
+    int npal = 0;
+    if (s == WC_OK && ncand > 1 && p->memory != WC_MEMORY_DEVICE && palette_build(img, &pal)) {
+        s = palette_indices(img, &pal, &idx, &ctx->err);
+        if (s == WC_OK) npal = lc_candidates(p, &idx, 1, pcand);
+        for (int k = 0; k < npal; k++) pcand[k].palette = 1;
+    }
+    for (int k = 0; k < npal && s == WC_OK; k++) {
+        memcpy(ctx->note, note0, sizeof note0);
+        enc_state st_k;
+        memset(&st_k, 0, sizeof st_k);
+        st_k.ctx = ctx;
+        st_k.p = &pcand[k].p;
+        st_k.pal = &pal;
+        st_k.pal_components = (uint8_t)img->components;
+        st_k.pal_bit_depth = (uint8_t)img->bit_depth;
+        es_output out_k;
+        memset(&out_k, 0, sizeof out_k);
+        s = encode_payloads(&st_k, &idx, &out_k);
+        size_t size_k = s == WC_OK ? enc_file_size(&st_k, &out_k) : 0;
+        if (s == WC_OK && size_k < size) {
+            es_output_free(&out);
+            free_planes(&st);
+            st = st_k;
+            out = out_k;
+            size = size_k;
+            memcpy(note_kept, ctx->note, sizeof note_kept);
+        } else {
+            es_output_free(&out_k);
+            free_planes(&st_k);
+        }
+    }
+    wc_image_free(&idx);
     if (ncand > 1 && s == WC_OK) {
         memcpy(ctx->note, note_kept, sizeof note_kept);
         size_t n = strlen(ctx->note);
+        char what[48] = "";
+        if (st.pal) snprintf(what, sizeof what, "palette of %u colours, ", st.pal->count);
         snprintf(ctx->note + n, sizeof ctx->note - n,
-                 "%slossless layout: %d level(s), %s%s (the smallest of %d tried)", n ? "; " : "",
-                 st.h.levels, st.h.entropy == WC_ENTROPY_DEFLATE ? "deflate" : "Huffman",
-                 st.no_colour ? ", no colour transform" : "", ncand);
+                 "%slossless layout: %s%d level(s), %s%s (the smallest of %d tried)", n ? "; " : "",
+                 what, st.h.levels, st.h.entropy == WC_ENTROPY_DEFLATE ? "deflate" : "Huffman",
+                 st.no_colour ? ", no colour transform" : "", ncand + npal);
     }
     if (s == WC_OK) {
         double t0 = ctx_now();
@@ -542,10 +618,22 @@ wc_status lc_encoded_size(wc_ctx *ctx, const lc_candidate *c, const wc_image *im
     es_output out;
     memset(&out, 0, sizeof out);
     ctx_begin(ctx);
-    wc_status s = encode_payloads(&st, img, &out);
+    wcx_palette pal;
+    wc_image idx = {0, 0, 0, 0, 0, NULL};
+    wc_status s = WC_OK;
+    if (c->palette) {
+        WC_RETURN_IF(!palette_build(img, &pal), &ctx->err, WC_ERR_ARG,
+                     "a palette candidate for an image of more than %u colours", WCX_PALETTE_MAX);
+        s = palette_indices(img, &pal, &idx, &ctx->err);
+        st.pal = &pal;
+        st.pal_components = (uint8_t)img->components;
+        st.pal_bit_depth = (uint8_t)img->bit_depth;
+    }
+    if (s == WC_OK) s = encode_payloads(&st, c->palette ? &idx : img, &out);
     if (s == WC_OK) *size = enc_file_size(&st, &out);
     es_output_free(&out);
     free_planes(&st);
+    wc_image_free(&idx);
     return s;
 }
 

@@ -24,10 +24,14 @@
 
 /* One layout to try: the parameters, and for 3 or more components whether
  * to leave out the RCT (which wc_params cannot say; the file's colour
- * field says it, a 1.0 value). */
+ * field says it, a 1.0 value); or (palette) the image as one plane of
+ * indices into its palette, coded with p (format 2.0, colour 3; the
+ * encoder adds these for an image of at most 256 distinct pixels, from
+ * lc_candidates of the index plane). */
 typedef struct lc_candidate {
     wc_params p;
     int no_colour;
+    int palette;
 } lc_candidate;
 
 /* 1 when img (host memory) looks synthetic: a quarter or more of its
@@ -55,7 +59,8 @@ wc_status lc_detect(wc_ctx *ctx, const wc_params *p, const wc_image *img, int by
                     int *synthetic);
 
 /* The size of the file candidate c gives for img, as the encoder would
- * write it (codec/encoder.c); for the tests of the choice. */
+ * write it (codec/encoder.c); for the tests of the choice. A palette
+ * candidate for an image of more than 256 distinct pixels is WC_ERR_ARG. */
 wc_status lc_encoded_size(wc_ctx *ctx, const lc_candidate *c, const wc_image *img, size_t *size);
 
 #endif

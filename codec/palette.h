@@ -1,0 +1,31 @@
+/*
+ * palette.h -- the palette (indexed colour) lossless layout (format 2.0,
+ * colour 3): an image of at most 256 distinct pixels, of any component
+ * count and bit depth, coded as one plane of indices into its palette
+ * (FORMAT.md, "WPAL"). The encoder tries it beside the other lossless
+ * layouts and keeps it when the file is smaller; the decoder maps the
+ * decoded indices back to pixels on the host, whatever the backend.
+ */
+#ifndef WC_PALETTE_H
+#define WC_PALETTE_H
+
+#include "container.h"
+#include "wcodec.h"
+
+/* img's distinct pixels (host memory), ordered by luminance (then by
+ * value) so that neighbouring indices are neighbouring colours, which the
+ * index plane's prediction likes. Returns 0 when img has more than
+ * WCX_PALETTE_MAX of them (the scan stops there). */
+int palette_build(const wc_image *img, wcx_palette *pal);
+
+/* The plane of indices of img into pal (every pixel of img is in pal):
+ * allocates idx as one component of wcx_palette_index_depth(pal->count)
+ * bits, free with wc_image_free. */
+wc_status palette_indices(const wc_image *img, const wcx_palette *pal, wc_image *idx, wc_err *err);
+
+/* Maps the index plane idx to out's pixels (the same size; out's
+ * components and bit depth are the palette's); an index at or past
+ * pal->count is damage (WC_ERR_CORRUPT). */
+wc_status palette_map(const wc_image *idx, const wcx_palette *pal, wc_image *out, wc_err *err);
+
+#endif
