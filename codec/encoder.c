@@ -608,7 +608,8 @@ wc_status lc_detect(wc_ctx *ctx, const wc_params *p, const wc_image *img, int by
     return s;
 }
 
-wc_status lc_encoded_size(wc_ctx *ctx, const lc_candidate *c, const wc_image *img, size_t *size)
+wc_status lc_encode_candidate(wc_ctx *ctx, const lc_candidate *c, const wc_image *img, void **file,
+                              size_t *size)
 {
     enc_state st;
     memset(&st, 0, sizeof st);
@@ -631,10 +632,20 @@ wc_status lc_encoded_size(wc_ctx *ctx, const lc_candidate *c, const wc_image *im
     }
     if (s == WC_OK) s = encode_payloads(&st, c->palette ? &idx : img, &out);
     if (s == WC_OK) *size = enc_file_size(&st, &out);
+    if (s == WC_OK && file) {
+        *file = wc_malloc(*size);
+        if (!*file) s = wc_fail(&ctx->err, WC_ERR_NOMEM, "out of memory (%zu-byte output)", *size);
+        if (s == WC_OK) write_file(&st, &out, *file, *size, size);
+    }
     es_output_free(&out);
     free_planes(&st);
     wc_image_free(&idx);
     return s;
+}
+
+wc_status lc_encoded_size(wc_ctx *ctx, const lc_candidate *c, const wc_image *img, size_t *size)
+{
+    return lc_encode_candidate(ctx, c, img, NULL, size);
 }
 
 wc_status wc_encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, void *dst, size_t cap,

@@ -63,4 +63,9 @@ wc_status lc_detect(wc_ctx *ctx, const wc_params *p, const wc_image *img, int by
  * candidate for an image of more than 256 distinct pixels is WC_ERR_ARG. */
 wc_status lc_encoded_size(wc_ctx *ctx, const lc_candidate *c, const wc_image *img, size_t *size);
 
+/* The same, with the file itself in *file (free with wc_free) unless file
+ * is NULL: for tests that need a given layout's file. */
+wc_status lc_encode_candidate(wc_ctx *ctx, const lc_candidate *c, const wc_image *img, void **file,
+                              size_t *size);
+
 #endif
