@@ -469,6 +469,7 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
     memset(&out, 0, sizeof out);
     size_t size = 0;
     wc_status s = WC_OK;
+    wc_params kept_p; /* a palette candidate's parameters, once kept */
     /* Each candidate adds to the --verbose note; the kept one's stays. */
     char note0[sizeof ctx->note], note_kept[sizeof ctx->note];
     memcpy(note0, ctx->note, sizeof note0);
@@ -497,49 +498,55 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
         }
     }
     /* An image of at most 256 distinct pixels also as a plane of indices
-     * into its palette, with each layout that suits one component (format
-     * 2.0, colour 3), kept only when smaller. Pixels in device memory keep
-     * the 1.0 layouts (the host does not read them). */
-    wcx_palette pal;
-    wc_image idx = {0, 0, 0, 0, 0, NULL};
-    lc_candidate pcand[LC_MAX_CANDIDATES];
+     * into its palette, in each order, with each layout that suits one
+     * component (format 2.0, colour 3), kept only when smaller. Pixels in
+     * device memory keep the 1.0 layouts (the host does not read them). */
+    wcx_palette pal[2];
     int npal = 0;
-    if (s == WC_OK && ncand > 1 && p->memory != WC_MEMORY_DEVICE && palette_build(img, &pal)) {
-        s = palette_indices(img, &pal, &idx, &ctx->err);
-        if (s == WC_OK) npal = lc_candidates(p, &idx, 1, pcand);
-        for (int k = 0; k < npal; k++) pcand[k].palette = 1;
-    }
-    for (int k = 0; k < npal && s == WC_OK; k++) {
-        memcpy(ctx->note, note0, sizeof note0);
-        enc_state st_k;
-        memset(&st_k, 0, sizeof st_k);
-        st_k.ctx = ctx;
-        st_k.p = &pcand[k].p;
-        st_k.pal = &pal;
-        st_k.pal_components = (uint8_t)img->components;
-        st_k.pal_bit_depth = (uint8_t)img->bit_depth;
-        es_output out_k;
-        memset(&out_k, 0, sizeof out_k);
-        s = encode_payloads(&st_k, &idx, &out_k);
-        size_t size_k = s == WC_OK ? enc_file_size(&st_k, &out_k) : 0;
-        if (s == WC_OK && size_k < size) {
-            es_output_free(&out);
-            free_planes(&st);
-            st = st_k;
-            out = out_k;
-            size = size_k;
-            memcpy(note_kept, ctx->note, sizeof note_kept);
-        } else {
-            es_output_free(&out_k);
-            free_planes(&st_k);
+    for (int o = 0; o < 2 && s == WC_OK && ncand > 1 && p->memory != WC_MEMORY_DEVICE; o++) {
+        const palette_order order = o ? PALETTE_BY_FIRST : PALETTE_BY_LUMA;
+        if (!palette_build(img, order, &pal[o])) break;
+        wc_image idx = {0, 0, 0, 0, 0, NULL};
+        s = palette_indices(img, &pal[o], &idx, &ctx->err);
+        lc_candidate pcand[LC_MAX_CANDIDATES];
+        const int nk = s == WC_OK ? lc_candidates(p, &idx, 1, pcand) : 0;
+        for (int k = 0; k < nk && s == WC_OK; k++, npal++) {
+            memcpy(ctx->note, note0, sizeof note0);
+            enc_state st_k;
+            memset(&st_k, 0, sizeof st_k);
+            st_k.ctx = ctx;
+            st_k.p = &pcand[k].p;
+            st_k.pal = &pal[o];
+            st_k.pal_components = (uint8_t)img->components;
+            st_k.pal_bit_depth = (uint8_t)img->bit_depth;
+            es_output out_k;
+            memset(&out_k, 0, sizeof out_k);
+            s = encode_payloads(&st_k, &idx, &out_k);
+            size_t size_k = s == WC_OK ? enc_file_size(&st_k, &out_k) : 0;
+            if (s == WC_OK && size_k < size) {
+                es_output_free(&out);
+                free_planes(&st);
+                st = st_k;
+                /* pcand goes out of scope: the kept parameters live on */
+                kept_p = pcand[k].p;
+                st.p = &kept_p;
+                out = out_k;
+                size = size_k;
+                memcpy(note_kept, ctx->note, sizeof note_kept);
+            } else {
+                es_output_free(&out_k);
+                free_planes(&st_k);
+            }
         }
+        wc_image_free(&idx);
     }
-    wc_image_free(&idx);
     if (ncand > 1 && s == WC_OK) {
         memcpy(ctx->note, note_kept, sizeof note_kept);
         size_t n = strlen(ctx->note);
         char what[48] = "";
-        if (st.pal) snprintf(what, sizeof what, "palette of %u colours, ", st.pal->count);
+        if (st.pal)
+            snprintf(what, sizeof what, "palette of %u colours (%s order), ", st.pal->count,
+                     st.pal == &pal[0] ? "luminance" : "first-seen");
         snprintf(ctx->note + n, sizeof ctx->note - n,
                  "%slossless layout: %s%d level(s), %s%s (the smallest of %d tried)", n ? "; " : "",
                  what, st.h.levels, st.h.entropy == WC_ENTROPY_DEFLATE ? "deflate" : "Huffman",
@@ -623,7 +630,7 @@ wc_status lc_encode_candidate(wc_ctx *ctx, const lc_candidate *c, const wc_image
     wc_image idx = {0, 0, 0, 0, 0, NULL};
     wc_status s = WC_OK;
     if (c->palette) {
-        WC_RETURN_IF(!palette_build(img, &pal), &ctx->err, WC_ERR_ARG,
+        WC_RETURN_IF(!palette_build(img, (palette_order)c->palette, &pal), &ctx->err, WC_ERR_ARG,
                      "a palette candidate for an image of more than %u colours", WCX_PALETTE_MAX);
         s = palette_indices(img, &pal, &idx, &ctx->err);
         st.pal = &pal;

@@ -24,10 +24,11 @@
 
 /* One layout to try: the parameters, and for 3 or more components whether
  * to leave out the RCT (which wc_params cannot say; the file's colour
- * field says it, a 1.0 value); or (palette) the image as one plane of
- * indices into its palette, coded with p (format 2.0, colour 3; the
- * encoder adds these for an image of at most 256 distinct pixels, from
- * lc_candidates of the index plane). */
+ * field says it, a 1.0 value); or (palette, a palette_order of
+ * codec/palette.h) the image as one plane of indices into its palette
+ * ordered so, coded with p (format 2.0, colour 3; the encoder adds these
+ * for an image of at most 256 distinct pixels: lc_candidates of the index
+ * plane, for each order). */
 typedef struct lc_candidate {
     wc_params p;
     int no_colour;

@@ -58,12 +58,12 @@ static int pal_cmp(const void *a, const void *b)
     return x->key < y->key ? -1 : x->key > y->key;
 }
 
-int palette_build(const wc_image *img, wcx_palette *pal)
+int palette_build(const wc_image *img, palette_order order, wcx_palette *pal)
 {
     pal_map *m = calloc(1, sizeof *m);
     if (!m) return 0;
     const unsigned comps = img->components;
-    pal_sort order[WCX_PALETTE_MAX];
+    pal_sort entries[WCX_PALETTE_MAX];
     int ok = 1;
     for (uint32_t y = 0; y < img->height && ok; y++) {
         const uint8_t *row = (const uint8_t *)img->pixels + (size_t)y * wc_row_stride(img);
@@ -81,17 +81,17 @@ int palette_build(const wc_image *img, wcx_palette *pal)
             if (comps >= 3)
                 luma = 299u * key_sample(key, comps, 0) + 587u * key_sample(key, comps, 1) +
                        114u * key_sample(key, comps, 2);
-            order[m->count].luma = luma;
-            order[m->count++].key = key;
+            entries[m->count].luma = luma;
+            entries[m->count++].key = key;
         }
     }
     if (ok) {
-        qsort(order, m->count, sizeof order[0], pal_cmp);
+        if (order == PALETTE_BY_LUMA) qsort(entries, m->count, sizeof entries[0], pal_cmp);
         memset(pal, 0, sizeof *pal);
         pal->count = m->count;
         for (unsigned i = 0; i < m->count; i++)
             for (unsigned c = 0; c < comps; c++)
-                pal->entry[i][c] = key_sample(order[i].key, comps, c);
+                pal->entry[i][c] = key_sample(entries[i].key, comps, c);
     }
     free(m);
     return ok;

@@ -12,11 +12,17 @@
 #include "container.h"
 #include "wcodec.h"
 
-/* img's distinct pixels (host memory), ordered by luminance (then by
- * value) so that neighbouring indices are neighbouring colours, which the
- * index plane's prediction likes. Returns 0 when img has more than
- * WCX_PALETTE_MAX of them (the scan stops there). */
-int palette_build(const wc_image *img, wcx_palette *pal);
+/* How the entries are ordered: by luminance (then by value), so that
+ * neighbouring indices are similar colours, which the index plane's
+ * prediction likes on charts and text; or in the order the pixels first
+ * appear (row by row), which keeps the colours of one area together and
+ * wins on screenshots and busy palettes (bench/compression.sh: each wins
+ * on some graphics, so the encoder tries both). */
+typedef enum palette_order { PALETTE_BY_LUMA = 1, PALETTE_BY_FIRST = 2 } palette_order;
+
+/* img's distinct pixels (host memory) in that order. Returns 0 when img
+ * has more than WCX_PALETTE_MAX of them (the scan stops there). */
+int palette_build(const wc_image *img, palette_order order, wcx_palette *pal);
 
 /* The plane of indices of img into pal (every pixel of img is in pal):
  * allocates idx as one component of wcx_palette_index_depth(pal->count)

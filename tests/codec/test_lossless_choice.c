@@ -117,17 +117,18 @@ static void candidate_sizes(wc_ctx *ctx, const wc_params *p, const wc_image *img
         if (s < *best_plain) *best_plain = s;
     }
     /* The index plane is one component: its candidates as the encoder
-     * makes them, from lc_candidates of that shape. */
+     * makes them, from lc_candidates of that shape, for each order. */
     const wc_image plane = {img->width, img->height, 1, 8, 0, NULL};
     n = lc_candidates(p, &plane, 1, c);
-    for (int k = 0; k < n; k++) {
-        size_t s = 0;
-        c[k].palette = 1;
-        wc_status st = lc_encoded_size(ctx, &c[k], img, &s);
-        if (st == WC_ERR_ARG) return; /* more than 256 colours */
-        if (st != WC_OK) fail_msg("%s", wc_ctx_error(ctx));
-        if (s < *best_palette) *best_palette = s;
-    }
+    for (int order = 1; order <= 2; order++)
+        for (int k = 0; k < n; k++) {
+            size_t s = 0;
+            c[k].palette = order;
+            wc_status st = lc_encoded_size(ctx, &c[k], img, &s);
+            if (st == WC_ERR_ARG) return; /* more than 256 colours */
+            if (st != WC_OK) fail_msg("%s", wc_ctx_error(ctx));
+            if (s < *best_palette) *best_palette = s;
+        }
 }
 
 /* The automatic file is exactly as small as the smallest candidate coded
