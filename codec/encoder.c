@@ -456,8 +456,13 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
      * kept (the first of equal sizes, so the choice is deterministic). */
     lc_candidate cand[LC_MAX_CANDIDATES];
     int synthetic = 0;
+    /* Pixels in device memory: a synthetic-looking image comes back to
+     * the host too, for the palette (the same file as from host memory). */
+    wc_image host = {0, 0, 0, 0, 0, NULL};
     if (p->levels == WC_LEVELS_AUTO && p->lossless)
-        WC_FORWARD_IF_ERROR(lc_detect(ctx, p, img, p->memory == WC_MEMORY_DEVICE, &synthetic));
+        WC_FORWARD_IF_ERROR(lc_detect(ctx, p, img, p->memory == WC_MEMORY_DEVICE, &synthetic,
+                                      p->memory == WC_MEMORY_DEVICE ? &host : NULL));
+    const wc_image *pal_src = p->memory == WC_MEMORY_DEVICE ? &host : img;
     const int ncand = p->levels == WC_LEVELS_AUTO ? lc_candidates(p, img, synthetic, cand) : 1;
     if (p->levels != WC_LEVELS_AUTO) {
         cand[0].p = *p;
@@ -499,18 +504,20 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
     }
     /* An image of at most 256 distinct pixels also as a plane of indices
      * into its palette, in each order, with each layout that suits one
-     * component (format 2.0, colour 3), kept only when smaller. Pixels in
-     * device memory keep the 1.0 layouts (the host does not read them). */
+     * component (format 2.0, colour 3), kept only when smaller. The index
+     * plane is on the host, wherever the pixels were. */
     wcx_palette pal[2];
     int npal = 0;
-    for (int o = 0; o < 2 && s == WC_OK && ncand > 1 && p->memory != WC_MEMORY_DEVICE; o++) {
+    for (int o = 0; o < 2 && s == WC_OK && ncand > 1 && pal_src->pixels; o++) {
         const palette_order order = o ? PALETTE_BY_FIRST : PALETTE_BY_LUMA;
-        if (!palette_build(img, order, &pal[o])) break;
+        if (!palette_build(pal_src, order, &pal[o])) break;
         wc_image idx = {0, 0, 0, 0, 0, NULL};
-        s = palette_indices(img, &pal[o], &idx, &ctx->err);
+        s = palette_indices(pal_src, &pal[o], &idx, &ctx->err);
         lc_candidate pcand[LC_MAX_CANDIDATES];
         const int nk = s == WC_OK ? lc_candidates(p, &idx, 1, pcand) : 0;
         for (int k = 0; k < nk && s == WC_OK; k++, npal++) {
+            pcand[k].p.memory = WC_MEMORY_HOST;
+            pcand[k].p.stream = NULL;
             memcpy(ctx->note, note0, sizeof note0);
             enc_state st_k;
             memset(&st_k, 0, sizeof st_k);
@@ -540,6 +547,7 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
         }
         wc_image_free(&idx);
     }
+    wc_image_free(&host);
     if (ncand > 1 && s == WC_OK) {
         memcpy(ctx->note, note_kept, sizeof note_kept);
         size_t n = strlen(ctx->note);
@@ -571,10 +579,11 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
 }
 
 wc_status lc_detect(wc_ctx *ctx, const wc_params *p, const wc_image *img, int by_forward,
-                    int *synthetic)
+                    int *synthetic, wc_image *host_copy)
 {
     const uint64_t pixels = (uint64_t)img->width * img->height;
-    if (!by_forward || pixels <= LC_SMALL_PIXELS) {
+    if (host_copy) memset(host_copy, 0, sizeof *host_copy);
+    if (!by_forward || (pixels <= LC_SMALL_PIXELS && !host_copy)) {
         *synthetic = pixels <= LC_SMALL_PIXELS || lc_looks_synthetic(img);
         return WC_OK;
     }
@@ -610,7 +619,28 @@ wc_status lc_detect(wc_ctx *ctx, const wc_params *p, const wc_image *img, int by
         co.q[c] = st.raw[c];
     }
     if (s == WC_OK) s = ctx->backend->forward(ctx->backend_self, &st.plan, img, &co, err);
-    if (s == WC_OK) *synthetic = lc_planes_look_synthetic(img, (const int32_t *const *)st.raw);
+    if (s == WC_OK)
+        *synthetic = pixels <= LC_SMALL_PIXELS ||
+                     lc_planes_look_synthetic(img, (const int32_t *const *)st.raw);
+    if (s == WC_OK && *synthetic && host_copy) {
+        /* The samples back from the level shift: the image, on the host. */
+        *host_copy = (wc_image){img->width, img->height, img->components, img->bit_depth, 0, NULL};
+        if (wc_image_alloc(host_copy) != WC_OK)
+            s = wc_fail(err, WC_ERR_NOMEM, "out of memory (host copy of the image)");
+        const int32_t shift = (int32_t)1 << (img->bit_depth - 1);
+        for (uint32_t y = 0; y < img->height && s == WC_OK; y++) {
+            uint8_t *row = (uint8_t *)host_copy->pixels + (size_t)y * wc_row_stride(host_copy);
+            for (uint32_t x = 0; x < img->width; x++)
+                for (uint32_t c = 0; c < img->components; c++) {
+                    const int32_t v = st.raw[c][(size_t)y * img->width + x] + shift;
+                    const size_t i = (size_t)x * img->components + c;
+                    if (img->bit_depth > 8)
+                        ((uint16_t *)(void *)row)[i] = (uint16_t)v;
+                    else
+                        row[i] = (uint8_t)v;
+                }
+        }
+    }
     free_planes(&st);
     return s;
 }

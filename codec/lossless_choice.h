@@ -55,9 +55,12 @@ int lc_candidates(const wc_params *p, const wc_image *img, int synthetic, lc_can
 
 /* Whether img looks synthetic, read from its pixels, or (by_forward, as
  * for pixels in device memory) from the samples the backend's forward
- * brings to the host; the same answer either way (codec/encoder.c). */
+ * brings to the host; the same answer either way (codec/encoder.c). With
+ * by_forward and host_copy, a synthetic image's samples are also left
+ * there as a host image (free with wc_image_free; else it stays empty),
+ * for the palette layout. */
 wc_status lc_detect(wc_ctx *ctx, const wc_params *p, const wc_image *img, int by_forward,
-                    int *synthetic);
+                    int *synthetic, wc_image *host_copy);
 
 /* The size of the file candidate c gives for img, as the encoder would
  * write it (codec/encoder.c); for the tests of the choice. A palette

@@ -258,10 +258,18 @@ static void test_detect_by_forward(void **state)
             wc_image img =
                 make_image(&r, shapes[k][0], shapes[k][1], shapes[k][2], shapes[k][3], kind);
             int direct = -1, forward = -1;
-            assert_int_equal(lc_detect(ctx, &p, &img, 0, &direct), WC_OK);
-            assert_int_equal(lc_detect(ctx, &p, &img, 1, &forward), WC_OK);
+            assert_int_equal(lc_detect(ctx, &p, &img, 0, &direct, NULL), WC_OK);
+            assert_int_equal(lc_detect(ctx, &p, &img, 1, &forward, NULL), WC_OK);
             assert_int_equal(direct, forward);
             if (shapes[k][0] * shapes[k][1] > LC_SMALL_PIXELS) assert_int_equal(direct, kind);
+            /* The host copy the palette reads: the image itself, when
+             * synthetic; nothing otherwise. */
+            wc_image copy;
+            assert_int_equal(lc_detect(ctx, &p, &img, 1, &forward, &copy), WC_OK);
+            assert_int_equal(copy.pixels != NULL, direct);
+            if (copy.pixels)
+                assert_memory_equal(copy.pixels, img.pixels, wc_image_row_bytes(&img) * img.height);
+            wc_image_free(&copy);
             wc_image_free(&img);
         }
     wc_ctx_free(ctx);
