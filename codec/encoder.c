@@ -470,6 +470,7 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
     }
     enc_state st;
     memset(&st, 0, sizeof st);
+    st.ctx = ctx; /* free_planes of the empty state before the first kept */
     es_output out;
     memset(&out, 0, sizeof out);
     size_t size = 0;

@@ -139,8 +139,8 @@ wc_status palette_map(const wc_image *idx, const wcx_palette *pal, wc_image *out
                          "pixel (%u, %u) has palette index %u, the palette (WPAL) has %u entries",
                          x, y, i, pal->count);
             for (unsigned c = 0; c < comps; c++) {
-                if (out->bit_depth > 8)
-                    ((uint16_t *)(void *)row)[(size_t)x * comps + c] = pal->entry[i][c];
+                if (out->bit_depth > 8) /* memcpy: any stride the caller gave */
+                    memcpy(row + ((size_t)x * comps + c) * 2, &pal->entry[i][c], 2);
                 else
                     row[(size_t)x * comps + c] = (uint8_t)pal->entry[i][c];
             }

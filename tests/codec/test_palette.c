@@ -93,7 +93,7 @@ static void roundtrip(wc_ctx *ctx, const wc_image *img, int k)
     assert_same_pixels(img, &back);
     /* Into the caller's buffer, rows apart by more than their width. */
     wc_image into = {img->width, img->height, img->components, img->bit_depth, 0, NULL};
-    into.stride = wc_image_row_bytes(img) + 5;
+    into.stride = wc_image_row_bytes(img) + 6;
     into.pixels = calloc(into.stride, img->height);
     assert_non_null(into.pixels);
     if (wc_decode_into(ctx, NULL, file, n, &into) != WC_OK) fail_msg("%s", wc_ctx_error(ctx));
