@@ -507,10 +507,10 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
      * into its palette, in each order, with each layout that suits one
      * component (format 2.0, colour 3), kept only when smaller. The index
      * plane is on the host, wherever the pixels were. */
-    wcx_palette pal[2];
+    wcx_palette pal[PALETTE_ORDERS];
     int npal = 0;
-    for (int o = 0; o < 2 && s == WC_OK && ncand > 1 && pal_src->pixels; o++) {
-        const palette_order order = o ? PALETTE_BY_FIRST : PALETTE_BY_LUMA;
+    for (int o = 0; o < PALETTE_ORDERS && s == WC_OK && ncand > 1 && pal_src->pixels; o++) {
+        const palette_order order = (palette_order)(PALETTE_BY_LUMA + o);
         if (!palette_build(pal_src, order, &pal[o])) break;
         wc_image idx = {0, 0, 0, 0, 0, NULL};
         s = palette_indices(pal_src, &pal[o], &idx, &ctx->err);
@@ -552,10 +552,12 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
     if (ncand > 1 && s == WC_OK) {
         memcpy(ctx->note, note_kept, sizeof note_kept);
         size_t n = strlen(ctx->note);
-        char what[48] = "";
+        char what[80] = "";
         if (st.pal)
             snprintf(what, sizeof what, "palette of %u colours (%s order), ", st.pal->count,
-                     st.pal == &pal[0] ? "luminance" : "first-seen");
+                     st.pal == &pal[0]   ? "luminance"
+                     : st.pal == &pal[1] ? "first-seen"
+                                         : "most-frequent-first");
         snprintf(ctx->note + n, sizeof ctx->note - n,
                  "%slossless layout: %s%d level(s), %s%s (the smallest of %d tried)", n ? "; " : "",
                  what, st.h.levels, st.h.entropy == WC_ENTROPY_DEFLATE ? "deflate" : "Huffman",

@@ -13,6 +13,7 @@ typedef struct pal_map {
     uint64_t key[PAL_SLOTS];
     uint16_t value[PAL_SLOTS];
     uint8_t used[PAL_SLOTS];
+    uint64_t seen[PAL_SLOTS]; /* pixels of that colour (palette_build) */
     unsigned count;
 } pal_map;
 
@@ -45,8 +46,10 @@ static uint16_t key_sample(uint64_t key, unsigned comps, unsigned c)
     return (uint16_t)(key >> 16 * (comps - 1 - c));
 }
 
-/* Luminance for three or more components (Rec. 601 weights, integers),
- * the first sample for one or two; ties by the packed value. */
+/* The sort key (luma): luminance for three or more components (Rec. 601
+ * weights, integers), the first sample for one or two; or for
+ * PALETTE_BY_COUNT the complement of the pixel count. Ties by the packed
+ * value. */
 typedef struct pal_sort {
     uint64_t luma, key;
 } pal_sort;
@@ -70,6 +73,7 @@ int palette_build(const wc_image *img, palette_order order, wcx_palette *pal)
         for (uint32_t x = 0; x < img->width; x++) {
             const uint64_t key = pixel_key(img, row, x);
             const uint32_t i = pal_find(m, key);
+            m->seen[i]++;
             if (m->used[i]) continue;
             if (m->count == WCX_PALETTE_MAX) {
                 ok = 0;
@@ -86,7 +90,10 @@ int palette_build(const wc_image *img, palette_order order, wcx_palette *pal)
         }
     }
     if (ok) {
-        if (order == PALETTE_BY_LUMA) qsort(entries, m->count, sizeof entries[0], pal_cmp);
+        if (order == PALETTE_BY_COUNT) /* the most frequent first: sort on ~count */
+            for (unsigned i = 0; i < m->count; i++)
+                entries[i].luma = ~m->seen[pal_find(m, entries[i].key)];
+        if (order != PALETTE_BY_FIRST) qsort(entries, m->count, sizeof entries[0], pal_cmp);
         memset(pal, 0, sizeof *pal);
         pal->count = m->count;
         for (unsigned i = 0; i < m->count; i++)

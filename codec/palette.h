@@ -14,11 +14,18 @@
 
 /* How the entries are ordered: by luminance (then by value), so that
  * neighbouring indices are similar colours, which the index plane's
- * prediction likes on charts and text; or in the order the pixels first
+ * prediction likes on charts and text; in the order the pixels first
  * appear (row by row), which keeps the colours of one area together and
- * wins on screenshots and busy palettes (bench/compression.sh: each wins
- * on some graphics, so the encoder tries both). */
-typedef enum palette_order { PALETTE_BY_LUMA = 1, PALETTE_BY_FIRST = 2 } palette_order;
+ * wins on screenshots and 16-colour palettes; or the most frequent first,
+ * small indices for the common colours, which wins on a busy 256-colour
+ * image (bench/compression.sh: each wins on some graphics, so the encoder
+ * tries all three). */
+typedef enum palette_order {
+    PALETTE_BY_LUMA = 1,
+    PALETTE_BY_FIRST = 2,
+    PALETTE_BY_COUNT = 3
+} palette_order;
+#define PALETTE_ORDERS 3
 
 /* img's distinct pixels (host memory) in that order. Returns 0 when img
  * has more than WCX_PALETTE_MAX of them (the scan stops there). */

@@ -120,7 +120,7 @@ static void candidate_sizes(wc_ctx *ctx, const wc_params *p, const wc_image *img
      * makes them, from lc_candidates of that shape, for each order. */
     const wc_image plane = {img->width, img->height, 1, 8, 0, NULL};
     n = lc_candidates(p, &plane, 1, c);
-    for (int order = 1; order <= 2; order++)
+    for (int order = 1; order <= 3; order++)
         for (int k = 0; k < n; k++) {
             size_t s = 0;
             c[k].palette = order;

@@ -48,7 +48,7 @@ static wc_image make_palette_image(test_rng *r, uint32_t w, uint32_t h, uint32_t
 
 /* The palette file of candidate k % 3 (0: 5 levels, 1: none with
  * Huffman, 2: none with deflate) of the index plane, entries ordered by
- * luminance (k < 3) or as first seen. */
+ * luminance (k < 3), as first seen (k < 6) or most frequent first. */
 static void *palette_file(wc_ctx *ctx, const wc_image *img, int k, size_t *n)
 {
     wc_params p;
@@ -57,7 +57,7 @@ static void *palette_file(wc_ctx *ctx, const wc_image *img, int k, size_t *n)
     const wc_image plane = {img->width, img->height, 1, 8, 0, NULL};
     int nc = lc_candidates(&p, &plane, 1, c);
     assert_true(k % 3 < nc);
-    c[k % 3].palette = k < 3 ? 1 : 2;
+    c[k % 3].palette = 1 + k / 3;
     void *file = NULL;
     if (lc_encode_candidate(ctx, &c[k % 3], img, &file, n) != WC_OK)
         fail_msg("palette encode %ux%u x%u %u-bit: %s", img->width, img->height, img->components,
@@ -118,7 +118,7 @@ static void test_roundtrips(void **state)
                 for (size_t ci = 0; ci < 5; ci++) {
                     wc_image img = make_palette_image(&r, sizes[si][0], sizes[si][1], comps,
                                                       depths[di], colours[ci]);
-                    for (int k = 0; k < 6; k++) roundtrip(ctx, &img, k);
+                    for (int k = 0; k < 9; k++) roundtrip(ctx, &img, k);
                     wc_image_free(&img);
                 }
     wc_ctx_free(ctx);
@@ -159,7 +159,7 @@ static void test_region(void **state)
     test_rng r;
     test_rng_seed(&r, 5);
     wc_image img = make_palette_image(&r, 131, 77, 3, 8, 40);
-    for (int k = 0; k < 6; k++) {
+    for (int k = 0; k < 9; k++) {
         size_t n = 0;
         void *file = palette_file(ctx, &img, k, &n);
         const wc_region rects[] = {
