@@ -411,6 +411,10 @@ uint64_t wc_encode_memory(const wc_image *img, const wc_params *p)
     const int strips =
         !p->lossless && !rate && p->transform == WC_TRANSFORM_DCT && img->components % 2 == 1;
     uint64_t need = ENCODE_FIXED_BYTES + raw + (p->lossless ? raw + raw / 8 : raw / 2) * 2;
+    /* The automatic lossless layout's palette: the plane of indices (a
+     * byte a pixel) and, for pixels in device memory, their host copy. */
+    if (p->lossless && p->levels == WC_LEVELS_AUTO)
+        need += w * h + (p->memory == WC_MEMORY_DEVICE ? raw : 0);
     for (uint32_t c = 0; c < img->components; c++) {
         const int alpha = layout_is_alpha(img->components, c);
         const int tf = p->lossless || alpha ? WC_TRANSFORM_DWT : (int)p->transform;
