@@ -9,8 +9,9 @@
 #     against optipng -o2, lossless.
 # The README's compression tables come from this script.
 #
-# usage: bench/compression.sh [--quick] [--jobs N] [--build DIR] [--kodak DIR] [--out DIR]
+# usage: bench/compression.sh [--quick] [--graphics] [--jobs N] [--build DIR] [--kodak DIR] [--out DIR]
 #   --quick    4 Kodak images (kodim01, 08, 15, 23) instead of 24
+#   --graphics the graphics set only (no Kodak)
 #   --jobs N   images coded at once (default 2)
 #   --build    the build folder holding programs/wcodec and bench/make_graphics
 #              (default build)
@@ -25,11 +26,13 @@ BUILD=$ROOT/build
 KODAK=$ROOT/../shared/corpus/kodak
 [ -d "$KODAK" ] || KODAK=$ROOT/../../shared/corpus/kodak # a worktree under wt/
 QUICK=0
+GRAPHICS_ONLY=0
 JOBS=2
 OUT=
 while [ $# -gt 0 ]; do
     case "$1" in
     --quick) QUICK=1 ;;
+    --graphics) GRAPHICS_ONLY=1 ;;
     --jobs) JOBS=$2; shift ;;
     --build) BUILD=$2; shift ;;
     --kodak) KODAK=$2; shift ;;
@@ -152,6 +155,7 @@ one_image() {
 }
 export -f one_image have
 
+if [ "$GRAPHICS_ONLY" = 0 ]; then
 if [ "$QUICK" = 1 ]; then
     IMAGES=$(for n in 01 08 15 23; do echo "$KODAK/kodim$n.png"; done)
 else
@@ -203,6 +207,7 @@ echo "| --- | --- |"
 awk -F, '$3 == "lossless" { s[$1] += $4 * 8 / 393216; n[$1]++; if (!($1 in seen)) { seen[$1] = 1; order[++m] = $1 } }
     END { for (i = 1; i <= m; i++) printf "| %s | %.3f |\n", order[i], s[order[i]] / n[order[i]] }' "$OUT/kodak.csv"
 
+fi
 echo
 echo "Graphics set (bench/make_graphics), lossless: bytes"
 echo

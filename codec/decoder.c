@@ -11,13 +11,18 @@
 #include "dwt.h"
 #include "entropy_stage.h"
 #include "lot8.h"
+#include "palette.h"
 #include "plan.h"
 #include "region.h"
 
 typedef struct parsed {
     wcx_chunk *chunks;
     size_t nchunks;
-    wcx_header h;
+    /* The coded planes' header: the file's, or for a palette file (colour
+     * 3) its view as one plane of indices; fh is the file's as written. */
+    wcx_header h, fh;
+    int has_palette;
+    wcx_palette pal;
     wc_layout lay;
     es_input in;
     uint32_t *block_size;
@@ -117,6 +122,39 @@ static wc_status collect(parsed *ps, wc_err *err)
     return read_index(idx, ps, err);
 }
 
+/* A palette file (colour 3) has exactly one WPAL, the chunk right after
+ * WHDR; other files have none. The palette checked, the header becomes
+ * the index plane's: one component of the index depth, no colour. */
+static wc_status read_palette(parsed *ps, wc_err *err)
+{
+    const int want = ps->h.colour == WCX_COLOUR_PALETTE;
+    for (size_t i = 1; i < ps->nchunks; i++) {
+        const wcx_chunk *k = &ps->chunks[i];
+        if (k->type != WCX_WPAL) continue;
+        WC_RETURN_IF(!want, err, WC_ERR_CORRUPT,
+                     "chunk %u (WPAL) at byte %zu: a palette in a file whose colour is %u, not "
+                     "3 (palette)",
+                     k->index, k->offset, (unsigned)ps->h.colour);
+        WC_RETURN_IF(i != 1, err, WC_ERR_CORRUPT,
+                     "chunk %u (WPAL) at byte %zu: %s palette chunk (it must directly follow "
+                     "WHDR)",
+                     k->index, k->offset,
+                     ps->chunks[1].type == WCX_WPAL ? "a second" : "misplaced:");
+    }
+    if (!want) return WC_OK;
+    WC_RETURN_IF(ps->nchunks < 2 || ps->chunks[1].type != WCX_WPAL, err, WC_ERR_CORRUPT,
+                 "a palette file (colour 3) without its palette chunk (WPAL) after WHDR");
+    WC_RETURN_IF(!(ps->h.flags & 1), err, WC_ERR_CORRUPT,
+                 "header: a palette file (colour 3) must be lossless (flags bit 0)");
+    WC_FORWARD_IF_ERROR(
+        wcx_palette_parse(&ps->chunks[1], ps->h.components, ps->h.bit_depth, &ps->pal, err));
+    ps->has_palette = 1;
+    ps->h.components = 1;
+    ps->h.bit_depth = (uint8_t)wcx_palette_index_depth(ps->pal.count);
+    ps->h.colour = WC_COLOUR_NONE;
+    return WC_OK;
+}
+
 /* threads: for the CRCs of large chunks (wcx_read_chunks_mt). */
 static wc_status parse(const void *src, size_t size, parsed *ps, int threads, wc_err *err)
 {
@@ -134,6 +172,8 @@ static wc_status parse(const void *src, size_t size, parsed *ps, int threads, wc
     wc_err e = {{0}};
     wc_status s = wcx_header_parse(k->data, k->size, &ps->h, &e);
     WC_RETURN_IF(s != WC_OK, err, s, "chunk 0 (WHDR) at byte %zu: %s", k->offset, e.msg);
+    ps->fh = ps->h;
+    WC_FORWARD_IF_ERROR(read_palette(ps, err));
     int levels = plan_levels(ps->h.width, ps->h.height, ps->h.bit_depth, ps->h.levels);
     WC_RETURN_IF(levels != ps->h.levels, err, WC_ERR_CORRUPT,
                  "chunk 0 (WHDR) at byte %zu: %u levels is more than a %ux%u %u-bit image "
@@ -285,20 +325,12 @@ wc_status wc_decode_check_head(wc_ctx *ctx, const wc_params *p, const void *head
 }
 
 /* into: decode into out's buffer (the caller's), else allocate one. */
-static wc_status decode_parsed(wc_ctx *ctx, const wc_params *p, parsed *ps, wc_image *out, int into)
+static wc_status decode_planes(wc_ctx *ctx, const wc_params *p, parsed *ps, wc_image *out, int into)
 {
     wc_err *err = &ctx->err;
     wc_image img = {ps->h.width, ps->h.height, ps->h.components, ps->h.bit_depth, 0, NULL};
     wc_status s = ctx_backend(ctx, p ? p->backend : WC_BACKEND_AUTO);
     if (into) {
-        if (s == WC_OK && (out->width != img.width || out->height != img.height ||
-                           out->components != img.components || out->bit_depth != img.bit_depth))
-            s = wc_fail(err, WC_ERR_ARG,
-                        "the output image is %ux%u x%u %u-bit, the file %ux%u x%u %u-bit",
-                        out->width, out->height, out->components, out->bit_depth, img.width,
-                        img.height, img.components, img.bit_depth);
-        if (s == WC_OK && (!out->pixels || (out->stride && out->stride < wc_image_row_bytes(&img))))
-            s = wc_fail(err, WC_ERR_ARG, "no output buffer, or rows closer than the image's width");
         img.pixels = out->pixels;
         img.stride = out->stride;
     } else if (s == WC_OK && wc_image_alloc(&img) != WC_OK) {
@@ -326,6 +358,45 @@ static wc_status decode_parsed(wc_ctx *ctx, const wc_params *p, parsed *ps, wc_i
     return s;
 }
 
+/* A palette file: the plane of indices decoded (on the backend, into host
+ * memory), then mapped through the palette on the host. */
+static wc_status decode_palette(wc_ctx *ctx, const wc_params *p, parsed *ps, wc_image *out)
+{
+    WC_RETURN_IF(p && p->memory == WC_MEMORY_DEVICE, &ctx->err, WC_ERR_UNSUPPORTED,
+                 "a palette file (colour 3) is decoded into host memory only");
+    wc_image idx;
+    WC_FORWARD_IF_ERROR(decode_planes(ctx, p, ps, &idx, 0));
+    wc_status s = palette_map(&idx, &ps->pal, out, &ctx->err);
+    wc_image_free(&idx);
+    return s;
+}
+
+static wc_status decode_parsed(wc_ctx *ctx, const wc_params *p, parsed *ps, wc_image *out, int into)
+{
+    wc_err *err = &ctx->err;
+    const wcx_header *fh = &ps->fh;
+    wc_image img = {fh->width, fh->height, fh->components, fh->bit_depth, 0, NULL};
+    if (into) {
+        WC_RETURN_IF(out->width != img.width || out->height != img.height ||
+                         out->components != img.components || out->bit_depth != img.bit_depth,
+                     err, WC_ERR_ARG,
+                     "the output image is %ux%u x%u %u-bit, the file %ux%u x%u %u-bit", out->width,
+                     out->height, out->components, out->bit_depth, img.width, img.height,
+                     img.components, img.bit_depth);
+        WC_RETURN_IF(!out->pixels || (out->stride && out->stride < wc_image_row_bytes(&img)), err,
+                     WC_ERR_ARG, "no output buffer, or rows closer than the image's width");
+    }
+    if (!ps->has_palette) return decode_planes(ctx, p, ps, out, into);
+    if (into) return decode_palette(ctx, p, ps, out);
+    WC_RETURN_IF(wc_image_alloc(&img) != WC_OK, err, WC_ERR_NOMEM, "out of memory (output image)");
+    wc_status s = decode_palette(ctx, p, ps, &img);
+    if (s == WC_OK)
+        *out = img;
+    else
+        wc_image_free(&img);
+    return s;
+}
+
 /* Parses and checks a whole file under p's limits into *ps (freed by the
  * caller whatever the status); the memory limit against a whole decode's
  * need when `whole`, else the caller checks it. */
@@ -337,6 +408,11 @@ static wc_status parse_file(wc_ctx *ctx, const wc_params *p, const void *src, si
     wc_status s = parse(src, size, ps, p ? p->threads : 0, &ctx->err);
     if (s == WC_OK) layout_bands(&ps->h, &ps->lay);
     if (s == WC_OK) s = check_limits(&ps->h, &ps->lay, size, p, whole ? &need : NULL, &ctx->err);
+    if (s == WC_OK && whole && ps->has_palette) /* the pixels beside the indices */
+        s = check_memory(&ps->fh,
+                         need + (uint64_t)ps->fh.width * ps->fh.height * ps->fh.components *
+                                    (ps->fh.bit_depth > 8 ? 2 : 1),
+                         p, &ctx->err);
     if (s == WC_OK) s = check_blocks(ps, &ctx->err);
     if (s == WC_OK) s = layout_build(&ps->h, WC_MAX_BLOCKS, &ps->lay, &ctx->err);
     if (s == WC_OK) s = collect(ps, &ctx->err);
@@ -409,6 +485,20 @@ static wc_status region_by_crop(wc_ctx *ctx, const wc_params *p, const void *src
     return WC_OK;
 }
 
+/* The region's plane of indices (img, one component) becomes its pixels. */
+static wc_status region_map_palette(const parsed *ps, wc_image *img, wc_err *err)
+{
+    wc_image px = {img->width, img->height, ps->fh.components, ps->fh.bit_depth, 0, NULL};
+    WC_RETURN_IF(wc_image_alloc(&px) != WC_OK, err, WC_ERR_NOMEM, "out of memory (output image)");
+    wc_status s = palette_map(img, &ps->pal, &px, err);
+    wc_image_free(img);
+    if (s == WC_OK)
+        *img = px;
+    else
+        wc_image_free(&px);
+    return s;
+}
+
 wc_status wc_decode_region(wc_ctx *ctx, const wc_params *p, const void *src, size_t size,
                            const wc_region *r, wc_image *out)
 {
@@ -423,6 +513,11 @@ wc_status wc_decode_region(wc_ctx *ctx, const wc_params *p, const void *src, siz
     wc_region rr = {0, 0, 0, 0, 0};
     wc_status s = parse_file(ctx, p, src, size, &ps, 0);
     if (s == WC_OK) s = region_resolve(&ps.h, r, &rr, &ctx->err);
+    if (s == WC_OK && ps.has_palette && rr.reduce > 0)
+        s = wc_fail(&ctx->err, WC_ERR_UNSUPPORTED,
+                    "reduce %d of a palette file (colour 3): a reduced plane of indices is no "
+                    "image; decode a region at full size",
+                    rr.reduce);
     if (s == WC_OK && region_needs_whole(&ps.h)) {
         parsed_free(&ps);
         return region_by_crop(ctx, p, src, size, &rr, out);
@@ -443,6 +538,7 @@ wc_status wc_decode_region(wc_ctx *ctx, const wc_params *p, const void *src, siz
         s = region_decode(&ps.h, &ps.lay, &ps.in, &rr, p ? p->threads : 0, &ctx->pool, &img,
                           &ctx->region_blocks, &ctx->err);
         ctx->times.transform = ctx_now() - t0;
+        if (s == WC_OK && ps.has_palette) s = region_map_palette(&ps, &img, &ctx->err);
         ctx_note_chain(ctx, "host");
     }
     if (s == WC_OK)
@@ -482,15 +578,15 @@ wc_status dec_inspect(wc_ctx *ctx, const void *src, size_t size, wc_info *info)
         const wcx_header *h = &ps.h;
         info->width = h->width;
         info->height = h->height;
-        info->components = h->components;
-        info->bit_depth = h->bit_depth;
+        info->components = ps.fh.components;
+        info->bit_depth = ps.fh.bit_depth;
         info->format_major = h->version_major;
         info->format_minor = h->version_minor;
         info->lossless = h->flags & 1;
         info->transform = (wc_transform)h->transform;
         info->wavelet = h->wavelet[0];
         info->levels = h->levels;
-        info->colour = h->colour;
+        info->colour = ps.fh.colour;
         info->entropy = (wc_entropy)h->entropy;
         info->block_size = 1 << h->block_log2;
         info->base_step = h->base_step;

@@ -18,6 +18,7 @@
 #include "parallel.h"
 #include "plan.h"
 #include "quant.h"
+#include "palette.h"
 #include "ratectl.h"
 
 /* The encoder's working state. */
@@ -33,7 +34,36 @@ typedef struct enc_state {
     const wc_image *img;
     int probes;    /* rate control's probes so far (device path) */
     int no_colour; /* automatic lossless layout: leave out the RCT */
+    /* The palette layout (colour 3): h describes the plane of indices
+     * coded; the file's header, the image's shape with colour 3. */
+    const wcx_palette *pal;
+    uint8_t pal_components, pal_bit_depth;
 } enc_state;
+
+/* The header the file carries: h itself, or for a palette file the
+ * image's components and bit depth with colour 3, every component given
+ * the index plane's wavelet and steps (FORMAT.md, "WPAL"). */
+static void enc_file_header(const enc_state *st, wcx_header *fh)
+{
+    *fh = st->h;
+    if (!st->pal) return;
+    fh->components = st->pal_components;
+    fh->bit_depth = st->pal_bit_depth;
+    fh->colour = WCX_COLOUR_PALETTE;
+    for (unsigned c = 1; c < fh->components; c++) {
+        fh->wavelet[c] = fh->wavelet[0];
+        memcpy(fh->steps[c], fh->steps[0], sizeof fh->steps[0]);
+    }
+    wcx_header_stamp_version(fh);
+}
+
+/* Bytes of the WPAL chunk, none for other files. */
+static size_t enc_palette_bytes(const enc_state *st)
+{
+    return st->pal ? WCX_CHUNK_OVERHEAD +
+                         wcx_palette_size(st->pal, st->pal_components, st->pal_bit_depth)
+                   : 0;
+}
 
 static void free_planes(enc_state *st)
 {
@@ -96,7 +126,9 @@ static size_t varint_size(uint32_t v)
 /* Exact size of the file the header, layout and payloads make. */
 static size_t enc_file_size(const enc_state *st, const es_output *out)
 {
-    size_t n = WCX_MAGIC_SIZE + WCX_CHUNK_OVERHEAD + wcx_header_size(&st->h) +
+    wcx_header fh;
+    enc_file_header(st, &fh);
+    size_t n = WCX_MAGIC_SIZE + WCX_CHUNK_OVERHEAD + wcx_header_size(&fh) + enc_palette_bytes(st) +
                meta_file_bytes(st->p->meta);
     for (uint32_t c = 0; c < st->h.components; c++) {
         if (st->h.entropy != WC_ENTROPY_DEFLATE) n += WCX_CHUNK_OVERHEAD + out->table_size[c];
@@ -231,14 +263,17 @@ static void write_file(const enc_state *st, const es_output *out, uint8_t *dst, 
 {
     wcx_writer w;
     wcx_writer_init(&w, dst, cap);
-    size_t hs = wcx_header_size(&st->h);
+    wcx_header fh;
+    enc_file_header(st, &fh);
+    size_t hs = wcx_header_size(&fh);
     wcx_chunk_begin(&w, WCX_WHDR);
     uint8_t *hp = wcx_chunk_space(&w, hs);
     if (hp) {
-        wcx_header_write(&st->h, hp);
+        wcx_header_write(&fh, hp);
         wcx_chunk_commit(&w, hs);
     }
     wcx_chunk_end(&w);
+    if (st->pal) wcx_palette_put(&w, st->pal, fh.components, fh.bit_depth);
     meta_put_chunks(&w, st->p->meta);
     if (st->h.entropy != WC_ENTROPY_DEFLATE)
         for (uint32_t c = 0; c < st->h.components; c++)
@@ -376,6 +411,10 @@ uint64_t wc_encode_memory(const wc_image *img, const wc_params *p)
     const int strips =
         !p->lossless && !rate && p->transform == WC_TRANSFORM_DCT && img->components % 2 == 1;
     uint64_t need = ENCODE_FIXED_BYTES + raw + (p->lossless ? raw + raw / 8 : raw / 2) * 2;
+    /* The automatic lossless layout's palette: the plane of indices (a
+     * byte a pixel) and, for pixels in device memory, their host copy. */
+    if (p->lossless && p->levels == WC_LEVELS_AUTO)
+        need += w * h + (p->memory == WC_MEMORY_DEVICE ? raw : 0);
     for (uint32_t c = 0; c < img->components; c++) {
         const int alpha = layout_is_alpha(img->components, c);
         const int tf = p->lossless || alpha ? WC_TRANSFORM_DWT : (int)p->transform;
@@ -421,8 +460,13 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
      * kept (the first of equal sizes, so the choice is deterministic). */
     lc_candidate cand[LC_MAX_CANDIDATES];
     int synthetic = 0;
+    /* Pixels in device memory: a synthetic-looking image comes back to
+     * the host too, for the palette (the same file as from host memory). */
+    wc_image host = {0, 0, 0, 0, 0, NULL};
     if (p->levels == WC_LEVELS_AUTO && p->lossless)
-        WC_FORWARD_IF_ERROR(lc_detect(ctx, p, img, p->memory == WC_MEMORY_DEVICE, &synthetic));
+        WC_FORWARD_IF_ERROR(lc_detect(ctx, p, img, p->memory == WC_MEMORY_DEVICE, &synthetic,
+                                      p->memory == WC_MEMORY_DEVICE ? &host : NULL));
+    const wc_image *pal_src = p->memory == WC_MEMORY_DEVICE ? &host : img;
     const int ncand = p->levels == WC_LEVELS_AUTO ? lc_candidates(p, img, synthetic, cand) : 1;
     if (p->levels != WC_LEVELS_AUTO) {
         cand[0].p = *p;
@@ -430,11 +474,12 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
     }
     enc_state st;
     memset(&st, 0, sizeof st);
-    st.ctx = ctx;
+    st.ctx = ctx; /* free_planes of the empty state before the first kept */
     es_output out;
     memset(&out, 0, sizeof out);
     size_t size = 0;
     wc_status s = WC_OK;
+    wc_params kept_p; /* a palette candidate's parameters, once kept */
     /* Each candidate adds to the --verbose note; the kept one's stays. */
     char note0[sizeof ctx->note], note_kept[sizeof ctx->note];
     memcpy(note0, ctx->note, sizeof note0);
@@ -466,13 +511,65 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
             free_planes(&st_k);
         }
     }
+    /* An image of at most 256 distinct pixels also as a plane of indices
+     * into its palette, in each order, with each layout that suits one
+     * component (format 2.0, colour 3), kept only when smaller. The index
+     * plane is on the host, wherever the pixels were. */
+    wcx_palette pal[PALETTE_ORDERS];
+    int npal = 0;
+    for (int o = 0; o < PALETTE_ORDERS && s == WC_OK && ncand > 1 && pal_src->pixels; o++) {
+        const palette_order order = (palette_order)(PALETTE_BY_LUMA + o);
+        if (!palette_build(pal_src, order, &pal[o])) break;
+        wc_image idx = {0, 0, 0, 0, 0, NULL};
+        s = palette_indices(pal_src, &pal[o], &idx, &ctx->err);
+        lc_candidate pcand[LC_MAX_CANDIDATES];
+        const int nk = s == WC_OK ? lc_candidates(p, &idx, 1, pcand) : 0;
+        for (int k = 0; k < nk && s == WC_OK; k++, npal++) {
+            pcand[k].p.memory = WC_MEMORY_HOST;
+            pcand[k].p.stream = NULL;
+            memcpy(ctx->note, note0, sizeof note0);
+            enc_state st_k;
+            memset(&st_k, 0, sizeof st_k);
+            st_k.ctx = ctx;
+            st_k.p = &pcand[k].p;
+            st_k.pal = &pal[o];
+            st_k.pal_components = (uint8_t)img->components;
+            st_k.pal_bit_depth = (uint8_t)img->bit_depth;
+            es_output out_k;
+            memset(&out_k, 0, sizeof out_k);
+            s = encode_payloads(&st_k, &idx, &out_k);
+            size_t size_k = s == WC_OK ? enc_file_size(&st_k, &out_k) : 0;
+            if (s == WC_OK && size_k < size) {
+                es_output_free(&out);
+                free_planes(&st);
+                st = st_k;
+                /* pcand goes out of scope: the kept parameters live on */
+                kept_p = pcand[k].p;
+                st.p = &kept_p;
+                out = out_k;
+                size = size_k;
+                memcpy(note_kept, ctx->note, sizeof note_kept);
+            } else {
+                es_output_free(&out_k);
+                free_planes(&st_k);
+            }
+        }
+        wc_image_free(&idx);
+    }
+    wc_image_free(&host);
     if (ncand > 1 && s == WC_OK) {
         memcpy(ctx->note, note_kept, sizeof note_kept);
         size_t n = strlen(ctx->note);
+        char what[80] = "";
+        if (st.pal)
+            snprintf(what, sizeof what, "palette of %u colours (%s order), ", st.pal->count,
+                     st.pal == &pal[0]   ? "luminance"
+                     : st.pal == &pal[1] ? "first-seen"
+                                         : "most-frequent-first");
         snprintf(ctx->note + n, sizeof ctx->note - n,
-                 "%slossless layout: %d level(s), %s%s (the smallest of %d tried)", n ? "; " : "",
-                 st.h.levels, st.h.entropy == WC_ENTROPY_DEFLATE ? "deflate" : "Huffman",
-                 st.no_colour ? ", no colour transform" : "", ncand);
+                 "%slossless layout: %s%d level(s), %s%s (the smallest of %d tried)", n ? "; " : "",
+                 what, st.h.levels, st.h.entropy == WC_ENTROPY_DEFLATE ? "deflate" : "Huffman",
+                 st.no_colour ? ", no colour transform" : "", ncand + npal);
     }
     if (s == WC_OK) {
         double t0 = ctx_now();
@@ -493,10 +590,11 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
 }
 
 wc_status lc_detect(wc_ctx *ctx, const wc_params *p, const wc_image *img, int by_forward,
-                    int *synthetic)
+                    int *synthetic, wc_image *host_copy)
 {
     const uint64_t pixels = (uint64_t)img->width * img->height;
-    if (!by_forward || pixels <= LC_SMALL_PIXELS) {
+    if (host_copy) memset(host_copy, 0, sizeof *host_copy);
+    if (!by_forward || (pixels <= LC_SMALL_PIXELS && !host_copy)) {
         *synthetic = pixels <= LC_SMALL_PIXELS || lc_looks_synthetic(img);
         return WC_OK;
     }
@@ -532,12 +630,34 @@ wc_status lc_detect(wc_ctx *ctx, const wc_params *p, const wc_image *img, int by
         co.q[c] = st.raw[c];
     }
     if (s == WC_OK) s = ctx->backend->forward(ctx->backend_self, &st.plan, img, &co, err);
-    if (s == WC_OK) *synthetic = lc_planes_look_synthetic(img, (const int32_t *const *)st.raw);
+    if (s == WC_OK)
+        *synthetic = pixels <= LC_SMALL_PIXELS ||
+                     lc_planes_look_synthetic(img, (const int32_t *const *)st.raw);
+    if (s == WC_OK && *synthetic && host_copy) {
+        /* The samples back from the level shift: the image, on the host. */
+        *host_copy = (wc_image){img->width, img->height, img->components, img->bit_depth, 0, NULL};
+        if (wc_image_alloc(host_copy) != WC_OK)
+            s = wc_fail(err, WC_ERR_NOMEM, "out of memory (host copy of the image)");
+        const int32_t shift = (int32_t)1 << (img->bit_depth - 1);
+        for (uint32_t y = 0; y < img->height && s == WC_OK; y++) {
+            uint8_t *row = (uint8_t *)host_copy->pixels + (size_t)y * wc_row_stride(host_copy);
+            for (uint32_t x = 0; x < img->width; x++)
+                for (uint32_t c = 0; c < img->components; c++) {
+                    const int32_t v = st.raw[c][(size_t)y * img->width + x] + shift;
+                    const size_t i = (size_t)x * img->components + c;
+                    if (img->bit_depth > 8)
+                        ((uint16_t *)(void *)row)[i] = (uint16_t)v;
+                    else
+                        row[i] = (uint8_t)v;
+                }
+        }
+    }
     free_planes(&st);
     return s;
 }
 
-wc_status lc_encoded_size(wc_ctx *ctx, const lc_candidate *c, const wc_image *img, size_t *size)
+wc_status lc_encode_candidate(wc_ctx *ctx, const lc_candidate *c, const wc_image *img, void **file,
+                              size_t *size)
 {
     enc_state st;
     memset(&st, 0, sizeof st);
@@ -547,11 +667,33 @@ wc_status lc_encoded_size(wc_ctx *ctx, const lc_candidate *c, const wc_image *im
     es_output out;
     memset(&out, 0, sizeof out);
     ctx_begin(ctx);
-    wc_status s = encode_payloads(&st, img, &out);
+    wcx_palette pal;
+    wc_image idx = {0, 0, 0, 0, 0, NULL};
+    wc_status s = WC_OK;
+    if (c->palette) {
+        WC_RETURN_IF(!palette_build(img, (palette_order)c->palette, &pal), &ctx->err, WC_ERR_ARG,
+                     "a palette candidate for an image of more than %u colours", WCX_PALETTE_MAX);
+        s = palette_indices(img, &pal, &idx, &ctx->err);
+        st.pal = &pal;
+        st.pal_components = (uint8_t)img->components;
+        st.pal_bit_depth = (uint8_t)img->bit_depth;
+    }
+    if (s == WC_OK) s = encode_payloads(&st, c->palette ? &idx : img, &out);
     if (s == WC_OK) *size = enc_file_size(&st, &out);
+    if (s == WC_OK && file) {
+        *file = wc_malloc(*size);
+        if (!*file) s = wc_fail(&ctx->err, WC_ERR_NOMEM, "out of memory (%zu-byte output)", *size);
+        if (s == WC_OK) write_file(&st, &out, *file, *size, size);
+    }
     es_output_free(&out);
     free_planes(&st);
+    wc_image_free(&idx);
     return s;
+}
+
+wc_status lc_encoded_size(wc_ctx *ctx, const lc_candidate *c, const wc_image *img, size_t *size)
+{
+    return lc_encode_candidate(ctx, c, img, NULL, size);
 }
 
 wc_status wc_encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, void *dst, size_t cap,

@@ -24,10 +24,15 @@
 
 /* One layout to try: the parameters, and for 3 or more components whether
  * to leave out the RCT (which wc_params cannot say; the file's colour
- * field says it, a 1.0 value). */
+ * field says it, a 1.0 value); or (palette, a palette_order of
+ * codec/palette.h) the image as one plane of indices into its palette
+ * ordered so, coded with p (format 2.0, colour 3; the encoder adds these
+ * for an image of at most 256 distinct pixels: lc_candidates of the index
+ * plane, for each order). */
 typedef struct lc_candidate {
     wc_params p;
     int no_colour;
+    int palette;
 } lc_candidate;
 
 /* 1 when img (host memory) looks synthetic: a quarter or more of its
@@ -50,12 +55,21 @@ int lc_candidates(const wc_params *p, const wc_image *img, int synthetic, lc_can
 
 /* Whether img looks synthetic, read from its pixels, or (by_forward, as
  * for pixels in device memory) from the samples the backend's forward
- * brings to the host; the same answer either way (codec/encoder.c). */
+ * brings to the host; the same answer either way (codec/encoder.c). With
+ * by_forward and host_copy, a synthetic image's samples are also left
+ * there as a host image (free with wc_image_free; else it stays empty),
+ * for the palette layout. */
 wc_status lc_detect(wc_ctx *ctx, const wc_params *p, const wc_image *img, int by_forward,
-                    int *synthetic);
+                    int *synthetic, wc_image *host_copy);
 
 /* The size of the file candidate c gives for img, as the encoder would
- * write it (codec/encoder.c); for the tests of the choice. */
+ * write it (codec/encoder.c); for the tests of the choice. A palette
+ * candidate for an image of more than 256 distinct pixels is WC_ERR_ARG. */
 wc_status lc_encoded_size(wc_ctx *ctx, const lc_candidate *c, const wc_image *img, size_t *size);
+
+/* The same, with the file itself in *file (free with wc_free) unless file
+ * is NULL: for tests that need a given layout's file. */
+wc_status lc_encode_candidate(wc_ctx *ctx, const lc_candidate *c, const wc_image *img, void **file,
+                              size_t *size);
 
 #endif

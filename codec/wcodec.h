@@ -238,7 +238,7 @@ typedef struct wc_info {
     wc_transform transform;
     int wavelet; /* 53 or 97; 153, 197: the same in the Monolithic scheme */
     int levels;
-    int colour; /* 0 none, 1 RCT, 2 ICT */
+    int colour; /* 0 none, 1 RCT, 2 ICT, 3 palette (format 2.0) */
     wc_entropy entropy;
     int block_size;
     float base_step;

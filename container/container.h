@@ -40,6 +40,7 @@
 #define WCX_WDAT WCX_FOURCC('W', 'D', 'A', 'T')
 #define WCX_WEND WCX_FOURCC('W', 'E', 'N', 'D')
 #define WCX_WMET WCX_FOURCC('W', 'M', 'E', 'T')
+#define WCX_WPAL WCX_FOURCC('W', 'P', 'A', 'L')
 
 /* ---- writer ------------------------------------------------------------------ */
 
@@ -106,7 +107,7 @@ typedef struct wcx_header {
     uint32_t width, height;
     uint8_t components; /* 1..4 */
     uint8_t bit_depth;  /* 1..16 */
-    uint8_t colour;     /* 0 none, 1 RCT, 2 ICT */
+    uint8_t colour;     /* 0 none, 1 RCT, 2 ICT, 3 palette (2.0) */
     uint8_t transform;  /* 0 DWT, 1 DCT, 2 LOT */
     uint8_t levels;     /* 0..15 (DWT) */
     uint8_t entropy;    /* 0 Huffman, 1 deflate */
@@ -131,6 +132,31 @@ void wcx_header_stamp_version(wcx_header *h);
 /* Parses and validates a WHDR payload: version (refuses other majors),
  * every field's range, steps finite and > 0, size consistent. */
 wc_status wcx_header_parse(const uint8_t *p, size_t size, wcx_header *h, wc_err *err);
+
+/* ---- palette (payload of WPAL; palette_chunk.c) --------------------------- */
+
+/* colour 3 (format 2.0): the samples are one plane of indices into a
+ * palette of at most WCX_PALETTE_MAX entries, each a pixel of the header's
+ * components at its bit depth. The WPAL chunk comes right after WHDR. */
+#define WCX_COLOUR_PALETTE 3u
+#define WCX_PALETTE_MAX 256u
+
+typedef struct wcx_palette {
+    unsigned count; /* 1..WCX_PALETTE_MAX */
+    uint16_t entry[WCX_PALETTE_MAX][4];
+} wcx_palette;
+
+/* The bit depth of the index plane: ceil(log2(count)), at least 1. */
+unsigned wcx_palette_index_depth(unsigned count);
+/* Bytes of a WPAL payload for a file of those components and bit depth. */
+size_t wcx_palette_size(const wcx_palette *pal, unsigned components, unsigned bit_depth);
+/* Writes one WPAL chunk. */
+void wcx_palette_put(wcx_writer *w, const wcx_palette *pal, unsigned components,
+                     unsigned bit_depth);
+/* Checks a WPAL chunk against the header's components and bit depth (count
+ * 1..256, exact size, every sample within the bit depth) into *pal. */
+wc_status wcx_palette_parse(const wcx_chunk *k, unsigned components, unsigned bit_depth,
+                            wcx_palette *pal, wc_err *err);
 
 /* ---- metadata items (payload of WMET; meta_chunk.c) ------------------------ */
 

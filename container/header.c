@@ -113,12 +113,14 @@ static unsigned wcx_wavelet_since(unsigned v)
 
 /* The filter family of a wavelet value: the colour transforms go by it. */
 static unsigned wcx_wavelet_family(unsigned v) { return v == 153 ? 53u : v == 197 ? 97u : v; }
+static unsigned wcx_colour_since(unsigned v) { return v <= 2 ? 1u : v == 3 ? 2u : 0u; }
 
 static unsigned wcx_max_u(unsigned a, unsigned b) { return a > b ? a : b; }
 
 unsigned wcx_header_needed_major(const wcx_header *h)
 {
     unsigned m = wcx_max_u(wcx_entropy_since(h->entropy), wcx_transform_since(h->transform));
+    m = wcx_max_u(m, wcx_colour_since(h->colour));
     for (unsigned c = 0; c < h->components && c < 4; c++)
         m = wcx_max_u(m, wcx_wavelet_since(h->wavelet[c]));
     return m ? m : 1u;
@@ -175,9 +177,8 @@ static wc_status wcx_hdr_coding(const uint8_t *p, wcx_header *h, wc_err *err)
     h->entropy = p[17];
     h->block_log2 = p[18];
     h->flags = p[19];
-    WC_RETURN_IF(h->colour > 2, err, WC_ERR_CORRUPT, "WHDR colour %u out of range (0..2)",
-                 (unsigned)h->colour);
-    WC_RETURN_IF(h->colour != 0 && h->components < 3, err, WC_ERR_CORRUPT,
+    WC_FORWARD_IF_ERROR(wcx_hdr_value("colour", h->colour, wcx_colour_since(h->colour), h, err));
+    WC_RETURN_IF((h->colour == 1 || h->colour == 2) && h->components < 3, err, WC_ERR_CORRUPT,
                  "WHDR colour %u (%s) needs 3 or more components, has %u", (unsigned)h->colour,
                  h->colour == 1 ? "RCT" : "ICT", (unsigned)h->components);
     WC_FORWARD_IF_ERROR(

@@ -31,6 +31,7 @@ namespace
 {
 
 int g_fail;
+int g_palette_files; /* lossless cases that took the palette layout */
 
 #define CHECK(cond, ...)                                    \
     do {                                                    \
@@ -101,6 +102,29 @@ void one_case(wc_ctx *ctx, const wc_image *img, int lossless, wc_transform tf)
     CHECK(dev_size == host_size && memcmp(dev_file, host_file, host_size) == 0,
           "%ux%u x%u: the file from device memory differs (%zu vs %zu bytes)", img->width,
           img->height, img->components, dev_size, host_size);
+
+    /* A palette file (format 2.0, colour 3) maps its indices on the host:
+     * decoding it into device memory is refused, naming why. */
+    wc_info info;
+    CHECK(wc_inspect(ctx, host_file, host_size, &info) == WC_OK, "inspect");
+    if (info.colour == 3) {
+        CHECK(wc_decode_into(ctx, &p, host_file, host_size, &dimg) == WC_ERR_UNSUPPORTED &&
+                  strstr(wc_ctx_error(ctx), "palette"),
+              "a palette file decoded into device memory: %s", wc_ctx_error(ctx));
+        p.memory = WC_MEMORY_HOST;
+        wc_image back;
+        CHECK(wc_decode(ctx, &p, host_file, host_size, &back) == WC_OK, "decode: %s",
+              wc_ctx_error(ctx));
+        CHECK(memcmp(back.pixels, img->pixels, row * img->height) == 0,
+              "palette file: CUDA decode differs from the image");
+        wc_image_free(&back);
+        cudaFree(dev);
+        cudaStreamDestroy(st);
+        wc_free(host_file);
+        wc_free(dev_file);
+        g_palette_files++;
+        return;
+    }
 
     /* Decode into device memory, pitched, then compare with wc_decode. */
     wc_image ref;
@@ -366,6 +390,21 @@ int main()
         one_case(ctx, &img, 0, WC_TRANSFORM_DWT);
         if (s[2] != 2 && s[2] != 4) one_case(ctx, &img, 0, WC_TRANSFORM_DCT);
         wc_image_free(&img);
+    }
+    /* Few colours (4 levels a component of 8 bits): the palette layout,
+     * from device memory through the host copy the detection brings back,
+     * the same file as from host memory. */
+    {
+        wc_image img;
+        make_image(173, 91, 3, 8, 7, &img);
+        for (size_t i = 0; i < wc_image_row_bytes(&img) * img.height; i++)
+            ((uint8_t *)img.pixels)[i] &= 0xC0;
+        one_case(ctx, &img, 1, WC_TRANSFORM_DWT);
+        wc_image_free(&img);
+        if (!g_fail && g_palette_files != 1) {
+            fprintf(stderr, "the few-colour image did not take the palette layout\n");
+            g_fail = 1;
+        }
     }
     batch_case(ctx);
     batch_modes_case(ctx);

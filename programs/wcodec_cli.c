@@ -298,7 +298,8 @@ static int cmd_info(int argc, char **argv)
         cli_error_msg(err.msg, s, argv[2]);
     } else {
         static const char *const tn[3] = {"DWT", "DCT 8x8", "LOT 8x8"};
-        static const char *const cn[3] = {"none", "RCT (reversible)", "ICT (YCbCr)"};
+        static const char *const cn[4] = {"none", "RCT (reversible)", "ICT (YCbCr)",
+                                          "palette (one plane of indices)"};
         printf("file:        %s (%llu bytes, format %u.%u)\n", argv[2],
                (unsigned long long)in.file_bytes, in.format_major, in.format_minor);
         printf("image:       %ux%u, %u component(s), %u-bit\n", in.width, in.height, in.components,
@@ -315,7 +316,9 @@ static int cmd_info(int argc, char **argv)
                in.block_size, in.block_size);
         if (!in.lossless) printf("base step:   %g\n", in.base_step);
         printf("bits/pixel:  %.4f\n", in.file_bytes * 8.0 / ((double)in.width * in.height));
-        for (uint32_t c = 0; c < in.components; c++) {
+        /* A palette file codes one plane, of indices. */
+        const uint32_t planes = in.colour == 3 ? 1 : in.components;
+        for (uint32_t c = 0; c < planes; c++) {
             printf("component %u: %llu bytes\n", c, (unsigned long long)in.component_bytes[c]);
             uint32_t nb = in.bands;
             for (uint32_t b = 0; b < nb && b < 64; b++) {

@@ -101,36 +101,83 @@ static void test_detector(void **state)
     wc_image_free(&tiny);
 }
 
+/* The smallest file of the 1.0 candidates (*first: the 5-level one) and
+ * of the palette candidates (SIZE_MAX for an image of more than 256
+ * colours), each coded on its own. */
+static void candidate_sizes(wc_ctx *ctx, const wc_params *p, const wc_image *img, size_t *first,
+                            size_t *best_plain, size_t *best_palette)
+{
+    lc_candidate c[LC_MAX_CANDIDATES];
+    int n = lc_candidates(p, img, lc_looks_synthetic(img), c);
+    *best_plain = *best_palette = SIZE_MAX;
+    for (int k = 0; k < n; k++) {
+        size_t s = 0;
+        if (lc_encoded_size(ctx, &c[k], img, &s) != WC_OK) fail_msg("%s", wc_ctx_error(ctx));
+        if (k == 0) *first = s;
+        if (s < *best_plain) *best_plain = s;
+    }
+    /* The index plane is one component: its candidates as the encoder
+     * makes them, from lc_candidates of that shape, for each order. */
+    const wc_image plane = {img->width, img->height, 1, 8, 0, NULL};
+    n = lc_candidates(p, &plane, 1, c);
+    for (int order = 1; order <= 3; order++)
+        for (int k = 0; k < n; k++) {
+            size_t s = 0;
+            c[k].palette = order;
+            wc_status st = lc_encoded_size(ctx, &c[k], img, &s);
+            if (st == WC_ERR_ARG) return; /* more than 256 colours */
+            if (st != WC_OK) fail_msg("%s", wc_ctx_error(ctx));
+            if (s < *best_palette) *best_palette = s;
+        }
+}
+
 /* The automatic file is exactly as small as the smallest candidate coded
- * on its own, and strictly smaller than the 5-level file on a synthetic
- * image: a choice that kept the first or a wrong candidate fails. The
- * winner's bytes are the candidate's: the same parameters give them. */
+ * on its own, and it is a palette file exactly when a palette candidate
+ * is strictly smaller than every 1.0 one: a choice that kept the first or
+ * a wrong candidate, or took the palette when it did not pay, fails. */
+static void check_choice(wc_ctx *ctx, const wc_image *img, int want_palette)
+{
+    wc_params p;
+    wc_params_init(&p);
+    assert_int_equal(p.levels, WC_LEVELS_AUTO);
+    void *a = NULL;
+    size_t auto_size = encode_size(ctx, &p, img, &a);
+    size_t first = 0, plain = 0, pal = 0;
+    candidate_sizes(ctx, &p, img, &first, &plain, &pal);
+    const size_t smallest = pal < plain ? pal : plain;
+    assert_int_equal(auto_size, smallest);
+    assert_true(auto_size < first);
+    wc_info info;
+    assert_int_equal(wc_inspect(ctx, a, auto_size, &info), WC_OK);
+    assert_int_equal(info.colour == 3, pal < plain);
+    assert_int_equal(info.format_major, pal < plain ? 2 : 1);
+    assert_int_equal(pal < plain, want_palette); /* the images below cover both ways */
+    wc_image back;
+    assert_int_equal(wc_decode(ctx, NULL, a, auto_size, &back), WC_OK);
+    assert_memory_equal(back.pixels, img->pixels, wc_image_row_bytes(img) * img->height);
+    wc_image_free(&back);
+    wc_free(a);
+}
+
 static void test_picks_smallest(void **state)
 {
     (void)state;
     wc_ctx *ctx = wc_ctx_create();
     test_rng r;
     test_rng_seed(&r, 7);
+    /* Few colours in flat areas: the palette wins. */
     wc_image img = make_image(&r, 301, 211, 3, 8, 1);
-    wc_params p;
-    wc_params_init(&p);
-    assert_int_equal(p.levels, WC_LEVELS_AUTO);
-    void *a = NULL;
-    size_t auto_size = encode_size(ctx, &p, &img, &a);
-    lc_candidate c[LC_MAX_CANDIDATES];
-    int n = lc_candidates(&p, &img, lc_looks_synthetic(&img), c);
-    assert_int_equal(n, LC_MAX_CANDIDATES);
-    size_t smallest = SIZE_MAX, first = 0;
-    for (int k = 0; k < n; k++) {
-        size_t s = 0;
-        if (lc_encoded_size(ctx, &c[k], &img, &s) != WC_OK) fail_msg("%s", wc_ctx_error(ctx));
-        if (k == 0) first = s;
-        if (s < smallest) smallest = s;
-    }
-    assert_int_equal(auto_size, smallest);
-    assert_true(auto_size < first);
-    wc_free(a);
+    check_choice(ctx, &img, 1);
     wc_image_free(&img);
+    /* A grey ramp of 100 levels, each two pixels wide (synthetic): its
+     * indices are its samples, so the palette only adds its chunk. */
+    wc_image ramp = {200, 37, 1, 8, 0, NULL};
+    assert_int_equal(wc_image_alloc(&ramp), WC_OK);
+    for (uint32_t y = 0; y < ramp.height; y++)
+        for (uint32_t x = 0; x < ramp.width; x++)
+            ((uint8_t *)ramp.pixels)[(size_t)y * ramp.width + x] = (uint8_t)(x / 2);
+    check_choice(ctx, &ramp, 0);
+    wc_image_free(&ramp);
     wc_ctx_free(ctx);
 }
 
@@ -211,10 +258,18 @@ static void test_detect_by_forward(void **state)
             wc_image img =
                 make_image(&r, shapes[k][0], shapes[k][1], shapes[k][2], shapes[k][3], kind);
             int direct = -1, forward = -1;
-            assert_int_equal(lc_detect(ctx, &p, &img, 0, &direct), WC_OK);
-            assert_int_equal(lc_detect(ctx, &p, &img, 1, &forward), WC_OK);
+            assert_int_equal(lc_detect(ctx, &p, &img, 0, &direct, NULL), WC_OK);
+            assert_int_equal(lc_detect(ctx, &p, &img, 1, &forward, NULL), WC_OK);
             assert_int_equal(direct, forward);
             if (shapes[k][0] * shapes[k][1] > LC_SMALL_PIXELS) assert_int_equal(direct, kind);
+            /* The host copy the palette reads: the image itself, when
+             * synthetic; nothing otherwise. */
+            wc_image copy;
+            assert_int_equal(lc_detect(ctx, &p, &img, 1, &forward, &copy), WC_OK);
+            assert_int_equal(copy.pixels != NULL, direct);
+            if (copy.pixels)
+                assert_memory_equal(copy.pixels, img.pixels, wc_image_row_bytes(&img) * img.height);
+            wc_image_free(&copy);
             wc_image_free(&img);
         }
     wc_ctx_free(ctx);

@@ -410,6 +410,12 @@ static void set_base(wcx_header *h, uint32_t v) { h->base_step = bits_f32(v); }
 static void set_recon(wcx_header *h, uint32_t v) { h->recon = bits_f32(v); }
 static void set_nsteps(wcx_header *h, uint32_t v) { h->nsteps = (uint8_t)v; }
 static void set_step(wcx_header *h, uint32_t v) { h->steps[1][3] = bits_f32(v); }
+/* a colour that format 2.0 added (v = 3, palette) in a 1.0 file */
+static void set_colour_v1(wcx_header *h, uint32_t v)
+{
+    h->colour = (uint8_t)v;
+    h->version_major = 1;
+}
 /* colour with too few components: v is the colour, two components */
 static void set_colour_2c(wcx_header *h, uint32_t v)
 {
@@ -441,7 +447,9 @@ static const bad_field bad_fields[] = {
     {"components 255", set_comps, 255, WC_ERR_CORRUPT},
     {"bit_depth 0", set_depth, 0, WC_ERR_CORRUPT},
     {"bit_depth 17", set_depth, 17, WC_ERR_CORRUPT},
-    {"colour 3", set_colour, 3, WC_ERR_CORRUPT},
+    {"colour 4", set_colour, 4, WC_ERR_CORRUPT},
+    {"colour 255", set_colour, 255, WC_ERR_CORRUPT},
+    {"colour 3 needs format 2.0", set_colour_v1, 3, WC_ERR_CORRUPT},
     {"colour 1 (RCT) needs 3", set_colour_2c, 1, WC_ERR_CORRUPT},
     {"colour 2 (ICT) needs 3", set_colour_2c, 2, WC_ERR_CORRUPT},
     {"transform 3", set_transform, 3, WC_ERR_CORRUPT},

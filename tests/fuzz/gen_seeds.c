@@ -153,7 +153,7 @@ typedef struct wcx_seed {
     uint32_t w, h, comps, depth;
     int lossless, transform, wavelet, entropy, block, levels;
     float quality;
-    int flat; /* all samples zero: a large image in a small file */
+    int flat; /* 1: all samples zero (a large image in a small file); 2: few colours */
 } wcx_seed;
 
 static const wcx_seed wcx_seeds[] = {
@@ -173,6 +173,8 @@ static const wcx_seed wcx_seeds[] = {
     /* Entropy 2 (format 2.0): blocks of several 32x16 tiles, edge tiles. */
     {"tiles_lossless_rgb.wcx", 70, 40, 3, 8, 1, 0, 53, 2, 64, 2, 0, 0},
     {"tiles_lossy97_gray.wcx", 45, 37, 1, 8, 0, 0, 97, 2, 128, 1, 80, 0},
+    /* Colour 3 (format 2.0): a palette file (WPAL), the automatic layout. */
+    {"palette_rgb.wcx", 30, 21, 3, 8, 1, 0, 53, 0, 16, WC_LEVELS_AUTO, 0, 2},
     /* 4 Mpixels in about 1 KB: starts the fuzzer where a small input costs
      * large memory (the harness's limits are 4 Mpixels and 256 MiB). */
     {"flat_2048_gray.wcx", 2048, 2048, 1, 8, 1, 0, 53, 0, 128, 5, 0, 1},
@@ -186,7 +188,9 @@ static void seeds_decode(void)
         const wcx_seed *s = &wcx_seeds[i];
         wc_image img;
         make_image(&img, s->w, s->h, s->comps, s->depth, (unsigned)i);
-        if (s->flat) memset(img.pixels, 0, img.stride * img.height);
+        if (s->flat == 1) memset(img.pixels, 0, img.stride * img.height);
+        if (s->flat == 2) /* 4 levels a component: a palette of at most 64 */
+            for (size_t k = 0; k < img.stride * img.height; k++) ((uint8_t *)img.pixels)[k] &= 0xC0;
         wc_params p;
         wc_params_init(&p);
         p.lossless = s->lossless;

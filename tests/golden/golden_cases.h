@@ -1,6 +1,7 @@
 /*
  * golden_cases.h -- the golden files of formats 1.0 and 2.0 (the cases
- * with entropy 2 or the Monolithic wavelets 153/197): each source image is
+ * with entropy 2, the Monolithic wavelets 153/197, and the palette files:
+ * colour 3): each source image is
  * made here from a formula, encoded with the parameters below into
  * tests/golden/<name>.wcx, and decoded into tests/golden/<name>.png.
  * make_golden writes them; test_golden checks that every file still
@@ -19,23 +20,30 @@ typedef struct golden_case {
     uint32_t w, h, comps, depth;
     int lossless, transform, wavelet, entropy, block, levels;
     float quality;
+    int palette; /* > 0: a source of that many colours, levels automatic */
 } golden_case;
 
 static const golden_case golden_cases[] = {
-    {"rgb8_lossless", 48, 40, 3, 8, 1, WC_TRANSFORM_DWT, 53, WC_ENTROPY_HUFFMAN, 64, 5, 0},
-    {"ga16_lossless", 33, 17, 2, 16, 1, WC_TRANSFORM_DWT, 53, WC_ENTROPY_HUFFMAN, 16, 3, 0},
-    {"gray4_deflate", 29, 31, 1, 4, 1, WC_TRANSFORM_DWT, 53, WC_ENTROPY_DEFLATE, 32, 5, 0},
-    {"rgb8_97_q60", 48, 40, 3, 8, 0, WC_TRANSFORM_DWT, 97, WC_ENTROPY_HUFFMAN, 32, 4, 60},
-    {"rgba8_dct_q80", 37, 21, 4, 8, 0, WC_TRANSFORM_DCT, 97, WC_ENTROPY_HUFFMAN, 16, 5, 80},
-    {"rgb10_lot_q70", 40, 24, 3, 10, 0, WC_TRANSFORM_LOT, 97, WC_ENTROPY_DEFLATE, 16, 5, 70},
+    {"rgb8_lossless", 48, 40, 3, 8, 1, WC_TRANSFORM_DWT, 53, WC_ENTROPY_HUFFMAN, 64, 5, 0, 0},
+    {"ga16_lossless", 33, 17, 2, 16, 1, WC_TRANSFORM_DWT, 53, WC_ENTROPY_HUFFMAN, 16, 3, 0, 0},
+    {"gray4_deflate", 29, 31, 1, 4, 1, WC_TRANSFORM_DWT, 53, WC_ENTROPY_DEFLATE, 32, 5, 0, 0},
+    {"rgb8_97_q60", 48, 40, 3, 8, 0, WC_TRANSFORM_DWT, 97, WC_ENTROPY_HUFFMAN, 32, 4, 60, 0},
+    {"rgba8_dct_q80", 37, 21, 4, 8, 0, WC_TRANSFORM_DCT, 97, WC_ENTROPY_HUFFMAN, 16, 5, 80, 0},
+    {"rgb10_lot_q70", 40, 24, 3, 10, 0, WC_TRANSFORM_LOT, 97, WC_ENTROPY_DEFLATE, 16, 5, 70, 0},
     /* Format 2.0: entropy 2, code blocks of several tiles (edge tiles too). */
     {"rgb8_lossless_tiles", 83, 45, 3, 8, 1, WC_TRANSFORM_DWT, 53, WC_ENTROPY_HUFFMAN_TILES, 64, 3,
-     0},
+     0, 0},
     {"gray12_97_q70_tiles", 150, 71, 1, 12, 0, WC_TRANSFORM_DWT, 97, WC_ENTROPY_HUFFMAN_TILES, 128,
-     2, 70},
+     2, 70, 0},
     /* format 2.0: the Monolithic lifting scheme (wavelet 153 and 197) */
-    {"rgba8_53m_lossless", 37, 29, 4, 8, 1, WC_TRANSFORM_DWT, 153, WC_ENTROPY_HUFFMAN, 16, 4, 0},
-    {"rgb8_97m_q60", 48, 40, 3, 8, 0, WC_TRANSFORM_DWT, 197, WC_ENTROPY_HUFFMAN, 32, 4, 60},
+    {"rgba8_53m_lossless", 37, 29, 4, 8, 1, WC_TRANSFORM_DWT, 153, WC_ENTROPY_HUFFMAN, 16, 4, 0, 0},
+    {"rgb8_97m_q60", 48, 40, 3, 8, 0, WC_TRANSFORM_DWT, 197, WC_ENTROPY_HUFFMAN, 32, 4, 60, 0},
+    /* Format 2.0: palette files (colour 3, WPAL), the layout the automatic
+     * lossless choice takes for these few-colour sources; 8 and 16 bits. */
+    {"rgb8_palette", 45, 29, 3, 8, 1, WC_TRANSFORM_DWT, 53, WC_ENTROPY_HUFFMAN, 64, WC_LEVELS_AUTO,
+     0, 5},
+    {"ga16_palette", 31, 23, 2, 16, 1, WC_TRANSFORM_DWT, 53, WC_ENTROPY_HUFFMAN, 64, WC_LEVELS_AUTO,
+     0, 3},
 };
 #define GOLDEN_COUNT (sizeof golden_cases / sizeof golden_cases[0])
 
@@ -51,6 +59,8 @@ static inline wc_status golden_source(const golden_case *g, wc_image *img)
         for (uint32_t x = 0; x < g->w; x++)
             for (uint32_t c = 0; c < g->comps; c++) {
                 uint32_t v = (x * (7 + c) + y * (5 + 2 * c) + ((x * y) % (11 + c)) * 3) % 256;
+                if (g->palette) /* blocks of a few colours */
+                    v = (((x / 4) ^ (y / 3)) % (uint32_t)g->palette) * (37 + 50 * c) % 256;
                 v = (uint32_t)(((uint64_t)v * maxv) / 255);
                 size_t i = ((size_t)y * g->w + x) * g->comps + c;
                 if (g->depth <= 8)
