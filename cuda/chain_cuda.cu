@@ -265,14 +265,25 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
     return WC_OK;
 }
 
+/* Whether the code blocks are coded on the host: deflate always; and files
+ * of 0 levels (no transform, the samples as one predicted LL band, which
+ * the automatic lossless layout tries for graphics): the device coder gave
+ * wrong payloads for them on the H100 (2026-11-24, test_cuda_chain and
+ * test_roundtrip through the CUDA backend), so the host codes them, from
+ * and to the device's planes, until it is found and fixed. */
+static int codes_on_host(const wc_chain *ch)
+{
+    return ch->header->entropy == 1 || ch->header->levels == 0;
+}
+
 wc_status cuda_encode(void *self, const wc_stage_plan *p, const wc_image *in, wc_chain *ch,
                       es_output *out, wc_err *err)
 {
     cuda_ctx *c = (cuda_ctx *)self;
     WC_RETURN_IF(!c || !p || !in || !ch || !out || !in->pixels, err, WC_ERR_ARG,
                  "CUDA backend: NULL argument");
-    /* Deflate mode codes on the host, from the device's coefficients. */
-    if (ch->header->entropy == 1)
+    /* Deflate (and 0 levels) code on the host, from the device's coefficients. */
+    if (codes_on_host(ch))
         return wc_chain_encode_host(wc_backend_cuda(), self, p, in, ch, out, err);
     WC_RETURN_IF(in->width != p->width || in->height != p->height ||
                      in->components != p->components || in->bit_depth != p->bit_depth ||
@@ -302,7 +313,7 @@ wc_status cuda_prepare(void *self, const wc_stage_plan *p, const wc_chain *ch, w
     WC_FORWARD_IF_ERROR(ensure_buffers(c, p, 0, err));
     const size_t raw = host_row_bytes(p) * p->height;
     if (staged_upload(p, NULL)) WC_FORWARD_IF_ERROR(ensure_stage(c, raw, err));
-    if (ch->header->entropy != 0) return WC_OK; /* deflate: coded on the host */
+    if (ch->header->entropy != 0 || codes_on_host(ch)) return WC_OK; /* coded on the host */
     size_t slots = 0;
     WC_FORWARD_IF_ERROR(ensure_coder(c, p, ch->layout, &slots, err));
     const size_t guess = (ch->header->flags & 1) ? raw / 2 : raw / 8;
@@ -432,8 +443,8 @@ wc_status cuda_decode(void *self, const wc_stage_plan *p, wc_chain *ch, const es
     cuda_ctx *c = (cuda_ctx *)self;
     WC_RETURN_IF(!c || !p || !ch || !in || !out || !out->pixels, err, WC_ERR_ARG,
                  "CUDA backend: NULL argument");
-    /* Deflate mode decodes on the host, then inverts on the device. */
-    if (ch->header->entropy == 1)
+    /* Deflate (and 0 levels) decode on the host, then invert on the device. */
+    if (codes_on_host(ch))
         return wc_chain_decode_host(wc_backend_cuda(), self, p, ch, in, out, err);
     WC_RETURN_IF(out->width != p->width || out->height != p->height ||
                      out->components != p->components || out->bit_depth != p->bit_depth,
