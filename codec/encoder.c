@@ -497,8 +497,10 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
         size_t size_k = s == WC_OK ? enc_file_size(&st_k, &out_k) : 0;
         const int keep = s == WC_OK && (k == 0 || size_k < size);
         /* A payload the backend lent (CUDA's pinned staging) is overwritten
-         * by the next candidate's encode: the kept one needs its own copy. */
-        if (keep && k + 1 < ncand) s = own_payload(&out_k, &ctx->err);
+         * by the next candidate's encode (these, or the palette's below,
+         * which run only when these are several): the kept one needs its
+         * own copy. */
+        if (keep && ncand > 1) s = own_payload(&out_k, &ctx->err);
         if (keep && s == WC_OK) {
             es_output_free(&out);
             free_planes(&st);
@@ -539,7 +541,9 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
             memset(&out_k, 0, sizeof out_k);
             s = encode_payloads(&st_k, &idx, &out_k);
             size_t size_k = s == WC_OK ? enc_file_size(&st_k, &out_k) : 0;
-            if (s == WC_OK && size_k < size) {
+            const int keep = s == WC_OK && size_k < size;
+            if (keep) s = own_payload(&out_k, &ctx->err); /* as above */
+            if (keep && s == WC_OK) {
                 es_output_free(&out);
                 free_planes(&st);
                 st = st_k;
