@@ -16,7 +16,11 @@
  *    whatever it accepts is within the limits of wcodec.h;
  *  - the header check decode_file (imageio) makes before reading a file's
  *    rest (wc_decode_check_head) refuses only with a data error and a
- *    message.
+ *    message;
+ *  - a region and a reduced image (wc_decode_region, which reads only the
+ *    code blocks they need, so a damaged block elsewhere is never read)
+ *    are decoded or refused with a data error, and where the whole image
+ *    decoded the region is exactly its crop.
  * The limits are near real ones (4 Mpixels, 256 MiB), and .ci/fuzz.sh runs
  * libFuzzer with -malloc_limit_mb=256 to match: a small input that makes
  * the decoder allocate past its own estimate is a finding.
@@ -59,6 +63,48 @@ static void meta_one(wc_ctx *ctx, const uint8_t *data, size_t size)
     wc_meta_free(m);
 }
 
+/* A region chosen from the bytes themselves (their CRC), inside the image
+ * inspect reported, and a reduce of 0..levels; whole: the full decode, or
+ * NULL where it failed. */
+static void region_one(wc_ctx *ctx, const wc_params *p, const uint8_t *data, size_t size,
+                       const wc_info *info, const wc_image *whole)
+{
+    const uint32_t h = (uint32_t)crc32(0L, data, (uInt)size);
+    const uint32_t W = info->width, H = info->height;
+    wc_region r = {h % W, (h >> 8) % H, 0, 0, 0};
+    r.width = 1 + (h >> 16) % (W - r.x);
+    r.height = 1 + (h >> 24) % (H - r.y);
+    wc_image img;
+    wc_status s = wc_decode_region(ctx, p, data, size, &r, &img);
+    FUZZ_CHECK(s == WC_OK || (is_data_error(s) && wc_ctx_error(ctx)[0]),
+               "region %u,%u %ux%u: status %d (%s), message '%s'", r.x, r.y, r.width, r.height,
+               (int)s, wc_strerror(s), wc_ctx_error(ctx));
+    if (s == WC_OK) {
+        FUZZ_CHECK(img.width == r.width && img.height == r.height, "region of the wrong size");
+        if (whole) {
+            const size_t px = (size_t)whole->components * (whole->bit_depth > 8 ? 2 : 1);
+            for (uint32_t y = 0; y < r.height; y++)
+                FUZZ_CHECK(memcmp((const uint8_t *)img.pixels + (size_t)y * img.stride,
+                                  (const uint8_t *)whole->pixels +
+                                      (size_t)(r.y + y) * whole->stride + r.x * px,
+                                  r.width * px) == 0,
+                           "region %u,%u %ux%u differs from the crop at its row %u", r.x, r.y,
+                           r.width, r.height, y);
+        }
+        wc_image_free(&img);
+    } else {
+        FUZZ_CHECK(img.pixels == NULL, "a failed region decode left pixels behind");
+        FUZZ_CHECK(whole == NULL || s != WC_ERR_CORRUPT,
+                   "the whole image decodes, its region is corrupt: %s", wc_ctx_error(ctx));
+    }
+    wc_region red = {0, 0, 0, 0, info->levels > 0 ? (int)((h >> 4) % (info->levels + 1u)) : 0};
+    s = wc_decode_region(ctx, p, data, size, &red, &img);
+    FUZZ_CHECK(s == WC_OK || (is_data_error(s) && wc_ctx_error(ctx)[0]),
+               "reduce %d: status %d (%s), message '%s'", red.reduce, (int)s, wc_strerror(s),
+               wc_ctx_error(ctx));
+    if (s == WC_OK) wc_image_free(&img);
+}
+
 static void decode_one(wc_ctx *ctx, const uint8_t *data, size_t size)
 {
     meta_one(ctx, data, size);
@@ -92,6 +138,8 @@ static void decode_one(wc_ctx *ctx, const uint8_t *data, size_t size)
                "decode: status %d (%s), message '%s'", (int)s, wc_strerror(s), wc_ctx_error(ctx));
     if (s != WC_OK) {
         FUZZ_CHECK(img.pixels == NULL, "a failed decode left pixels behind");
+        if (si == WC_OK && (uint64_t)info.width * info.height <= FUZZ_MAX_PIXELS)
+            region_one(ctx, &p, data, size, &info, NULL);
         return;
     }
     FUZZ_CHECK(si == WC_OK, "decodes but does not inspect: %s", wc_strerror(si));
@@ -108,6 +156,7 @@ static void decode_one(wc_ctx *ctx, const uint8_t *data, size_t size)
         wc_image_free(&img);
         return;
     }
+    region_one(ctx, &p, data, size, &info, &img);
     p.threads = 2;
     wc_image img2;
     wc_status s2 = wc_decode(ctx, &p, data, size, &img2);
