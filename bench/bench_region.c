@@ -100,8 +100,9 @@ static int decode_once(const void *file, size_t n, const wc_region *r, int threa
 static int measure(const void *file, size_t n, const wc_region *r, int threads, int runs,
                    double *med, long *peak)
 {
-    double t[32];
+    double t[32] = {0};
     if (runs > 32) runs = 32;
+    if (runs < 1) runs = 1;
     *peak = 0;
     for (int i = 0; i < runs; i++) {
         long kib = 0;

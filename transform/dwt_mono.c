@@ -164,10 +164,11 @@ static void mono_level_1d(void *p, size_t stride, uint32_t w, uint32_t h, void *
         for (uint32_t i = 0; i < n; i++)
             memcpy(x + i * es, (unsigned char *)p + (size_t)i * stride * es, es);
     }
+    void *xv = x, *sv = s; /* the samples' own type, float or int32 */
     if (is_float)
-        (inverse ? dwt97_inverse_1d : dwt97_forward_1d)((float *)x, n, (float *)s);
+        (inverse ? dwt97_inverse_1d : dwt97_forward_1d)(xv, n, sv);
     else
-        (inverse ? dwt53_inverse_1d : dwt53_forward_1d)((int32_t *)x, n, (int32_t *)s);
+        (inverse ? dwt53_inverse_1d : dwt53_forward_1d)(xv, n, sv);
     if (h > 1)
         for (uint32_t i = 0; i < n; i++)
             memcpy((unsigned char *)p + (size_t)i * stride * es, x + i * es, es);

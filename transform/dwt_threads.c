@@ -145,7 +145,8 @@ static void cols_item(void *arg, size_t item, int worker)
             lift53(x, n, 0, 0);
         }
     } else {
-        float *x = (float *)t;
+        void *tv = t; /* the strip holds floats for 9/7 */
+        float *x = tv;
         if (p->inverse) {
             scale97(x, n, DWT97_K, DWT97_INV_K);
             lift97(x, n, 0, DWT97_DELTA, 1);

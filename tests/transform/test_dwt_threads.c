@@ -33,7 +33,9 @@ static void test_threads_match(void **state)
         const size_t n = (size_t)w * h;
         int32_t *src = malloc(n * 4), *ref = malloc(n * 4), *got = malloc(n * 4);
         float *fsrc = malloc(n * 4), *fref = malloc(n * 4), *fgot = malloc(n * 4);
-        int32_t *scratch = malloc(dwt_scratch_elems(w, h) * 4);
+        void *scratch_mem = malloc(dwt_scratch_elems(w, h) * 4);
+        int32_t *scratch = scratch_mem; /* and float scratch for 9/7 */
+        float *fscratch = scratch_mem;
         for (size_t i = 0; i < n; i++) {
             src[i] = test_rng_range(&r, -2000, 2000);
             fsrc[i] = (float)test_rng_range(&r, -128, 127) + (float)test_rng_unit(&r);
@@ -51,14 +53,14 @@ static void test_threads_match(void **state)
                 assert_memory_equal(ref, src, n * 4); /* 5/3 is exact */
                 memcpy(fref, fsrc, n * 4);
                 memcpy(fgot, fsrc, n * 4);
-                dwt97_forward(fref, w, h, levels, (float *)scratch);
+                dwt97_forward(fref, w, h, levels, fscratch);
                 assert_int_equal(dwt97_forward_mt(fgot, w, h, levels, threads[t]), 0);
                 assert_memory_equal(fref, fgot, n * 4);
-                dwt97_inverse(fref, w, h, levels, (float *)scratch);
+                dwt97_inverse(fref, w, h, levels, fscratch);
                 assert_int_equal(dwt97_inverse_mt(fgot, w, h, levels, threads[t]), 0);
                 assert_memory_equal(fref, fgot, n * 4);
             }
-        free(src), free(ref), free(got), free(fsrc), free(fref), free(fgot), free(scratch);
+        free(src), free(ref), free(got), free(fsrc), free(fref), free(fgot), free(scratch_mem);
     }
 }
 
@@ -75,7 +77,9 @@ static void test_window_every_rect(void **state)
         const size_t n = (size_t)w * h;
         int32_t *coef = malloc(n * 4), *out = malloc(n * 4);
         float *fcoef = malloc(n * 4), *fout = malloc(n * 4);
-        int32_t *scratch = malloc(dwt_scratch_elems(w, h) * 4);
+        void *scratch_mem = malloc(dwt_scratch_elems(w, h) * 4);
+        int32_t *scratch = scratch_mem; /* and float scratch for 9/7 */
+        float *fscratch = scratch_mem;
         for (size_t i = 0; i < n; i++) {
             coef[i] = test_rng_range(&r, -500, 500);
             fcoef[i] = (float)coef[i] * 0.37f;
@@ -93,7 +97,7 @@ static void test_window_every_rect(void **state)
                     memcpy(fsub + (size_t)y * sw, fcoef + (size_t)y * w, sw * 4);
                 }
                 dwt53_inverse(sub, sw, sh, levels - stop, scratch);
-                dwt97_inverse(fsub, sw, sh, levels - stop, (float *)scratch);
+                dwt97_inverse(fsub, sw, sh, levels - stop, fscratch);
                 for (uint32_t y0 = 0; y0 < sh; y0++)
                     for (uint32_t x0 = 0; x0 < sw; x0++)
                         for (uint32_t y1 = y0 + 1; y1 <= sh; y1 += 1 + (sh > 8))
@@ -102,22 +106,24 @@ static void test_window_every_rect(void **state)
                                 dwt_window_plan(w, h, levels, stop, (dwt_rect){x0, y0, x1, y1},
                                                 &win);
                                 const size_t se = dwt_window_scratch_elems(&win);
-                                int32_t *ws = malloc(se * 4);
+                                void *ws_mem = malloc(se * 4);
+                                int32_t *ws = ws_mem;
+                                float *fws = ws_mem;
                                 const int t = 1 + (int)((x0 + y0) % 3);
                                 assert_int_equal(dwt53_inverse_window(coef, &win, out, ws, t), 0);
-                                assert_int_equal(
-                                    dwt97_inverse_window(fcoef, &win, fout, (float *)ws, t), 0);
+                                assert_int_equal(dwt97_inverse_window(fcoef, &win, fout, fws, t),
+                                                 0);
                                 for (uint32_t y = y0; y < y1; y++) {
                                     assert_memory_equal(out + (size_t)(y - y0) * (x1 - x0),
                                                         sub + (size_t)y * sw + x0, (x1 - x0) * 4);
                                     assert_memory_equal(fout + (size_t)(y - y0) * (x1 - x0),
                                                         fsub + (size_t)y * sw + x0, (x1 - x0) * 4);
                                 }
-                                free(ws);
+                                free(ws_mem);
                             }
                 free(sub), free(fsub);
             }
-        free(coef), free(out), free(fcoef), free(fout), free(scratch);
+        free(coef), free(out), free(fcoef), free(fout), free(scratch_mem);
     }
 }
 
@@ -132,7 +138,9 @@ static void test_window_random_rects(void **state)
     test_rng_seed(&r, 23);
     int32_t *coef = malloc(n * 4), *out = malloc(n * 4), *sub = malloc(n * 4);
     float *fcoef = malloc(n * 4), *fout = malloc(n * 4), *fsub = malloc(n * 4);
-    int32_t *scratch = malloc(dwt_scratch_elems(w, h) * 4);
+    void *scratch_mem = malloc(dwt_scratch_elems(w, h) * 4);
+    int32_t *scratch = scratch_mem; /* and float scratch for 9/7 */
+    float *fscratch = scratch_mem;
     for (size_t i = 0; i < n; i++) {
         coef[i] = test_rng_range(&r, -3000, 3000);
         fcoef[i] = (float)coef[i] * 0.61f;
@@ -144,7 +152,7 @@ static void test_window_random_rects(void **state)
             memcpy(fsub + (size_t)y * sw, fcoef + (size_t)y * w, sw * 4);
         }
         dwt53_inverse(sub, sw, sh, 5 - stop, scratch);
-        dwt97_inverse(fsub, sw, sh, 5 - stop, (float *)scratch);
+        dwt97_inverse(fsub, sw, sh, 5 - stop, fscratch);
         for (int k = 0; k < 300; k++) {
             const uint32_t x0 = (uint32_t)test_rng_range(&r, 0, (int32_t)sw - 1);
             const uint32_t y0 = (uint32_t)test_rng_range(&r, 0, (int32_t)sh - 1);
@@ -152,19 +160,21 @@ static void test_window_random_rects(void **state)
             const uint32_t y1 = y0 + 1 + (uint32_t)test_rng_range(&r, 0, (int32_t)(sh - y0 - 1));
             dwt_window win;
             dwt_window_plan(w, h, 5, stop, (dwt_rect){x0, y0, x1, y1}, &win);
-            int32_t *ws = malloc(dwt_window_scratch_elems(&win) * 4);
+            void *ws_mem = malloc(dwt_window_scratch_elems(&win) * 4);
+            int32_t *ws = ws_mem;
+            float *fws = ws_mem;
             assert_int_equal(dwt53_inverse_window(coef, &win, out, ws, 1 + k % 3), 0);
-            assert_int_equal(dwt97_inverse_window(fcoef, &win, fout, (float *)ws, 1 + k % 3), 0);
+            assert_int_equal(dwt97_inverse_window(fcoef, &win, fout, fws, 1 + k % 3), 0);
             for (uint32_t y = y0; y < y1; y++) {
                 assert_memory_equal(out + (size_t)(y - y0) * (x1 - x0), sub + (size_t)y * sw + x0,
                                     (x1 - x0) * 4);
                 assert_memory_equal(fout + (size_t)(y - y0) * (x1 - x0), fsub + (size_t)y * sw + x0,
                                     (x1 - x0) * 4);
             }
-            free(ws);
+            free(ws_mem);
         }
     }
-    free(coef), free(out), free(sub), free(fcoef), free(fout), free(fsub), free(scratch);
+    free(coef), free(out), free(sub), free(fcoef), free(fout), free(fsub), free(scratch_mem);
 }
 
 int main(void)
