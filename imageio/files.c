@@ -627,9 +627,12 @@ wc_status image_read_meta(const char *path, const wc_params *p, unsigned page, w
 
 /* Reads a .wcx file whole, but the signature and header chunk first: what
  * they allow under p's limits bounds the rest (wc_decode_check_head, whose
- * message is copied from ctx). */
-static wc_status read_wcx(wc_ctx *ctx, const wc_params *p, const char *path, uint8_t **data,
-                          size_t *size, wc_err *err)
+ * message is copied from ctx). For a region or a reduced image the whole
+ * decode's need is not the question (wc_decode_region checks the region's
+ * own, file included, before it allocates): the head is checked without the
+ * memory limit, and the limit then bounds the file's bytes alone. */
+static wc_status read_wcx(wc_ctx *ctx, const wc_params *p, const char *path, int region,
+                          uint8_t **data, size_t *size, wc_err *err)
 {
     FILE *fp = NULL;
     uint64_t fsize = 0;
@@ -643,10 +646,18 @@ static wc_status read_wcx(wc_ctx *ctx, const wc_params *p, const char *path, uin
         if (n < cap && ferror(fp))
             s = wc_fail(err, WC_ERR_IO, "%s: read error: %s", name, strerror(errno));
     }
+    wc_params head_p;
+    if (p)
+        head_p = *p;
+    else
+        wc_params_init(&head_p);
+    const uint64_t limit = head_p.max_memory;
+    if (region) head_p.max_memory = 0;
     if (s == WC_OK) {
-        s = wc_decode_check_head(ctx, p, buf, n, fsize, &max);
+        s = wc_decode_check_head(ctx, &head_p, buf, n, fsize, &max);
         if (s != WC_OK) wc_fail(err, s, "%s", wc_ctx_error(ctx));
     }
+    if (s == WC_OK && region && limit && max > limit) max = (size_t)limit;
     if (s == WC_OK && n == cap) s = read_rest(fp, name, max, &buf, &n, &cap, err);
     in_close(fp);
     if (s != WC_OK) {
@@ -665,7 +676,7 @@ wc_status decode_file_region(wc_ctx *ctx, const wc_params *p, const char *path,
     memset(out, 0, sizeof *out);
     uint8_t *buf = NULL;
     size_t n = 0;
-    WC_FORWARD_IF_ERROR(read_wcx(ctx, p, path, &buf, &n, err));
+    WC_FORWARD_IF_ERROR(read_wcx(ctx, p, path, region != NULL, &buf, &n, err));
     wc_status s =
         region ? wc_decode_region(ctx, p, buf, n, region, out) : wc_decode(ctx, p, buf, n, out);
     if (s == WC_OK && meta && (s = wc_meta_read(ctx, buf, n, meta)) != WC_OK) wc_image_free(out);
@@ -691,7 +702,7 @@ wc_status inspect_file_meta(wc_ctx *ctx, const char *path, wc_info *info, wc_met
     WC_RETURN_IF(!ctx || !info, err, WC_ERR_ARG, "missing argument");
     uint8_t *buf = NULL;
     size_t n = 0;
-    WC_FORWARD_IF_ERROR(read_wcx(ctx, NULL, path, &buf, &n, err));
+    WC_FORWARD_IF_ERROR(read_wcx(ctx, NULL, path, 0, &buf, &n, err));
     wc_status s = wc_inspect(ctx, buf, n, info);
     if (s == WC_OK && meta) s = wc_meta_read(ctx, buf, n, meta);
     wc_free(buf);

@@ -76,6 +76,22 @@ expect 1 "expected X,Y,W,H" "$wcodec" decode img.wcx bad.ppm --region 1,2,3
 expect 1 "expected X,Y,W,H" "$wcodec" decode img.wcx bad.ppm --region -1,0,2,2
 expect 1 "out of range" "$wcodec" decode img.wcx bad.ppm --reduce 9
 expect 1 "" "$wcodec" decode img.wcx bad.ppm --reduce -1
+# A region is bounded by its own need, not the whole decode's: a 1024x1024
+# gray noise image (a 1 MB file; the whole decode needs about 13 MB), under
+# a limit one byte short of the whole decode's need, refuses the whole
+# decode and lets a small region and a reduced image through.
+{
+  printf 'P5\n1024 1024\n255\n'
+  head -c 1048576 /dev/urandom
+} >noise.pgm
+expect 0 "" "$wcodec" encode -q noise.pgm noise.wcx
+expect 1 "needs about" "$wcodec" decode noise.wcx bad.pgm --max-memory 1
+need=$(grep -Eo 'needs about [0-9]+' err.txt | grep -Eo '[0-9]+$')
+[ -n "$need" ] || fail "no memory need in: $(cat err.txt)"
+expect 1 "over the memory limit" "$wcodec" decode noise.wcx bad.pgm --max-memory $((need - 1))
+expect 0 "" "$wcodec" decode -q noise.wcx small.pgm --region 3,2,4,4 --max-memory $((need - 1))
+expect 0 "" "$wcodec" decode -q noise.wcx thumb.pgm --reduce 2 --max-memory $((need - 1))
+[ -e bad.pgm ] && fail "a refused decode left bad.pgm"
 [ -e bad.ppm ] && fail "a refused decode left bad.ppm"
 expect 0 "" "$wcodec" encode -q "$image" dct.wcx --transform dct --quality 80
 expect 1 "DCT" "$wcodec" decode dct.wcx bad.ppm --reduce 1
