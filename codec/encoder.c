@@ -77,6 +77,22 @@ static void free_planes(enc_state *st)
     layout_free(&st->lay);
 }
 
+/* The automatic layout's candidates: a kept one takes the place of the
+ * best so far (whose planes and payload are freed), a dropped one is freed. */
+static void settle_candidate(int keep, enc_state *best, es_output *best_out, enc_state *cand,
+                             es_output *cand_out)
+{
+    if (keep) {
+        es_output_free(best_out);
+        free_planes(best);
+        *best = *cand;
+        *best_out = *cand_out;
+    } else {
+        es_output_free(cand_out);
+        free_planes(cand);
+    }
+}
+
 /* DCT/LOT planes are coded as 64 frequency bands: regroup (into a new
  * plane that takes the old one's place). */
 static wc_status to_band_layout(enc_state *st)
@@ -501,16 +517,10 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
          * which run only when these are several): the kept one needs its
          * own copy. */
         if (keep && ncand > 1) s = own_payload(&out_k, &ctx->err);
+        settle_candidate(keep && s == WC_OK, &st, &out, &st_k, &out_k);
         if (keep && s == WC_OK) {
-            es_output_free(&out);
-            free_planes(&st);
-            st = st_k;
-            out = out_k;
             size = size_k;
             memcpy(note_kept, ctx->note, sizeof note_kept);
-        } else {
-            es_output_free(&out_k);
-            free_planes(&st_k);
         }
     }
     /* An image of at most 256 distinct pixels also as a plane of indices
@@ -543,19 +553,13 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
             size_t size_k = s == WC_OK ? enc_file_size(&st_k, &out_k) : 0;
             const int keep = s == WC_OK && size_k < size;
             if (keep) s = own_payload(&out_k, &ctx->err); /* as above */
+            settle_candidate(keep && s == WC_OK, &st, &out, &st_k, &out_k);
             if (keep && s == WC_OK) {
-                es_output_free(&out);
-                free_planes(&st);
-                st = st_k;
                 /* pcand goes out of scope: the kept parameters live on */
                 kept_p = pcand[k].p;
                 st.p = &kept_p;
-                out = out_k;
                 size = size_k;
                 memcpy(note_kept, ctx->note, sizeof note_kept);
-            } else {
-                es_output_free(&out_k);
-                free_planes(&st_k);
             }
         }
         wc_image_free(&idx);
