@@ -50,3 +50,11 @@ const char *test_kodak_path(int n)
         snprintf(buf, sizeof buf, "%s/data/kodak/kodim%02d.png", WC_TESTS_DIR, n);
     return buf;
 }
+
+void test_put_sample(void *pixels, size_t i, uint32_t depth, uint32_t v)
+{
+    if (depth <= 8)
+        ((uint8_t *)pixels)[i] = (uint8_t)v;
+    else
+        ((uint16_t *)pixels)[i] = (uint16_t)v;
+}

@@ -17,6 +17,10 @@ int32_t test_rng_range(test_rng *r, int32_t lo, int32_t hi);
 /* Uniform in [0, 1). */
 double test_rng_unit(test_rng *r);
 
+/* Stores v as sample i of an interleaved image's pixels: a byte each up
+ * to 8 bits, a uint16_t each above (wc_image's layout). */
+void test_put_sample(void *pixels, size_t i, uint32_t depth, uint32_t v);
+
 /* Path of a Kodak image in a static buffer: from the corpus
  * (WC_CORPUS_DIR, ../shared/corpus/kodak by default) when it is there,
  * else one of the 256x192 crops kept in tests/data/kodak (images 1, 3, 7,

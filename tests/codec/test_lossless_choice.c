@@ -34,10 +34,7 @@ static wc_image make_image(test_rng *r, uint32_t w, uint32_t h, uint32_t comps, 
                 uint32_t v =
                     kind ? (((x / 7) ^ (y / 5)) + c) % 4 * (maxv / 3) : test_rng_u32(r) & maxv;
                 size_t i = ((size_t)y * w + x) * comps + c;
-                if (depth <= 8)
-                    ((uint8_t *)img.pixels)[i] = (uint8_t)v;
-                else
-                    ((uint16_t *)img.pixels)[i] = (uint16_t)v;
+                test_put_sample(img.pixels, i, depth, v);
             }
     return img;
 }

@@ -37,10 +37,7 @@ static wc_image make_palette_image(test_rng *r, uint32_t w, uint32_t h, uint32_t
                 /* component 0 tells the colours apart; the others vary */
                 uint32_t v = c == 0 ? k * (maxv / 255) : (k * 2654435761u >> (8 + 5 * c)) & maxv;
                 size_t i = ((size_t)y * w + x) * comps + c;
-                if (depth <= 8)
-                    ((uint8_t *)img.pixels)[i] = (uint8_t)v;
-                else
-                    ((uint16_t *)img.pixels)[i] = (uint16_t)v;
+                test_put_sample(img.pixels, i, depth, v);
             }
         }
     return img;
