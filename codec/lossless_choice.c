@@ -49,15 +49,23 @@ static void colour_add(colour_set *cs, uint64_t key)
     cs->count++;
 }
 
+uint32_t lc_row_step(const wc_image *img)
+{
+    /* Rows spread over the image, about 2^20 samples in all. */
+    const uint32_t step =
+        (uint32_t)((uint64_t)img->width * img->components * img->height / (1u << 20));
+    return step < 1 ? 1 : step;
+}
+
+/* Reads every lc_row_step-th row of an image; planes hold those rows
+ * alone (src->img is then their shape), so all of them are read. */
 static int looks_synthetic(const lc_source *src)
 {
     const wc_image *img = src->img;
     const uint64_t pixels = (uint64_t)img->width * img->height;
-    if (pixels <= LC_SMALL_PIXELS) return 1;
+    if (!src->planes && pixels <= LC_SMALL_PIXELS) return 1;
     const uint32_t w = img->width, comps = img->components;
-    /* Rows spread over the image, about 2^20 samples in all. */
-    uint32_t step = (uint32_t)((uint64_t)w * comps * img->height / (1u << 20));
-    if (step < 1) step = 1;
+    const uint32_t step = src->planes ? 1 : lc_row_step(img);
     uint64_t same = 0, total = 0;
     const uint32_t few = comps == 1 && img->bit_depth <= 8 ? LC_FEW_GREYS : LC_FEW_COLOURS;
     colour_set cs;

@@ -41,10 +41,14 @@ typedef struct lc_candidate {
  * up to 8 bits), or it is so small that trying is cheap. Reads at most about 2^20 samples. */
 int lc_looks_synthetic(const wc_image *img);
 
-/* The same answer from the image's level-shifted sample planes (one per
- * component, width x height int32), for pixels in device memory: the
- * encoder has the backend's forward of a 0-level, no-colour lossless plan
- * bring them to the host. shape gives the size, components and depth. */
+/* The rows lc_looks_synthetic reads: every lc_row_step(img)-th from 0. */
+uint32_t lc_row_step(const wc_image *img);
+
+/* The same answer (for an image over LC_SMALL_PIXELS) from the level-
+ * shifted sample planes of just those rows (one plane per component,
+ * width x rows int32), for pixels in device memory: the encoder has the
+ * backend's forward of a 0-level, no-colour lossless plan bring them to
+ * the host. shape is those rows' shape (rows = its height). */
 int lc_planes_look_synthetic(const wc_image *shape, const int32_t *const *planes);
 
 /* The parameter sets to try for p (levels WC_LEVELS_AUTO) and img, the
