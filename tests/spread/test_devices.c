@@ -147,7 +147,8 @@ static void test_notes_and_a_device_out_of_range(void **state)
     p.device = 1;
     encode(ctx, &p, &img, &buf, &n);
     free(buf);
-    assert_string_equal(wc_ctx_note(ctx), "backend: cuda (device 1)");
+    /* The note goes on with the entropy coder's place and the layout chosen. */
+    assert_non_null(strstr(wc_ctx_note(ctx), "backend: cuda (device 1)"));
     p.device = wc_device_count();
     encode(ctx, &p, &img, &buf, &n);
     free(buf);
