@@ -265,16 +265,8 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
     return WC_OK;
 }
 
-/* Whether the code blocks are coded on the host: deflate always; and files
- * of 0 levels (no transform, the samples as one predicted LL band, which
- * the automatic lossless layout tries for graphics): the device coder gave
- * wrong payloads for them on the H100 (2026-11-24, test_cuda_chain and
- * test_roundtrip through the CUDA backend), so the host codes them, from
- * and to the device's planes, until it is found and fixed. */
-static int codes_on_host(const wc_chain *ch)
-{
-    return ch->header->entropy == 1 || ch->header->levels == 0;
-}
+/* Whether the code blocks are coded on the host: deflate's. */
+static int codes_on_host(const wc_chain *ch) { return ch->header->entropy == 1; }
 
 wc_status cuda_encode(void *self, const wc_stage_plan *p, const wc_image *in, wc_chain *ch,
                       es_output *out, wc_err *err)
@@ -282,7 +274,7 @@ wc_status cuda_encode(void *self, const wc_stage_plan *p, const wc_image *in, wc
     cuda_ctx *c = (cuda_ctx *)self;
     WC_RETURN_IF(!c || !p || !in || !ch || !out || !in->pixels, err, WC_ERR_ARG,
                  "CUDA backend: NULL argument");
-    /* Deflate (and 0 levels) code on the host, from the device's coefficients. */
+    /* Deflate codes on the host, from the device's coefficients. */
     if (codes_on_host(ch))
         return wc_chain_encode_host(wc_backend_cuda(), self, p, in, ch, out, err);
     WC_RETURN_IF(in->width != p->width || in->height != p->height ||
@@ -443,7 +435,7 @@ wc_status cuda_decode(void *self, const wc_stage_plan *p, wc_chain *ch, const es
     cuda_ctx *c = (cuda_ctx *)self;
     WC_RETURN_IF(!c || !p || !ch || !in || !out || !out->pixels, err, WC_ERR_ARG,
                  "CUDA backend: NULL argument");
-    /* Deflate (and 0 levels) decode on the host, then invert on the device. */
+    /* Deflate decodes on the host, then inverts on the device. */
     if (codes_on_host(ch))
         return wc_chain_decode_host(wc_backend_cuda(), self, p, ch, in, out, err);
     WC_RETURN_IF(out->width != p->width || out->height != p->height ||

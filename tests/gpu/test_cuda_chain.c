@@ -39,6 +39,7 @@ typedef struct tcase {
     int mode, block;
     float quality;
     uint64_t seed;
+    int flat; /* 1: no transform (0 DWT levels: the samples as one predicted LL band) */
 } tcase;
 
 static void make_image(const tcase *t, wc_image *img)
@@ -81,11 +82,15 @@ static void set_params(const tcase *t, wc_params *p, wc_backend_kind be)
     if (t->mode == M_LOT) p->transform = WC_TRANSFORM_LOT;
     if (t->mode == M_DEFLATE) p->entropy = WC_ENTROPY_DEFLATE;
     if (t->mode == M_TILES || t->mode == M_TILES97) p->entropy = WC_ENTROPY_HUFFMAN_TILES;
+    if (t->flat) p->levels = 0;
 }
 
 static wc_ctx *g_ctx_cpu, *g_ctx_gpu;
 
-static void check_case(const tcase *t)
+/* Whether the CUDA backend's file of t is the CPU's, byte for byte, and
+ * decodes (on the host and on the device) to the CPU's pixels; says what
+ * differs where it is not. */
+static int case_ok(const tcase *t)
 {
     wc_image img;
     make_image(t, &img);
@@ -94,6 +99,11 @@ static void check_case(const tcase *t)
     set_params(t, &pg, WC_BACKEND_CUDA);
     void *fc = NULL, *fg = NULL;
     size_t nc = 0, ng = 0;
+    int ok = 1;
+    char what[64];
+    snprintf(what, sizeof what, "%ux%u x%u %u-bit %s%s q%.0f block %d", t->w, t->h, t->comps,
+             t->depth, mode_name[t->mode], t->flat ? " 0 levels" : "", (double)t->quality,
+             t->block);
     wc_status sc = wc_encode_alloc(g_ctx_cpu, &pc, &img, &fc, &nc);
     wc_status sg = wc_encode_alloc(g_ctx_gpu, &pg, &img, &fg, &ng);
     if (sc != WC_OK || sg != WC_OK || nc != ng || memcmp(fc, fg, nc) != 0) {
@@ -101,41 +111,56 @@ static void check_case(const tcase *t)
         while (sc == WC_OK && sg == WC_OK && at < nc && at < ng &&
                ((uint8_t *)fc)[at] == ((uint8_t *)fg)[at])
             at++;
-        print_error(
-            "%ux%u x%u %u-bit %s q%.0f block %d: cpu %d (%zu bytes), cuda %d (%zu bytes: %s), "
-            "first difference at %zu\n",
-            t->w, t->h, t->comps, t->depth, mode_name[t->mode], (double)t->quality, t->block, sc,
-            nc, sg, ng, wc_ctx_error(g_ctx_gpu), at);
-        fail();
+        print_error("%s: cpu %d (%zu bytes), cuda %d (%zu bytes: %s), first difference at %zu\n",
+                    what, sc, nc, sg, ng, wc_ctx_error(g_ctx_gpu), at);
+        ok = 0;
     }
-    /* Huffman files are coded on the device. The automatic lossless layout
-     * (the default) may keep a deflate or a 0-level file for a small or
-     * flat image, whose blocks are coded on the host (cuda/chain_cuda.c,
-     * codes_on_host): ask the file. */
+    /* Huffman files are coded on the device (deflate, which the automatic
+     * lossless layout may keep for a small or flat image, on the host):
+     * ask the file. */
     wc_info info;
-    assert_int_equal(wc_inspect(g_ctx_cpu, fg, ng, &info), WC_OK); /* keeps the GPU's note */
-    const int on_device = info.entropy != WC_ENTROPY_DEFLATE && info.levels > 0;
-    if (on_device) assert_non_null(strstr(wc_ctx_note(g_ctx_gpu), "entropy coding: device"));
+    const int on_device = sg == WC_OK && wc_inspect(g_ctx_cpu, fg, ng, &info) == WC_OK &&
+                          info.entropy != WC_ENTROPY_DEFLATE; /* keeps the GPU's note */
+    if (on_device && !strstr(wc_ctx_note(g_ctx_gpu), "entropy coding: device")) {
+        print_error("%s: coded on the host (%s)\n", what, wc_ctx_note(g_ctx_gpu));
+        ok = 0;
+    }
     wc_image out, outg;
     memset(&out, 0, sizeof out);
     memset(&outg, 0, sizeof outg);
-    assert_int_equal(wc_decode(g_ctx_cpu, &pc, fg, ng, &out), WC_OK);
-    if (t->mode == M_LOSSLESS || t->mode == M_DEFLATE || t->mode == M_TILES)
-        assert_memory_equal(out.pixels, img.pixels, wc_image_row_bytes(&img) * img.height);
-    /* Decoded on the device: the CPU's pixels. */
-    if (wc_decode(g_ctx_gpu, &pg, fg, ng, &outg) != WC_OK) {
-        print_error("decode on the device: %s\n", wc_ctx_error(g_ctx_gpu));
-        fail();
+    const size_t bytes = wc_image_row_bytes(&img) * img.height;
+    const int lossless = t->mode == M_LOSSLESS || t->mode == M_DEFLATE || t->mode == M_TILES;
+    if (sg == WC_OK && wc_decode(g_ctx_cpu, &pc, fg, ng, &out) != WC_OK) {
+        print_error("%s: the CUDA file on the host: %s\n", what, wc_ctx_error(g_ctx_cpu));
+        ok = 0;
+    } else if (sg == WC_OK && lossless && memcmp(out.pixels, img.pixels, bytes) != 0) {
+        print_error("%s: the CUDA file is not lossless\n", what);
+        ok = 0;
     }
-    if (on_device) /* and decoded there */
-        assert_non_null(strstr(wc_ctx_note(g_ctx_gpu), "entropy coding: device"));
-    assert_memory_equal(out.pixels, outg.pixels, wc_image_row_bytes(&img) * img.height);
+    /* Decoded on the device (the CPU's file, so a device decoder fault
+     * shows apart from an encoder one): the CPU's pixels. */
+    if (sc == WC_OK && wc_decode(g_ctx_gpu, &pg, fc, nc, &outg) != WC_OK) {
+        print_error("%s: decode on the device: %s\n", what, wc_ctx_error(g_ctx_gpu));
+        ok = 0;
+    } else if (sc == WC_OK) {
+        if (on_device && !strstr(wc_ctx_note(g_ctx_gpu), "entropy coding: device")) {
+            print_error("%s: decoded on the host (%s)\n", what, wc_ctx_note(g_ctx_gpu));
+            ok = 0;
+        }
+        if (out.pixels && memcmp(out.pixels, outg.pixels, bytes) != 0) {
+            print_error("%s: the device decodes other pixels than the CPU\n", what);
+            ok = 0;
+        }
+    }
     wc_image_free(&out);
     wc_image_free(&outg);
     wc_free(fc);
     wc_free(fg);
     wc_image_free(&img);
+    return ok;
 }
+
+static void check_case(const tcase *t) { assert_true(case_ok(t)); }
 
 static const uint32_t sizes[][2] = {{1, 1},   {1, 37},   {53, 1},  {2, 2},
                                     {17, 13}, {131, 67}, {64, 64}, {129, 257}};
@@ -149,8 +174,15 @@ static void test_modes_sizes(void **state)
     int n = 0;
     for (int m = 0; m < NMODES; m++)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++, n++) {
-            tcase t = {sizes[s][0],         sizes[s][1], (uint32_t)(n % 4) + 1, depths[n % 5], m,
-                       blocks[(n / 3) % 4], 75.0f,       1000u + (uint64_t)n};
+            tcase t = {sizes[s][0],
+                       sizes[s][1],
+                       (uint32_t)(n % 4) + 1,
+                       depths[n % 5],
+                       m,
+                       blocks[(n / 3) % 4],
+                       75.0f,
+                       1000u + (uint64_t)n,
+                       0};
             check_case(&t);
         }
 }
@@ -164,10 +196,15 @@ static void test_random(void **state)
     static const int blocks[] = {16, 32, 64, 128};
     static const float q[] = {5, 30, 75, 95, 100};
     for (int i = 0; i < 60; i++) {
-        tcase t = {(uint32_t)test_rng_range(&r, 1, 300), (uint32_t)test_rng_range(&r, 1, 200),
-                   (uint32_t)test_rng_range(&r, 1, 4),   (uint32_t)test_rng_range(&r, 1, 16),
-                   test_rng_range(&r, 0, NMODES - 1),    blocks[test_rng_range(&r, 0, 3)],
-                   q[test_rng_range(&r, 0, 4)],          5000u + (uint64_t)i};
+        tcase t = {(uint32_t)test_rng_range(&r, 1, 300),
+                   (uint32_t)test_rng_range(&r, 1, 200),
+                   (uint32_t)test_rng_range(&r, 1, 4),
+                   (uint32_t)test_rng_range(&r, 1, 16),
+                   test_rng_range(&r, 0, NMODES - 1),
+                   blocks[test_rng_range(&r, 0, 3)],
+                   q[test_rng_range(&r, 0, 4)],
+                   5000u + (uint64_t)i,
+                   0};
         check_case(&t);
     }
 }
@@ -177,9 +214,48 @@ static void test_large(void **state)
 {
     (void)state;
     for (int m = 0; m < M_DEFLATE; m++) {
-        tcase t = {1031, 779, 3, m == M_LOSSLESS ? 16u : 8u, m, 128, 75.0f, 9000u + (uint64_t)m};
+        tcase t = {1031, 779, 3, m == M_LOSSLESS ? 16u : 8u, m, 128, 75.0f, 9000u + (uint64_t)m, 0};
         check_case(&t);
     }
+}
+
+/* Files of 0 DWT levels (the samples, after the colour transform, as one
+ * MED-predicted LL band cut into code blocks; the automatic lossless
+ * layout tries them for graphics and gives them to tiny images), through
+ * the device coder both ways: lossless and lossy, entropy 0 and 2, sizes
+ * from 1x1 through odd and prime to several blocks a side, every block
+ * size. Every case runs; each failure is named. */
+static void test_zero_levels(void **state)
+{
+    (void)state;
+    static const uint32_t zsizes[][2] = {{1, 1},  {1, 2},   {2, 1},     {3, 5},     {1, 131},
+                                         {97, 1}, {31, 17}, {127, 129}, {128, 128}, {257, 131}};
+    static const int modes[] = {M_LOSSLESS, M_TILES, M_LOSSY53, M_TILES97, M_LOSSY97};
+    static const uint32_t depths[] = {8, 16, 1, 12, 10};
+    static const int blocks[] = {16, 32, 64, 128};
+    int n = 0, bad = 0;
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++)
+        for (size_t s = 0; s < sizeof zsizes / sizeof zsizes[0]; s++, n++) {
+            const tcase t = {zsizes[s][0],
+                             zsizes[s][1],
+                             (uint32_t)(n % 4) + 1,
+                             depths[n % 5],
+                             modes[m],
+                             blocks[(n / 2) % 4],
+                             n % 3 ? 75.0f : 30.0f,
+                             3000u + (uint64_t)n,
+                             1};
+            bad += !case_ok(&t);
+        }
+    /* The automatic lossless layout codes every candidate of a small image
+     * (0 levels among them) and keeps the smallest. */
+    for (int k = 0; k < 4; k++) {
+        const tcase t = {20u + 37u * (uint32_t)k, 50, (uint32_t)k + 1, 8, M_LOSSLESS, 64, 75.0f,
+                         3500u + (uint64_t)k,     0};
+        bad += !case_ok(&t);
+    }
+    if (bad) print_error("%d of %d 0-level cases failed\n", bad, n + 4);
+    assert_int_equal(bad, 0);
 }
 
 /* Recomputes the CRC of the chunk at off (after its data was changed). */
@@ -229,11 +305,11 @@ static int same_verdict(uint8_t *buf, size_t size, const char *what, size_t at)
 static void test_damage(void **state)
 {
     (void)state;
-    static const tcase cases[] = {{37, 29, 3, 8, M_LOSSY97, 16, 60.0f, 71},
-                                  {23, 31, 2, 12, M_LOSSLESS, 16, 75.0f, 72},
-                                  {40, 24, 1, 8, M_DCT, 16, 90.0f, 73},
-                                  {100, 70, 1, 8, M_TILES97, 128, 60.0f, 74},
-                                  {70, 40, 2, 10, M_TILES, 64, 75.0f, 75}};
+    static const tcase cases[] = {{37, 29, 3, 8, M_LOSSY97, 16, 60.0f, 71, 0},
+                                  {23, 31, 2, 12, M_LOSSLESS, 16, 75.0f, 72, 0},
+                                  {40, 24, 1, 8, M_DCT, 16, 90.0f, 73, 0},
+                                  {100, 70, 1, 8, M_TILES97, 128, 60.0f, 74, 0},
+                                  {70, 40, 2, 10, M_TILES, 64, 75.0f, 75, 0}};
     /* WC_TEST_STRIDE=k tries every k-th byte (for slow runs under
      * compute-sanitizer). */
     const char *env = getenv("WC_TEST_STRIDE");
@@ -304,6 +380,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_modes_sizes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_random, setup, teardown),
         cmocka_unit_test_setup_teardown(test_large, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_zero_levels, setup, teardown),
         cmocka_unit_test_setup_teardown(test_damage, setup, teardown),
     };
     return gpu_pair_main("cuda_chain", tests, sizeof tests / sizeof tests[0]);
