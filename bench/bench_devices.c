@@ -63,11 +63,21 @@ static double now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* FNV-1a over 64-bit words (then the tail bytes): a byte at a time it
+ * took ~0.6 ms of a worker's time per lossless Kodak file, a tenth of the
+ * host's work per image in a batch; the files are only compared with each
+ * other, so any fixed hash does. */
 static uint64_t fnv1a(const void *data, size_t n)
 {
     const unsigned char *b = data;
     uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, b + i, 8);
+        h = (h ^ w) * 1099511628211ull;
+    }
+    for (; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
     return h;
 }
 
