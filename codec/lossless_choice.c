@@ -130,6 +130,15 @@ int lc_candidates(const wc_params *p, const wc_image *img, int synthetic, lc_can
         out[n].p.deflate_level = 9;
         out[n].no_colour = nc;
         n++;
+        /* And as PNG codes them (format 2.0, entropy 4): row filters over
+         * the samples packed at the fewest bits, one deflate stream a
+         * plane; smaller than both on most graphics, whose repeats a
+         * whole-plane window finds (bench/compression.sh --graphics). */
+        out[n].p = *p;
+        out[n].p.levels = 0;
+        out[n].p.entropy = WC_ENTROPY_FILTERED;
+        out[n].no_colour = nc;
+        n++;
     }
     return n;
 }

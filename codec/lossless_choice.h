@@ -5,7 +5,8 @@
  * flat areas and sharp edges (text, charts, screenshots, few grey levels,
  * palettes) is also coded without a transform, where the LL band's MED
  * prediction with deflate or the run-mode Huffman coder is far smaller,
- * and the encoder keeps the smallest file. All candidates are 1.0 values.
+ * and the encoder keeps the smallest file. All candidates are 1.0 values
+ * but filtered deflate (entropy 4) and the palette (colour 3), of 2.0.
  */
 #ifndef WC_LOSSLESS_CHOICE_H
 #define WC_LOSSLESS_CHOICE_H
@@ -20,7 +21,7 @@
 #define LC_SMALL_PIXELS 4096u
 
 /* The most layouts lc_candidates gives. */
-#define LC_MAX_CANDIDATES 5
+#define LC_MAX_CANDIDATES 7
 
 /* One layout to try: the parameters, and for 3 or more components whether
  * to leave out the RCT (which wc_params cannot say; the file's colour

@@ -120,6 +120,15 @@ typedef struct wcx_header {
     float steps[4][WCX_MAX_STEPS];
 } wcx_header;
 
+/* Entropy 4 (format 2.0): filtered deflate, PNG's row filters over packed
+ * values (FORMAT.md, "Filtered deflate payloads"); only in a 0-level DWT
+ * file, where each component's plane is one code block. */
+#define WCX_ENTROPY_FILTERED 4
+
+/* Whether files of this entropy value carry WTAB chunks (one per
+ * component): the Huffman coders, 0 and 2. */
+int wcx_entropy_has_tables(unsigned entropy);
+
 /* Bytes of a serialised header. */
 size_t wcx_header_size(const wcx_header *h);
 /* Serialises h into out (at least wcx_header_size bytes). */

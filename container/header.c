@@ -103,7 +103,13 @@ static wc_status wcx_hdr_version(const uint8_t *p, size_t size, wcx_header *h, w
 /* The major that introduced each value of the coding fields, 0 for a value
  * no version defines. A value is valid in a file whose major is at least
  * the one that introduced it; every 2.0 addition is listed in FORMAT.md. */
-static unsigned wcx_entropy_since(unsigned v) { return v <= 1 ? 1u : v == 2 ? 2u : 0u; }
+static unsigned wcx_entropy_since(unsigned v)
+{
+    if (v <= 1) return 1u;
+    return v == 2 || v == WCX_ENTROPY_FILTERED ? 2u : 0u;
+}
+
+int wcx_entropy_has_tables(unsigned entropy) { return entropy == 0 || entropy == 2; }
 static unsigned wcx_transform_since(unsigned v) { return v <= 2 ? 1u : 0u; }
 static unsigned wcx_wavelet_since(unsigned v)
 {
@@ -187,6 +193,10 @@ static wc_status wcx_hdr_coding(const uint8_t *p, wcx_header *h, wc_err *err)
                  (unsigned)h->levels);
     WC_FORWARD_IF_ERROR(
         wcx_hdr_value("entropy", h->entropy, wcx_entropy_since(h->entropy), h, err));
+    WC_RETURN_IF(h->entropy == WCX_ENTROPY_FILTERED && (h->levels != 0 || h->transform != 0), err,
+                 WC_ERR_CORRUPT,
+                 "WHDR entropy 4 (filtered deflate) needs transform 0 and levels 0, has %u and %u",
+                 (unsigned)h->transform, (unsigned)h->levels);
     WC_RETURN_IF(h->block_log2 < 4 || h->block_log2 > 7, err, WC_ERR_CORRUPT,
                  "WHDR block_log2 %u out of range (4..7)", (unsigned)h->block_log2);
     WC_RETURN_IF((h->flags & ~WCX_FLAGS_KNOWN) != 0, err, WC_ERR_CORRUPT,

@@ -1,0 +1,246 @@
+/* row_filter.c -- see row_filter.h. */
+#define ZLIB_CONST
+#include "row_filter.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "zcodec.h"
+
+#define RF_FILTERS 5     /* none, sub, up, average, Paeth */
+#define RF_MAX_PACKING 5 /* 1 << 5 = 32 bits a value */
+
+/* Bytes of one packed row of w values at `bits` each. */
+static size_t rf_row_bytes(uint32_t w, unsigned bits) { return ((size_t)w * bits + 7) / 8; }
+
+/* Distance in bytes to the left neighbour the filters use (PNG's bpp). */
+static size_t rf_left(unsigned bits) { return bits < 8 ? 1 : bits / 8; }
+
+static uint8_t rf_paeth(uint8_t a, uint8_t b, uint8_t c)
+{
+    const int p = (int)a + b - c;
+    const int pa = abs(p - a), pb = abs(p - b), pc = abs(p - c);
+    if (pa <= pb && pa <= pc) return a;
+    return pb <= pc ? b : c;
+}
+
+/* The prediction filter f makes for byte i of a row (prev: the row above,
+ * NULL on the first row). */
+static uint8_t rf_predict(unsigned f, const uint8_t *cur, const uint8_t *prev, size_t i,
+                          size_t left)
+{
+    const uint8_t a = i >= left ? cur[i - left] : 0, b = prev ? prev[i] : 0,
+                  c = prev && i >= left ? prev[i - left] : 0;
+    switch (f) {
+    case 1: return a;
+    case 2: return b;
+    case 3: return (uint8_t)(((unsigned)a + b) >> 1);
+    case 4: return rf_paeth(a, b, c);
+    default: return 0;
+    }
+}
+
+static void rf_filter_row(unsigned f, const uint8_t *cur, const uint8_t *prev, size_t rb,
+                          size_t left, uint8_t *dst)
+{
+    for (size_t i = 0; i < rb; i++) dst[i] = (uint8_t)(cur[i] - rf_predict(f, cur, prev, i, left));
+}
+
+/* The values less base, packed as FORMAT.md says: below 8 bits the first
+ * value in the high bits of a byte, wider values big-endian. */
+static void rf_pack(const int32_t *data, size_t stride, uint32_t w, uint32_t h, int64_t base,
+                    unsigned bits, uint8_t *raw)
+{
+    const size_t rb = rf_row_bytes(w, bits);
+    memset(raw, 0, rb * h);
+    for (uint32_t y = 0; y < h; y++) {
+        uint8_t *row = raw + (size_t)y * rb;
+        const int32_t *src = data + (size_t)y * stride;
+        for (uint32_t x = 0; x < w; x++) {
+            const uint32_t u = (uint32_t)((int64_t)src[x] - base);
+            if (bits < 8) {
+                const size_t bit = (size_t)x * bits;
+                row[bit / 8] |= (uint8_t)(u << (8 - bits - bit % 8));
+            } else {
+                for (unsigned k = 0; k < bits / 8; k++)
+                    row[(size_t)x * (bits / 8) + k] = (uint8_t)(u >> (bits - 8 - 8 * k));
+            }
+        }
+    }
+}
+
+/* The filtered rows (a filter byte, then the row) for one choice: a filter
+ * for every row (0..4), or (RF_FILTERS) per row the filter whose bytes,
+ * read as signed, have the smallest sum of magnitudes (PNG's heuristic;
+ * ties to the lower filter). */
+static void rf_filter_all(const uint8_t *raw, uint32_t h, size_t rb, size_t left, unsigned choice,
+                          uint8_t *out, uint8_t *trial)
+{
+    for (uint32_t y = 0; y < h; y++) {
+        const uint8_t *cur = raw + (size_t)y * rb, *prev = y ? cur - rb : NULL;
+        uint8_t *dst = out + (size_t)y * (rb + 1);
+        unsigned f = choice;
+        if (choice == RF_FILTERS) {
+            uint64_t best = UINT64_MAX;
+            for (unsigned t = 0; t < RF_FILTERS; t++) {
+                rf_filter_row(t, cur, prev, rb, left, trial);
+                uint64_t sum = 0;
+                for (size_t i = 0; i < rb; i++) sum += (uint64_t)abs((int)(int8_t)trial[i]);
+                if (sum < best) {
+                    best = sum;
+                    f = t;
+                }
+            }
+        }
+        dst[0] = (uint8_t)f;
+        rf_filter_row(f, cur, prev, rb, left, dst + 1);
+    }
+}
+
+static size_t rf_put_varint(uint8_t *p, uint32_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        p[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
+wc_status rf_encode(const int32_t *data, size_t stride, uint32_t w, uint32_t h, uint8_t **out,
+                    size_t *size, wc_err *err)
+{
+    *out = NULL;
+    *size = 0;
+    WC_RETURN_IF(w == 0 || h == 0, err, WC_ERR_ARG, "filtered deflate: empty block");
+    int32_t lo = data[0], hi = data[0];
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            const int32_t v = data[(size_t)y * stride + x];
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+        }
+    const uint64_t range = (uint64_t)((int64_t)hi - lo);
+    unsigned packing = 0;
+    while (packing < RF_MAX_PACKING && range >> (1u << packing)) packing++;
+    const unsigned bits = 1u << packing;
+    const size_t rb = rf_row_bytes(w, bits), left = rf_left(bits);
+    const size_t nraw = rb * h, nfilt = (rb + 1) * h, bound = zc_bound(nfilt);
+    WC_RETURN_IF(bound == SIZE_MAX, err, WC_ERR_LIMIT, "filtered deflate: block too large");
+    uint8_t *raw = wc_malloc(nraw), *filt = wc_malloc(nfilt), *trial = wc_malloc(rb);
+    uint8_t *best = wc_malloc(6 + bound), *cand = wc_malloc(bound);
+    wc_status s = WC_OK;
+    if (!raw || !filt || !trial || !best || !cand)
+        s = wc_fail(err, WC_ERR_NOMEM, "out of memory (filtered deflate, %zu bytes)", nfilt);
+    size_t head = 0, best_size = SIZE_MAX;
+    if (s == WC_OK) {
+        rf_pack(data, stride, w, h, lo, bits, raw);
+        best[0] = (uint8_t)packing;
+        const uint32_t zig = (uint32_t)(((uint32_t)lo << 1) ^ (uint32_t)(lo >> 31));
+        head = 1 + rf_put_varint(best + 1, zig);
+    }
+    /* Every row filter, then the per-row choice; each with two of zlib's
+     * strategies. The first smallest is kept, so the bytes depend on the
+     * values alone. */
+    static const int strategies[2] = {Z_DEFAULT_STRATEGY, Z_FILTERED};
+    for (unsigned choice = 0; choice <= RF_FILTERS && s == WC_OK; choice++) {
+        rf_filter_all(raw, h, rb, left, choice, filt, trial);
+        for (unsigned k = 0; k < 2 && s == WC_OK; k++) {
+            size_t zs = 0;
+            s = zc_compress_raw(filt, nfilt, strategies[k], cand, bound, &zs, err);
+            if (s == WC_OK && zs < best_size) {
+                best_size = zs;
+                memcpy(best + head, cand, zs);
+            }
+        }
+    }
+    wc_free(raw);
+    wc_free(filt);
+    wc_free(trial);
+    wc_free(cand);
+    if (s != WC_OK) {
+        wc_free(best);
+        return s;
+    }
+    *out = best;
+    *size = head + best_size;
+    return WC_OK;
+}
+
+/* Reverses one filtered row in place over cur (prev: the row above,
+ * already unfiltered, or NULL). */
+static void rf_unfilter_row(unsigned f, uint8_t *cur, const uint8_t *prev, size_t rb, size_t left)
+{
+    for (size_t i = 0; i < rb; i++) cur[i] = (uint8_t)(cur[i] + rf_predict(f, cur, prev, i, left));
+}
+
+static wc_status rf_unpack_row(const uint8_t *row, uint32_t w, unsigned bits, size_t rb,
+                               int64_t base, int32_t *dst, uint32_t y, wc_err *err)
+{
+    for (uint32_t x = 0; x < w; x++) {
+        uint32_t u = 0;
+        if (bits < 8) {
+            const size_t bit = (size_t)x * bits;
+            u = (uint32_t)(row[bit / 8] >> (8 - bits - bit % 8)) & ((1u << bits) - 1);
+        } else {
+            for (unsigned k = 0; k < bits / 8; k++) u = u << 8 | row[(size_t)x * (bits / 8) + k];
+        }
+        const int64_t v = base + u;
+        WC_RETURN_IF(v > INT32_MAX, err, WC_ERR_CORRUPT,
+                     "filtered deflate: row %u col %u: value %lld outside int32", y, x,
+                     (long long)v);
+        dst[x] = (int32_t)v;
+    }
+    /* The bits after the last value: zero, so a payload has one spelling. */
+    const size_t used = (size_t)w * bits;
+    if (used % 8) {
+        const uint8_t pad = (uint8_t)(row[rb - 1] & ((1u << (8 - used % 8)) - 1));
+        WC_RETURN_IF(pad != 0, err, WC_ERR_CORRUPT,
+                     "filtered deflate: row %u: padding bits 0x%02X are not zero", y,
+                     (unsigned)pad);
+    }
+    return WC_OK;
+}
+
+wc_status rf_decode(const uint8_t *src, size_t n, int32_t *data, size_t stride, uint32_t w,
+                    uint32_t h, wc_err *err)
+{
+    WC_RETURN_IF(w == 0 || h == 0, err, WC_ERR_ARG, "filtered deflate: empty block");
+    WC_RETURN_IF(n < 1, err, WC_ERR_CORRUPT, "filtered deflate: empty payload");
+    WC_RETURN_IF(src[0] > RF_MAX_PACKING, err, WC_ERR_CORRUPT,
+                 "filtered deflate: packing %u out of range (0..%d)", (unsigned)src[0],
+                 RF_MAX_PACKING);
+    const unsigned bits = 1u << src[0];
+    size_t pos = 1;
+    uint32_t zig = 0;
+    for (unsigned shift = 0;; shift += 7) {
+        WC_RETURN_IF(pos >= n, err, WC_ERR_CORRUPT,
+                     "filtered deflate: the base runs past the "
+                     "payload");
+        const uint8_t b = src[pos++];
+        WC_RETURN_IF(shift == 28 && b > 0x0F, err, WC_ERR_CORRUPT,
+                     "filtered deflate: the base is longer than 32 bits");
+        zig |= (uint32_t)(b & 0x7F) << shift;
+        if (!(b & 0x80)) break;
+    }
+    const int64_t base = (int64_t)(zig >> 1) ^ -(int64_t)(zig & 1);
+    const size_t rb = rf_row_bytes(w, bits), left = rf_left(bits), nfilt = (rb + 1) * h;
+    uint8_t *filt = wc_malloc(nfilt);
+    WC_RETURN_IF(!filt, err, WC_ERR_NOMEM, "out of memory (filtered deflate, %zu bytes)", nfilt);
+    wc_status s = zc_decompress_raw(src + pos, n - pos, filt, nfilt, err);
+    if (s == WC_ERR_TRUNCATED) s = WC_ERR_CORRUPT; /* the chunk was whole: damage */
+    for (uint32_t y = 0; y < h && s == WC_OK; y++) {
+        uint8_t *row = filt + (size_t)y * (rb + 1);
+        const unsigned f = row[0];
+        if (f >= RF_FILTERS) {
+            s = wc_fail(err, WC_ERR_CORRUPT, "filtered deflate: row %u: filter %u (0..4)", y, f);
+            break;
+        }
+        rf_unfilter_row(f, row + 1, y ? row + 1 - (rb + 1) : NULL, rb, left);
+        s = rf_unpack_row(row + 1, w, bits, rb, base, data + (size_t)y * stride, y, err);
+    }
+    wc_free(filt);
+    return s;
+}
