@@ -43,9 +43,10 @@ static wc_image make_palette_image(test_rng *r, uint32_t w, uint32_t h, uint32_t
     return img;
 }
 
-/* The palette file of candidate k % 3 (0: 5 levels, 1: none with
- * Huffman, 2: none with deflate) of the index plane, entries ordered by
- * luminance (k < 3), as first seen (k < 6) or most frequent first. */
+/* The palette file of candidate k % 4 (0: 5 levels, 1: none with
+ * Huffman, 2: none with deflate, 3: filtered deflate) of the index
+ * plane, entries ordered by luminance (k < 4), as first seen (k < 8) or
+ * most frequent first. */
 static void *palette_file(wc_ctx *ctx, const wc_image *img, int k, size_t *n)
 {
     wc_params p;
@@ -53,10 +54,10 @@ static void *palette_file(wc_ctx *ctx, const wc_image *img, int k, size_t *n)
     lc_candidate c[LC_MAX_CANDIDATES];
     const wc_image plane = {img->width, img->height, 1, 8, 0, NULL};
     int nc = lc_candidates(&p, &plane, 1, c);
-    assert_true(k % 3 < nc);
-    c[k % 3].palette = 1 + k / 3;
+    assert_true(k % 4 < nc);
+    c[k % 4].palette = 1 + k / 4;
     void *file = NULL;
-    if (lc_encode_candidate(ctx, &c[k % 3], img, &file, n) != WC_OK)
+    if (lc_encode_candidate(ctx, &c[k % 4], img, &file, n) != WC_OK)
         fail_msg("palette encode %ux%u x%u %u-bit: %s", img->width, img->height, img->components,
                  img->bit_depth, wc_ctx_error(ctx));
     return file;
@@ -115,7 +116,7 @@ static void test_roundtrips(void **state)
                 for (size_t ci = 0; ci < 5; ci++) {
                     wc_image img = make_palette_image(&r, sizes[si][0], sizes[si][1], comps,
                                                       depths[di], colours[ci]);
-                    for (int k = 0; k < 9; k++) roundtrip(ctx, &img, k);
+                    for (int k = 0; k < 12; k++) roundtrip(ctx, &img, k);
                     wc_image_free(&img);
                 }
     wc_ctx_free(ctx);
@@ -156,7 +157,7 @@ static void test_region(void **state)
     test_rng r;
     test_rng_seed(&r, 5);
     wc_image img = make_palette_image(&r, 131, 77, 3, 8, 40);
-    for (int k = 0; k < 9; k++) {
+    for (int k = 0; k < 12; k++) {
         size_t n = 0;
         void *file = palette_file(ctx, &img, k, &n);
         const wc_region rects[] = {
