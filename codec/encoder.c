@@ -150,8 +150,10 @@ static size_t enc_file_size(const enc_state *st, const es_output *out)
         if (wcx_entropy_has_tables(st->h.entropy)) n += WCX_CHUNK_OVERHEAD + out->table_size[c];
         n += WCX_CHUNK_OVERHEAD + out->data_size[c];
     }
-    n += WCX_CHUNK_OVERHEAD; /* WIDX */
-    for (size_t i = 0; i < st->lay.nblocks; i++) n += varint_size(out->block_size[i]);
+    if (st->h.entropy != WC_ENTROPY_FILTERED) { /* entropy 4: each WDAT is its block */
+        n += WCX_CHUNK_OVERHEAD;                /* WIDX */
+        for (size_t i = 0; i < st->lay.nblocks; i++) n += varint_size(out->block_size[i]);
+    }
     return n + WCX_CHUNK_OVERHEAD; /* WEND */
 }
 
@@ -294,18 +296,20 @@ static void write_file(const enc_state *st, const es_output *out, uint8_t *dst, 
     if (wcx_entropy_has_tables(st->h.entropy))
         for (uint32_t c = 0; c < st->h.components; c++)
             wcx_put_chunk(&w, WCX_WTAB, out->tables[c], out->table_size[c]);
-    wcx_chunk_begin(&w, WCX_WIDX);
-    for (size_t i = 0; i < st->lay.nblocks; i++) {
-        uint8_t v[5], *p = v;
-        uint32_t x = out->block_size[i];
-        while (x >= 0x80) {
-            *p++ = (uint8_t)(x | 0x80);
-            x >>= 7;
+    if (st->h.entropy != WC_ENTROPY_FILTERED) { /* entropy 4: each WDAT is its block */
+        wcx_chunk_begin(&w, WCX_WIDX);
+        for (size_t i = 0; i < st->lay.nblocks; i++) {
+            uint8_t v[5], *p = v;
+            uint32_t x = out->block_size[i];
+            while (x >= 0x80) {
+                *p++ = (uint8_t)(x | 0x80);
+                x >>= 7;
+            }
+            *p++ = (uint8_t)x;
+            wcx_write(&w, v, (size_t)(p - v));
         }
-        *p++ = (uint8_t)x;
-        wcx_write(&w, v, (size_t)(p - v));
+        wcx_chunk_end(&w);
     }
-    wcx_chunk_end(&w);
     for (uint32_t c = 0; c < st->h.components; c++)
         put_big_chunk(&w, WCX_WDAT, out->data[c], out->data_size[c], st->p->threads);
     wcx_put_chunk(&w, WCX_WEND, NULL, 0);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <zlib.h>
 
 #include "test_support.h"
 #include "wcodec.h"
@@ -102,6 +103,45 @@ static void test_region(void **state)
     wc_ctx_free(ctx);
 }
 
+/* The file holds no block index: each WDAT is its component's block. A
+ * WIDX (with a good CRC) in one is damage; so is a WHDR carrying the
+ * long record's scalars. */
+static void test_no_index(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    test_rng r;
+    test_rng_seed(&r, 4);
+    wc_image img = make_image(&r, 9, 5, 1, 8);
+    wc_params p;
+    params(&p);
+    uint8_t *file = NULL;
+    size_t n = 0;
+    assert_int_equal(wc_encode_alloc(ctx, &p, &img, (void **)&file, &n), WC_OK);
+    for (size_t at = 8; at + 12 <= n;) { /* the chunks: no WIDX among them */
+        const size_t len = file[at] | file[at + 1] << 8 | (size_t)file[at + 2] << 16;
+        assert_true(memcmp(file + at + 4, "WIDX", 4) != 0);
+        at += len + 12;
+    }
+    /* magic, WHDR (12 + 21), then WDAT: a WIDX of one size put before it */
+    const size_t at = 8 + 12 + 21;
+    assert_memory_equal(file + at + 4, "WDAT", 4);
+    uint8_t *bad = malloc(n + 13);
+    memcpy(bad, file, at);
+    uint8_t chunk[13] = {1, 0, 0, 0, 'W', 'I', 'D', 'X', file[at]};
+    const uint32_t crc = (uint32_t)crc32(0, chunk + 4, 5);
+    for (int i = 0; i < 4; i++) chunk[9 + i] = (uint8_t)(crc >> (8 * i));
+    memcpy(bad + at, chunk, 13);
+    memcpy(bad + at + 13, file + at, n - at);
+    wc_image out;
+    assert_int_equal(wc_decode(ctx, NULL, bad, n + 13, &out), WC_ERR_CORRUPT);
+    assert_non_null(strstr(wc_ctx_error(ctx), "block index in a file of entropy 4"));
+    free(bad);
+    wc_free(file);
+    wc_image_free(&img);
+    wc_ctx_free(ctx);
+}
+
 /* Entropy 4 is lossless with levels 0 only: anything else is refused. */
 static void test_needs_lossless_levels0(void **state)
 {
@@ -129,6 +169,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrips),
         cmocka_unit_test(test_region),
+        cmocka_unit_test(test_no_index),
         cmocka_unit_test(test_needs_lossless_levels0),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

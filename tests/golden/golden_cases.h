@@ -52,10 +52,10 @@ static const golden_case golden_cases[] = {
 #define GOLDEN_COUNT (sizeof golden_cases / sizeof golden_cases[0])
 
 /* Golden files that the encoder no longer writes (its automatic choice
- * has moved on) but that must still decode to their PNG: ga16_palette as
- * the automatic layout coded it before filtered deflate (deflate, 0
- * levels, a palette of 3), which now picks filtered deflate. */
-static const char *const golden_archived[] = {"ga16_palette_deflate"};
+ * has moved on) but that must still decode to their PNG: the palette
+ * cases as the automatic layout coded them before filtered deflate
+ * (deflate, 0 levels), which now picks filtered deflate. */
+static const char *const golden_archived[] = {"ga16_palette_deflate", "rgb8_palette_deflate"};
 #define GOLDEN_ARCHIVED_COUNT (sizeof golden_archived / sizeof golden_archived[0])
 
 /* A smooth picture with some texture, the same on every machine (integer
