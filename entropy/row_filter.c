@@ -10,6 +10,10 @@
 
 #define RF_FILTERS 5     /* none, sub, up, average, Paeth */
 #define RF_MAX_PACKING 5 /* 1 << 5 = 32 bits a value */
+#define RF_CONSTANT 6    /* packing 6: every value is the base, no stream */
+#define RF_SCALED 0x80u  /* packing byte: a scale follows the base */
+#define RF_RESERVED 0x78u
+#define RF_HEAD_MAX 11 /* packing byte, two 5-byte varints */
 
 /* Bytes of one packed row of w values at `bits` each. */
 static size_t rf_row_bytes(uint32_t w, unsigned bits) { return ((size_t)w * bits + 7) / 8; }
@@ -47,18 +51,27 @@ static void rf_filter_row(unsigned f, const uint8_t *cur, const uint8_t *prev, s
     for (size_t i = 0; i < rb; i++) dst[i] = (uint8_t)(cur[i] - rf_predict(f, cur, prev, i, left));
 }
 
-/* The values less base, packed as FORMAT.md says: below 8 bits the first
+/* How the values are written: u = (value - base) / scale at 2^packing
+ * bits (FORMAT.md, "Filtered deflate payloads"). */
+typedef struct rf_form {
+    unsigned packing;
+    int32_t base;
+    uint32_t scale;
+} rf_form;
+
+/* The values as u, packed as FORMAT.md says: below 8 bits the first
  * value in the high bits of a byte, wider values big-endian. */
-static void rf_pack(const int32_t *data, size_t stride, uint32_t w, uint32_t h, int64_t base,
-                    unsigned bits, uint8_t *raw)
+static void rf_pack(const int32_t *data, size_t stride, uint32_t w, uint32_t h, const rf_form *f,
+                    uint8_t *raw)
 {
+    const unsigned bits = 1u << f->packing;
     const size_t rb = rf_row_bytes(w, bits);
     memset(raw, 0, rb * h);
     for (uint32_t y = 0; y < h; y++) {
         uint8_t *row = raw + (size_t)y * rb;
         const int32_t *src = data + (size_t)y * stride;
         for (uint32_t x = 0; x < w; x++) {
-            const uint32_t u = (uint32_t)((int64_t)src[x] - base);
+            const uint32_t u = (uint32_t)((uint64_t)((int64_t)src[x] - f->base) / f->scale);
             if (bits < 8) {
                 const size_t bit = (size_t)x * bits;
                 row[bit / 8] |= (uint8_t)(u << (8 - bits - bit % 8));
@@ -109,6 +122,95 @@ static size_t rf_put_varint(uint8_t *p, uint32_t v)
     return n;
 }
 
+/* The payload's head: packing byte (with RF_SCALED), base, scale. */
+static size_t rf_put_head(const rf_form *f, uint8_t *p)
+{
+    p[0] = (uint8_t)(f->packing | (f->scale > 1 ? RF_SCALED : 0));
+    const uint32_t zig = ((uint32_t)f->base << 1) ^ (uint32_t)(f->base >> 31);
+    size_t n = 1 + rf_put_varint(p + 1, zig);
+    if (f->scale > 1) n += rf_put_varint(p + n, f->scale);
+    return n;
+}
+
+static uint64_t rf_gcd(uint64_t a, uint64_t b)
+{
+    while (b) {
+        const uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* What optipng -o2 searches, per form: every filter for all rows and the
+ * per-row heuristic, each through zlib's strategies (default at both
+ * memory levels, filtered, run-length, Huffman only). */
+typedef struct rf_trial {
+    int mem_level, strategy;
+} rf_trial;
+static const rf_trial rf_trials[] = {{9, Z_DEFAULT_STRATEGY},
+                                     {8, Z_DEFAULT_STRATEGY},
+                                     {9, Z_FILTERED},
+                                     {9, Z_RLE},
+                                     {9, Z_HUFFMAN_ONLY}};
+
+typedef struct rf_best {
+    uint8_t *buf; /* head + stream of the smallest so far */
+    size_t size;  /* SIZE_MAX: none yet */
+} rf_best;
+
+/* Codes the values in form f, every trial; keeps what beats best. */
+static wc_status rf_try_form(const int32_t *data, size_t stride, uint32_t w, uint32_t h,
+                             const rf_form *f, rf_best *best, wc_err *err)
+{
+    const unsigned bits = 1u << f->packing;
+    const size_t rb = rf_row_bytes(w, bits), left = rf_left(bits);
+    const size_t nraw = rb * h, nfilt = (rb + 1) * h, bound = zc_bound(nfilt);
+    WC_RETURN_IF(bound == SIZE_MAX, err, WC_ERR_LIMIT, "filtered deflate: block too large");
+    uint8_t *raw = wc_malloc(nraw), *filt = wc_malloc(nfilt), *trial = wc_malloc(rb);
+    uint8_t *cand = wc_malloc(RF_HEAD_MAX + bound);
+    wc_status s = WC_OK;
+    if (!raw || !filt || !trial || !cand)
+        s = wc_fail(err, WC_ERR_NOMEM, "out of memory (filtered deflate, %zu bytes)", nfilt);
+    size_t head = 0;
+    if (s == WC_OK) {
+        rf_pack(data, stride, w, h, f, raw);
+        head = rf_put_head(f, cand);
+    }
+    /* The first smallest is kept, so the bytes depend on the values alone. */
+    for (unsigned choice = 0; choice <= RF_FILTERS && s == WC_OK; choice++) {
+        rf_filter_all(raw, h, rb, left, choice, filt, trial);
+        for (size_t k = 0; k < sizeof rf_trials / sizeof rf_trials[0] && s == WC_OK; k++) {
+            size_t zs = 0;
+            s = zc_compress_raw(filt, nfilt, rf_trials[k].mem_level, rf_trials[k].strategy,
+                                cand + head, bound, &zs, err);
+            if (s == WC_OK && head + zs < best->size) {
+                uint8_t *keep = wc_malloc(head + zs);
+                if (!keep) {
+                    s = wc_fail(err, WC_ERR_NOMEM, "out of memory (filtered deflate)");
+                    break;
+                }
+                memcpy(keep, cand, head + zs);
+                wc_free(best->buf);
+                best->buf = keep;
+                best->size = head + zs;
+            }
+        }
+    }
+    wc_free(raw);
+    wc_free(filt);
+    wc_free(trial);
+    wc_free(cand);
+    return s;
+}
+
+static unsigned rf_packing_for(uint64_t range)
+{
+    unsigned packing = 0;
+    while (packing < RF_MAX_PACKING && range >> (1u << packing)) packing++;
+    return packing;
+}
+
 wc_status rf_encode(const int32_t *data, size_t stride, uint32_t w, uint32_t h, uint8_t **out,
                     size_t *size, wc_err *err)
 {
@@ -123,49 +225,33 @@ wc_status rf_encode(const int32_t *data, size_t stride, uint32_t w, uint32_t h, 
             hi = v > hi ? v : hi;
         }
     const uint64_t range = (uint64_t)((int64_t)hi - lo);
-    unsigned packing = 0;
-    while (packing < RF_MAX_PACKING && range >> (1u << packing)) packing++;
-    const unsigned bits = 1u << packing;
-    const size_t rb = rf_row_bytes(w, bits), left = rf_left(bits);
-    const size_t nraw = rb * h, nfilt = (rb + 1) * h, bound = zc_bound(nfilt);
-    WC_RETURN_IF(bound == SIZE_MAX, err, WC_ERR_LIMIT, "filtered deflate: block too large");
-    uint8_t *raw = wc_malloc(nraw), *filt = wc_malloc(nfilt), *trial = wc_malloc(rb);
-    uint8_t *best = wc_malloc(6 + bound), *cand = wc_malloc(bound);
-    wc_status s = WC_OK;
-    if (!raw || !filt || !trial || !best || !cand)
-        s = wc_fail(err, WC_ERR_NOMEM, "out of memory (filtered deflate, %zu bytes)", nfilt);
-    size_t head = 0, best_size = SIZE_MAX;
-    if (s == WC_OK) {
-        rf_pack(data, stride, w, h, lo, bits, raw);
-        best[0] = (uint8_t)packing;
-        const uint32_t zig = (uint32_t)(((uint32_t)lo << 1) ^ (uint32_t)(lo >> 31));
-        head = 1 + rf_put_varint(best + 1, zig);
+    if (range == 0) { /* a constant plane: its value, no stream */
+        uint8_t *p = wc_malloc(RF_HEAD_MAX);
+        WC_RETURN_IF(!p, err, WC_ERR_NOMEM, "out of memory (filtered deflate)");
+        const rf_form f = {RF_CONSTANT, lo, 1};
+        *size = rf_put_head(&f, p);
+        *out = p;
+        return WC_OK;
     }
-    /* Every row filter, then the per-row choice; each with two of zlib's
-     * strategies. The first smallest is kept, so the bytes depend on the
-     * values alone. */
-    static const int strategies[2] = {Z_DEFAULT_STRATEGY, Z_FILTERED};
-    for (unsigned choice = 0; choice <= RF_FILTERS && s == WC_OK; choice++) {
-        rf_filter_all(raw, h, rb, left, choice, filt, trial);
-        for (unsigned k = 0; k < 2 && s == WC_OK; k++) {
-            size_t zs = 0;
-            s = zc_compress_raw(filt, nfilt, strategies[k], cand, bound, &zs, err);
-            if (s == WC_OK && zs < best_size) {
-                best_size = zs;
-                memcpy(best + head, cand, zs);
-            }
-        }
+    /* Values on a lattice (a few grey levels 0, 85, 170, 255; 16-bit
+     * samples of few levels) pack at fewer bits as steps of their gcd. */
+    uint64_t g = 0;
+    for (uint32_t y = 0; y < h && g != 1; y++)
+        for (uint32_t x = 0; x < w && g != 1; x++)
+            g = rf_gcd((uint64_t)((int64_t)data[(size_t)y * stride + x] - lo), g);
+    rf_best best = {NULL, SIZE_MAX};
+    const rf_form plain = {rf_packing_for(range), lo, 1};
+    wc_status s = rf_try_form(data, stride, w, h, &plain, &best, err);
+    if (s == WC_OK && g > 1) {
+        const rf_form scaled = {rf_packing_for(range / g), lo, (uint32_t)g};
+        s = rf_try_form(data, stride, w, h, &scaled, &best, err);
     }
-    wc_free(raw);
-    wc_free(filt);
-    wc_free(trial);
-    wc_free(cand);
     if (s != WC_OK) {
-        wc_free(best);
+        wc_free(best.buf);
         return s;
     }
-    *out = best;
-    *size = head + best_size;
+    *out = best.buf;
+    *size = best.size;
     return WC_OK;
 }
 
@@ -176,9 +262,10 @@ static void rf_unfilter_row(unsigned f, uint8_t *cur, const uint8_t *prev, size_
     for (size_t i = 0; i < rb; i++) cur[i] = (uint8_t)(cur[i] + rf_predict(f, cur, prev, i, left));
 }
 
-static wc_status rf_unpack_row(const uint8_t *row, uint32_t w, unsigned bits, size_t rb,
-                               int64_t base, int32_t *dst, uint32_t y, wc_err *err)
+static wc_status rf_unpack_row(const uint8_t *row, uint32_t w, const rf_form *f, size_t rb,
+                               int32_t *dst, uint32_t y, wc_err *err)
 {
+    const unsigned bits = 1u << f->packing;
     for (uint32_t x = 0; x < w; x++) {
         uint32_t u = 0;
         if (bits < 8) {
@@ -187,7 +274,7 @@ static wc_status rf_unpack_row(const uint8_t *row, uint32_t w, unsigned bits, si
         } else {
             for (unsigned k = 0; k < bits / 8; k++) u = u << 8 | row[(size_t)x * (bits / 8) + k];
         }
-        const int64_t v = base + u;
+        const int64_t v = (int64_t)f->base + (int64_t)u * f->scale;
         WC_RETURN_IF(v > INT32_MAX, err, WC_ERR_CORRUPT,
                      "filtered deflate: row %u col %u: value %lld outside int32", y, x,
                      (long long)v);
@@ -204,28 +291,65 @@ static wc_status rf_unpack_row(const uint8_t *row, uint32_t w, unsigned bits, si
     return WC_OK;
 }
 
+/* A LEB128 varint of at most 32 bits at src[*pos..n). */
+static wc_status rf_get_varint(const uint8_t *src, size_t n, size_t *pos, uint32_t *v,
+                               const char *what, wc_err *err)
+{
+    uint32_t r = 0;
+    for (unsigned shift = 0;; shift += 7) {
+        WC_RETURN_IF(*pos >= n, err, WC_ERR_CORRUPT,
+                     "filtered deflate: the %s runs past the payload", what);
+        const uint8_t b = src[(*pos)++];
+        WC_RETURN_IF(shift == 28 && b > 0x0F, err, WC_ERR_CORRUPT,
+                     "filtered deflate: the %s is longer than 32 bits", what);
+        r |= (uint32_t)(b & 0x7F) << shift;
+        if (!(b & 0x80)) break;
+    }
+    *v = r;
+    return WC_OK;
+}
+
+/* The head: packing byte, base, scale (FORMAT.md). */
+static wc_status rf_read_head(const uint8_t *src, size_t n, rf_form *f, size_t *pos, wc_err *err)
+{
+    WC_RETURN_IF(n < 1, err, WC_ERR_CORRUPT, "filtered deflate: empty payload");
+    const unsigned b0 = src[0];
+    WC_RETURN_IF(b0 & RF_RESERVED, err, WC_ERR_CORRUPT,
+                 "filtered deflate: packing byte 0x%02X has reserved bits set", b0);
+    f->packing = b0 & 7u;
+    const int scaled = (b0 & RF_SCALED) != 0;
+    WC_RETURN_IF(f->packing > RF_CONSTANT || (scaled && f->packing == RF_CONSTANT), err,
+                 WC_ERR_CORRUPT, "filtered deflate: packing %u%s out of range (0..%d)", f->packing,
+                 scaled ? " with a scale" : "", RF_CONSTANT);
+    *pos = 1;
+    uint32_t zig = 0;
+    WC_FORWARD_IF_ERROR(rf_get_varint(src, n, pos, &zig, "base", err));
+    f->base = (int32_t)((zig >> 1) ^ (0u - (zig & 1)));
+    f->scale = 1;
+    if (scaled) {
+        WC_FORWARD_IF_ERROR(rf_get_varint(src, n, pos, &f->scale, "scale", err));
+        WC_RETURN_IF(f->scale < 2, err, WC_ERR_CORRUPT,
+                     "filtered deflate: scale %u (a scaled payload needs 2 or more)",
+                     (unsigned)f->scale);
+    }
+    return WC_OK;
+}
+
 wc_status rf_decode(const uint8_t *src, size_t n, int32_t *data, size_t stride, uint32_t w,
                     uint32_t h, wc_err *err)
 {
     WC_RETURN_IF(w == 0 || h == 0, err, WC_ERR_ARG, "filtered deflate: empty block");
-    WC_RETURN_IF(n < 1, err, WC_ERR_CORRUPT, "filtered deflate: empty payload");
-    WC_RETURN_IF(src[0] > RF_MAX_PACKING, err, WC_ERR_CORRUPT,
-                 "filtered deflate: packing %u out of range (0..%d)", (unsigned)src[0],
-                 RF_MAX_PACKING);
-    const unsigned bits = 1u << src[0];
-    size_t pos = 1;
-    uint32_t zig = 0;
-    for (unsigned shift = 0;; shift += 7) {
-        WC_RETURN_IF(pos >= n, err, WC_ERR_CORRUPT,
-                     "filtered deflate: the base runs past the "
-                     "payload");
-        const uint8_t b = src[pos++];
-        WC_RETURN_IF(shift == 28 && b > 0x0F, err, WC_ERR_CORRUPT,
-                     "filtered deflate: the base is longer than 32 bits");
-        zig |= (uint32_t)(b & 0x7F) << shift;
-        if (!(b & 0x80)) break;
+    rf_form f = {0, 0, 1};
+    size_t pos = 0;
+    WC_FORWARD_IF_ERROR(rf_read_head(src, n, &f, &pos, err));
+    if (f.packing == RF_CONSTANT) {
+        WC_RETURN_IF(pos != n, err, WC_ERR_CORRUPT,
+                     "filtered deflate: %zu bytes after a constant plane's base", n - pos);
+        for (uint32_t y = 0; y < h; y++)
+            for (uint32_t x = 0; x < w; x++) data[(size_t)y * stride + x] = f.base;
+        return WC_OK;
     }
-    const int64_t base = (int64_t)(zig >> 1) ^ -(int64_t)(zig & 1);
+    const unsigned bits = 1u << f.packing;
     const size_t rb = rf_row_bytes(w, bits), left = rf_left(bits), nfilt = (rb + 1) * h;
     uint8_t *filt = wc_malloc(nfilt);
     WC_RETURN_IF(!filt, err, WC_ERR_NOMEM, "out of memory (filtered deflate, %zu bytes)", nfilt);
@@ -233,13 +357,14 @@ wc_status rf_decode(const uint8_t *src, size_t n, int32_t *data, size_t stride, 
     if (s == WC_ERR_TRUNCATED) s = WC_ERR_CORRUPT; /* the chunk was whole: damage */
     for (uint32_t y = 0; y < h && s == WC_OK; y++) {
         uint8_t *row = filt + (size_t)y * (rb + 1);
-        const unsigned f = row[0];
-        if (f >= RF_FILTERS) {
-            s = wc_fail(err, WC_ERR_CORRUPT, "filtered deflate: row %u: filter %u (0..4)", y, f);
+        const unsigned filter = row[0];
+        if (filter >= RF_FILTERS) {
+            s = wc_fail(err, WC_ERR_CORRUPT, "filtered deflate: row %u: filter %u (0..4)", y,
+                        filter);
             break;
         }
-        rf_unfilter_row(f, row + 1, y ? row + 1 - (rb + 1) : NULL, rb, left);
-        s = rf_unpack_row(row + 1, w, bits, rb, base, data + (size_t)y * stride, y, err);
+        rf_unfilter_row(filter, row + 1, y ? row + 1 - (rb + 1) : NULL, rb, left);
+        s = rf_unpack_row(row + 1, w, &f, rb, data + (size_t)y * stride, y, err);
     }
     wc_free(filt);
     return s;

@@ -50,9 +50,12 @@ static void roundtrip(uint32_t w, uint32_t h, size_t stride, int64_t lo, uint64_
     size_t n = 0;
     wc_err err = {{0}};
     assert_int_equal(rf_encode(v, stride, w, h, &coded, &n, &err), WC_OK);
-    assert_true(n >= 3);
-    /* the fewest bits that hold the span (one value: no span at all) */
-    assert_int_equal(coded[0], (uint64_t)w * h == 1 ? 0 : want_packing);
+    assert_true(n >= 2);
+    /* the fewest bits that hold the span (the values are random: no
+     * common step to scale by); one value, or none but the base: a
+     * constant plane (packing 6, nothing after the base) */
+    const int constant = (uint64_t)w * h == 1 || span == 0;
+    assert_int_equal(coded[0], constant ? 6 : want_packing);
     int32_t *back = malloc(sizeof(int32_t) * w * h);
     assert_int_equal(rf_decode(coded, n, back, w, w, h, &err), WC_OK);
     for (uint32_t y = 0; y < h; y++)
@@ -73,7 +76,7 @@ static void test_roundtrip_shapes_and_depths(void **state)
         int64_t lo;
         uint64_t span;
         unsigned packing;
-    } ranges[] = {{0, 0, 0},
+    } ranges[] = {{0, 0, 6},
                   {-1, 1, 0},
                   {5, 3, 1},
                   {-128, 15, 2},
@@ -92,6 +95,37 @@ static void test_roundtrip_shapes_and_depths(void **state)
         }
 }
 
+/* Values on a lattice base + k * g pack as k at a scale g: two grey
+ * levels -128 and 127 at one bit, four 16-bit levels at two. */
+static void test_scaled(void **state)
+{
+    (void)state;
+    static const struct {
+        int32_t base, step;
+        unsigned levels, packing;
+    } cases[] = {{-128, 255, 2, 0}, {-32768, 20000, 4, 1}, {-7, 3, 16, 2}};
+    /* Values on a lattice pack as k at a scale g; whether the encoder
+     * keeps that is its choice of the smaller payload. */
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const uint32_t w = 61, h = 37;
+        int32_t v[61 * 37], back[61 * 37];
+        for (uint32_t i = 0; i < w * h; i++) {
+            const uint32_t k = (i / 7 + i / w) % cases[c].levels;
+            v[i] = cases[c].base + (int32_t)k * cases[c].step;
+        }
+        uint8_t *coded = NULL;
+        size_t n = 0;
+        wc_err err = {{0}};
+        assert_int_equal(rf_encode(v, w, w, h, &coded, &n, &err), WC_OK);
+        /* the first two scaled for sure (a bit or two against 8 or 16);
+         * the third as the smaller stream says */
+        if (c < 2) assert_int_equal(coded[0], 0x80 | cases[c].packing);
+        assert_int_equal(rf_decode(coded, n, back, w, w, h, &err), WC_OK);
+        assert_memory_equal(back, v, sizeof v);
+        wc_free(coded);
+    }
+}
+
 /* A payload of the given head and filtered rows, deflated raw. */
 static size_t build_payload(const uint8_t *head, size_t nhead, const uint8_t *rows, size_t nrows,
                             uint8_t *out)
@@ -99,8 +133,8 @@ static size_t build_payload(const uint8_t *head, size_t nhead, const uint8_t *ro
     memcpy(out, head, nhead);
     size_t zs = 0;
     wc_err err = {{0}};
-    assert_int_equal(zc_compress_raw(rows, nrows, Z_DEFAULT_STRATEGY, out + nhead, 256, &zs, &err),
-                     WC_OK);
+    assert_int_equal(
+        zc_compress_raw(rows, nrows, 9, Z_DEFAULT_STRATEGY, out + nhead, 256, &zs, &err), WC_OK);
     return nhead + zs;
 }
 
@@ -128,7 +162,7 @@ static void expect_corrupt(const uint8_t *p, size_t n, uint32_t w, uint32_t h, c
     int32_t v[64];
     wc_err err = {{0}};
     assert_int_equal(rf_decode(p, n, v, w, w, h, &err), WC_ERR_CORRUPT);
-    assert_non_null(strstr(err.msg, what));
+    if (!strstr(err.msg, what)) fail_msg("expected \"%s\" in \"%s\"", what, err.msg);
 }
 
 static void test_damage_by_construction(void **state)
@@ -136,7 +170,7 @@ static void test_damage_by_construction(void **state)
     (void)state;
     uint8_t payload[300];
     const uint8_t rows[3] = {0, 0xC6, 0xC0};
-    const uint8_t good[2] = {1, 5}, bad_packing[2] = {6, 5},
+    const uint8_t good[2] = {1, 5}, bad_packing[2] = {7, 5},
                   long_base[7] = {1, 0x80, 0x80, 0x80, 0x80, 0x80, 0};
     size_t n = build_payload(good, 2, rows, 3, payload);
     int32_t v[5];
@@ -144,7 +178,24 @@ static void test_damage_by_construction(void **state)
     assert_int_equal(rf_decode(payload, n, v, 5, 5, 1, &err), WC_OK);
     expect_corrupt(payload, 0, 5, 1, "empty");
     n = build_payload(bad_packing, 2, rows, 3, payload);
-    expect_corrupt(payload, n, 5, 1, "packing 6");
+    expect_corrupt(payload, n, 5, 1, "packing 7");
+    const uint8_t reserved[2] = {0x09, 5}, const_scaled[3] = {0x86, 5, 3};
+    expect_corrupt(reserved, 2, 5, 1, "reserved bits");
+    expect_corrupt(const_scaled, 3, 5, 1, "packing 6 with a scale");
+    /* a constant plane: its base and nothing more */
+    const uint8_t constant[3] = {6, 5, 0};
+    int32_t c5[5];
+    assert_int_equal(rf_decode(constant, 2, c5, 5, 5, 1, &err), WC_OK);
+    for (int i = 0; i < 5; i++) assert_int_equal(c5[i], -3);
+    expect_corrupt(constant, 3, 5, 1, "after a constant plane");
+    /* a scale of 0 or 1, a missing one, one that takes a value past int32 */
+    const uint8_t scale1[3] = {0x81, 5, 1}, scale_missing[2] = {0x81, 5};
+    expect_corrupt(scale1, 3, 5, 1, "scale 1");
+    expect_corrupt(scale_missing, 2, 5, 1, "scale runs past");
+    const uint8_t big_scale[7] = {0x80, 0xFE, 0xFF, 0xFF, 0xFF, 0x0F, 0x02};
+    const uint8_t bit1[2] = {0, 0x80};
+    n = build_payload(big_scale, 7, bit1, 2, payload);
+    expect_corrupt(payload, n, 1, 1, "outside int32");
     expect_corrupt(long_base, 7, 5, 1, "longer than 32 bits");
     expect_corrupt(good, 1, 5, 1, "base runs past");
     /* padding bits after the last value */
@@ -208,6 +259,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrip_shapes_and_depths),
+        cmocka_unit_test(test_scaled),
         cmocka_unit_test(test_known_payload),
         cmocka_unit_test(test_damage_by_construction),
         cmocka_unit_test(test_damage_truncation_and_flips),
