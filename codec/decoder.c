@@ -164,8 +164,8 @@ static wc_status read_palette(parsed *ps, wc_err *err)
                  "a palette file (colour 3) without its palette chunk (WPAL) after WHDR");
     WC_RETURN_IF(!(ps->h.flags & 1), err, WC_ERR_CORRUPT,
                  "header: a palette file (colour 3) must be lossless (flags bit 0)");
-    WC_FORWARD_IF_ERROR(
-        wcx_palette_parse(&ps->chunks[1], ps->h.components, ps->h.bit_depth, &ps->pal, err));
+    WC_FORWARD_IF_ERROR(palette_parse(&ps->chunks[1], ps->h.components, ps->h.bit_depth,
+                                      ps->h.entropy, &ps->pal, err));
     ps->has_palette = 1;
     ps->h.components = 1;
     ps->h.bit_depth = (uint8_t)wcx_palette_index_depth(ps->pal.count);

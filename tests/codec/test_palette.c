@@ -16,6 +16,7 @@
 
 #include "container.h"
 #include "lossless_choice.h"
+#include "palette.h"
 #include "test_support.h"
 #include "wcodec.h"
 
@@ -329,13 +330,78 @@ static void test_damage(void **state)
     wc_ctx_free(ctx);
 }
 
+/* The packed WPAL of a filtered deflate file (entries as a filtered
+ * deflate payload): written only when smaller, read back exactly, and
+ * refused in another file, out of the bit depth, or damaged. */
+static void test_packed_entries(void **state)
+{
+    (void)state;
+    wcx_palette pal;
+    memset(&pal, 0, sizeof pal);
+    pal.count = 60; /* an icon's: a constant channel, full alpha, a ramp */
+    for (unsigned i = 0; i < pal.count; i++) {
+        pal.entry[i][0] = 230;
+        pal.entry[i][1] = (uint16_t)(100 + i);
+        pal.entry[i][2] = 20;
+        pal.entry[i][3] = i == 0 ? 0 : 255;
+    }
+    wc_err err = {{0}};
+    uint8_t *raw = NULL, *packed = NULL;
+    size_t nraw = 0, npacked = 0;
+    assert_int_equal(palette_payload(&pal, 4, 8, 0, &raw, &nraw, &err), WC_OK);
+    assert_int_equal(nraw, 2 + 60 * 4);
+    assert_int_equal(palette_payload(&pal, 4, 8, 1, &packed, &npacked, &err), WC_OK);
+    assert_true(npacked < nraw / 2);
+    assert_int_equal(packed[1] & 0x80, 0x80);
+    wcx_chunk k = {WCX_WPAL, (uint32_t)npacked, packed, 8, 1};
+    wcx_palette back;
+    err.msg[0] = '\0';
+    assert_int_equal(palette_parse(&k, 4, 8, WCX_ENTROPY_FILTERED, &back, &err), WC_OK);
+    assert_int_equal(back.count, pal.count);
+    assert_memory_equal(back.entry, pal.entry, sizeof pal.entry);
+    /* the raw form reads in any file; the packed one only with entropy 4 */
+    wcx_chunk kr = {WCX_WPAL, (uint32_t)nraw, raw, 8, 1};
+    err.msg[0] = '\0';
+    assert_int_equal(palette_parse(&kr, 4, 8, 0, &back, &err), WC_OK);
+    err.msg[0] = '\0';
+    assert_int_equal(palette_parse(&k, 4, 8, 0, &back, &err), WC_ERR_CORRUPT);
+    assert_non_null(strstr(err.msg, "packed entries in a file of entropy 0"));
+    /* entries past a 7-bit depth (230, 255) */
+    err.msg[0] = '\0';
+    assert_int_equal(palette_parse(&k, 4, 7, WCX_ENTROPY_FILTERED, &back, &err), WC_ERR_CORRUPT);
+    if (!strstr(err.msg, "outside the 7-bit range")) fail_msg("%s", err.msg);
+    /* three components read as four: the stream holds another size */
+    err.msg[0] = '\0';
+    assert_int_equal(palette_parse(&k, 3, 8, WCX_ENTROPY_FILTERED, &back, &err), WC_ERR_CORRUPT);
+    /* every truncation, and a count of 0 */
+    for (size_t n = 2; n < npacked; n++) {
+        wcx_chunk kt = {WCX_WPAL, (uint32_t)n, packed, 8, 1};
+        err.msg[0] = '\0';
+        assert_int_equal(palette_parse(&kt, 4, 8, WCX_ENTROPY_FILTERED, &back, &err),
+                         WC_ERR_CORRUPT);
+        assert_non_null(strstr(err.msg, "WPAL"));
+    }
+    packed[0] = 0;
+    packed[1] = 0x80;
+    err.msg[0] = '\0';
+    assert_int_equal(palette_parse(&k, 4, 8, WCX_ENTROPY_FILTERED, &back, &err), WC_ERR_CORRUPT);
+    assert_non_null(strstr(err.msg, "0 palette entries"));
+    /* one entry: packing cannot beat its 3 bytes, the raw form is kept */
+    pal.count = 1;
+    wc_free(packed);
+    assert_int_equal(palette_payload(&pal, 3, 8, 1, &packed, &npacked, &err), WC_OK);
+    assert_int_equal(npacked, 2 + 3);
+    assert_int_equal(packed[1], 0);
+    wc_free(raw);
+    wc_free(packed);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_roundtrips),
-        cmocka_unit_test(test_auto_takes_palette),
-        cmocka_unit_test(test_region),
-        cmocka_unit_test(test_damage),
+        cmocka_unit_test(test_roundtrips),     cmocka_unit_test(test_auto_takes_palette),
+        cmocka_unit_test(test_region),         cmocka_unit_test(test_damage),
+        cmocka_unit_test(test_packed_entries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
