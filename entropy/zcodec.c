@@ -96,12 +96,14 @@ wc_status zc_compress(const uint8_t *src, size_t n, int level, uint8_t *dst, siz
     return st;
 }
 
-wc_status zc_compress_raw(const uint8_t *src, size_t n, int mem_level, int strategy, uint8_t *dst,
+wc_status zc_compress_raw(const uint8_t *src, size_t n, int level, int strategy, uint8_t *dst,
                           size_t cap, size_t *out_size, wc_err *err)
 {
+    WC_RETURN_IF(level < 1 || level > 9, err, WC_ERR_ARG, "deflate: level %d (1..9 allowed)",
+                 level);
     z_stream s;
     zc_stream_init(&s);
-    int rc = deflateInit2(&s, 9, Z_DEFLATED, -15, mem_level, strategy);
+    int rc = deflateInit2(&s, level, Z_DEFLATED, -15, 9, strategy);
     WC_RETURN_IF(rc == Z_MEM_ERROR, err, WC_ERR_NOMEM, "deflate: out of memory");
     WC_RETURN_IF(rc != Z_OK, err, WC_ERR_ARG, "deflate: init failed (%d)", rc);
     wc_status st = zc_deflate_all(&s, src, n, dst, cap, out_size, err);

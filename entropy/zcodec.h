@@ -19,10 +19,10 @@ wc_status zc_compress(const uint8_t *src, size_t n, int level, uint8_t *dst, siz
 wc_status zc_decompress(const uint8_t *src, size_t n, uint8_t *dst, size_t expect, wc_err *err);
 
 /* Raw deflate (RFC 1951: no zlib header or checksum, the container's CRC
- * guards the bytes) at level 9 with a 32 KiB window, zlib's memLevel
- * (8 or 9) and strategy (Z_DEFAULT_STRATEGY, Z_FILTERED, Z_RLE ...): what
- * row_filter.c tries, as optipng does. */
-wc_status zc_compress_raw(const uint8_t *src, size_t n, int mem_level, int strategy, uint8_t *dst,
+ * guards the bytes) at level 1..9 with zlib's largest state (memLevel 9,
+ * a 32 KiB window) and strategy (Z_DEFAULT_STRATEGY, Z_FILTERED, Z_RLE,
+ * Z_HUFFMAN_ONLY): what row_filter.c tries, as optipng does. */
+wc_status zc_compress_raw(const uint8_t *src, size_t n, int level, int strategy, uint8_t *dst,
                           size_t cap, size_t *out_size, wc_err *err);
 
 /* The raw stream back into exactly expect bytes, as zc_decompress. */
