@@ -150,8 +150,7 @@ static void check_choice(wc_ctx *ctx, const wc_image *img, int want_palette)
     assert_int_equal(wc_inspect(ctx, a, auto_size, &info), WC_OK);
     assert_int_equal(info.colour == 3, pal < plain);
     /* 2.0 for a palette or filtered deflate (entropy 4), else 1.0 */
-    assert_int_equal(info.format_major,
-                     pal < plain || info.entropy == WC_ENTROPY_FILTERED ? 2 : 1);
+    assert_int_equal(info.format_major, pal < plain || info.entropy == WC_ENTROPY_FILTERED ? 2 : 1);
     assert_int_equal(pal < plain, want_palette); /* the images below cover both ways */
     wc_image back;
     assert_int_equal(wc_decode(ctx, NULL, a, auto_size, &back), WC_OK);
