@@ -447,6 +447,9 @@ uint64_t wc_encode_memory(const wc_image *img, const wc_params *p)
      * byte a pixel) and, for pixels in device memory, their host copy. */
     if (p->lossless && p->levels == WC_LEVELS_AUTO)
         need += w * h + (p->memory == WC_MEMORY_DEVICE ? raw : 0);
+    /* Filtered deflate asked for; the automatic layout tries it only
+     * where it fits under max_memory (lc_candidates). */
+    if (p->lossless && p->entropy == WC_ENTROPY_FILTERED) need += lc_filtered_memory(img);
     for (uint32_t c = 0; c < img->components; c++) {
         const int alpha = layout_is_alpha(img->components, c);
         const int tf = p->lossless || alpha ? WC_TRANSFORM_DWT : (int)p->transform;

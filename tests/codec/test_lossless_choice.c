@@ -93,6 +93,13 @@ static void test_detector(void **state)
     /* one component: no colour to leave out (5 levels; 0 levels with
      * Huffman, deflate and filtered deflate) */
     assert_int_equal(lc_candidates(&p, &tiny, 1, c), 4);
+    /* filtered deflate only where its scratch fits under max_memory */
+    p.max_memory = wc_encode_memory(&tiny, &p) + lc_filtered_memory(&tiny);
+    assert_int_equal(lc_candidates(&p, &tiny, 1, c), 4);
+    p.max_memory--;
+    assert_int_equal(lc_candidates(&p, &tiny, 1, c), 3);
+    for (int k = 0; k < 3; k++) assert_int_not_equal(c[k].p.entropy, WC_ENTROPY_FILTERED);
+    p.max_memory = 0;
     p.lossless = 0; /* lossy: one layout */
     assert_int_equal(lc_candidates(&p, &flat, 1, c), 1);
     wc_image_free(&noise);
