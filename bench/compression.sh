@@ -212,13 +212,16 @@ echo
 echo "Graphics set (bench/make_graphics), lossless: bytes"
 echo
 G=$OUT/graphics
-mkdir -p "$G"
-"$MG" "$G"
+# The sources in a folder of their own: a reused --out holds the decoded
+# and optimised PNGs of the last run beside them.
+rm -rf "$G"
+mkdir -p "$G/src"
+"$MG" "$G/src"
 echo "| image | size | optipng -o2 | wcodec --levels 5 | wcodec (auto) | wcodec / PNG |"
 echo "| --- | --- | ---: | ---: | ---: | ---: |"
 won=0
 total=0
-for png in "$G"/*.png; do
+for png in "$G"/src/*.png; do
     b=$(basename "$png" .png)
     "$W" encode "$png" "$G/$b.wcx" -q
     "$W" encode "$png" "$G/$b.l5.wcx" -q --levels 5

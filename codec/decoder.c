@@ -81,10 +81,12 @@ static wc_status collect(parsed *ps, wc_err *err)
 {
     unsigned ntab = 0, ndat = 0, nidx = 0;
     const wcx_chunk *idx = NULL;
+    /* Filtered deflate (entropy 4): a component is one block, its WDAT. */
+    const int no_index = ps->h.entropy == WCX_ENTROPY_FILTERED;
     for (size_t i = 1; i < ps->nchunks; i++) {
         const wcx_chunk *k = &ps->chunks[i];
         if (k->type == WCX_WTAB) {
-            WC_RETURN_IF(ps->h.entropy == WC_ENTROPY_DEFLATE || ntab >= ps->h.components, err,
+            WC_RETURN_IF(!wcx_entropy_has_tables(ps->h.entropy) || ntab >= ps->h.components, err,
                          WC_ERR_CORRUPT, "chunk %u (WTAB) at byte %zu: unexpected table chunk",
                          k->index, k->offset);
             ps->in.tables[ntab] = k->data;
@@ -93,16 +95,20 @@ static wc_status collect(parsed *ps, wc_err *err)
             WC_RETURN_IF(ndat >= ps->h.components, err, WC_ERR_CORRUPT,
                          "chunk %u (WDAT) at byte %zu: more data chunks than components", k->index,
                          k->offset);
-            WC_RETURN_IF(!nidx, err, WC_ERR_CORRUPT,
+            WC_RETURN_IF(!nidx && !no_index, err, WC_ERR_CORRUPT,
                          "chunk %u (WDAT) at byte %zu: misplaced: data before the block index "
                          "(WIDX)",
                          k->index, k->offset);
             ps->in.data[ndat] = k->data;
             ps->in.data_size[ndat++] = k->size;
         } else if (k->type == WCX_WIDX) {
+            WC_RETURN_IF(no_index, err, WC_ERR_CORRUPT,
+                         "chunk %u (WIDX) at byte %zu: a block index in a file of entropy 4 "
+                         "(its data chunks are its blocks)",
+                         k->index, k->offset);
             WC_RETURN_IF(nidx++, err, WC_ERR_CORRUPT,
                          "chunk %u (WIDX) at byte %zu: a second block index", k->index, k->offset);
-            unsigned want_tab = ps->h.entropy != WC_ENTROPY_DEFLATE ? ps->h.components : 0;
+            unsigned want_tab = wcx_entropy_has_tables(ps->h.entropy) ? ps->h.components : 0;
             WC_RETURN_IF(ntab != want_tab, err, WC_ERR_CORRUPT,
                          "chunk %u (WIDX) at byte %zu: misplaced: after %u of the %u table chunks "
                          "(WTAB)",
@@ -110,15 +116,27 @@ static wc_status collect(parsed *ps, wc_err *err)
             idx = k;
         }
     }
-    unsigned want_tab = ps->h.entropy != WC_ENTROPY_DEFLATE ? ps->h.components : 0;
+    unsigned want_tab = wcx_entropy_has_tables(ps->h.entropy) ? ps->h.components : 0;
     WC_RETURN_IF(ntab != want_tab, err, WC_ERR_CORRUPT, "%u table chunks (WTAB), expected %u", ntab,
                  want_tab);
     WC_RETURN_IF(ndat != ps->h.components, err, WC_ERR_CORRUPT,
                  "%u data chunks (WDAT), expected %u", ndat, ps->h.components);
-    WC_RETURN_IF(!idx, err, WC_ERR_CORRUPT, "no block index chunk (WIDX)");
+    WC_RETURN_IF(!idx && !no_index, err, WC_ERR_CORRUPT, "no block index chunk (WIDX)");
     ps->block_size = wc_malloc_array(ps->lay.nblocks ? ps->lay.nblocks : 1, sizeof(uint32_t));
     WC_RETURN_IF(!ps->block_size, err, WC_ERR_NOMEM, "out of memory (block index)");
     ps->in.block_size = ps->block_size;
+    if (no_index) {
+        WC_RETURN_IF(ps->lay.nblocks != ps->h.components, err, WC_ERR_CORRUPT,
+                     "entropy 4 with %zu code blocks for %u components", ps->lay.nblocks,
+                     (unsigned)ps->h.components);
+        for (uint32_t c = 0; c < ps->h.components; c++) {
+            WC_RETURN_IF(ps->in.data_size[c] > 0x7FFFFFFFu, err, WC_ERR_CORRUPT,
+                         "component %u: %zu data bytes exceed one block's limit", c,
+                         ps->in.data_size[c]);
+            ps->block_size[c] = (uint32_t)ps->in.data_size[c];
+        }
+        return WC_OK;
+    }
     return read_index(idx, ps, err);
 }
 
@@ -146,8 +164,8 @@ static wc_status read_palette(parsed *ps, wc_err *err)
                  "a palette file (colour 3) without its palette chunk (WPAL) after WHDR");
     WC_RETURN_IF(!(ps->h.flags & 1), err, WC_ERR_CORRUPT,
                  "header: a palette file (colour 3) must be lossless (flags bit 0)");
-    WC_FORWARD_IF_ERROR(
-        wcx_palette_parse(&ps->chunks[1], ps->h.components, ps->h.bit_depth, &ps->pal, err));
+    WC_FORWARD_IF_ERROR(palette_parse(&ps->chunks[1], ps->h.components, ps->h.bit_depth,
+                                      ps->h.entropy, &ps->pal, err));
     ps->has_palette = 1;
     ps->h.components = 1;
     ps->h.bit_depth = (uint8_t)wcx_palette_index_depth(ps->pal.count);
@@ -200,6 +218,7 @@ static wc_status check_blocks(const parsed *ps, wc_err *err)
     const size_t n = ps->lay.nblocks; /* from layout_bands */
     WC_RETURN_IF(n > WC_MAX_BLOCKS, err, WC_ERR_LIMIT,
                  "the header implies %zu code blocks, over the limit of %zu", n, WC_MAX_BLOCKS);
+    if (ps->h.entropy == WCX_ENTROPY_FILTERED) return WC_OK; /* a block a component, no WIDX */
     const wcx_chunk *idx = NULL;
     for (size_t i = 1; i < ps->nchunks && !idx; i++)
         if (ps->chunks[i].type == WCX_WIDX) idx = &ps->chunks[i];
@@ -237,6 +256,9 @@ static uint64_t decode_memory(const wcx_header *h, const wc_layout *lay, uint64_
             need += (uint64_t)dwt_scratch_elems(lay->plane_w[c], lay->plane_h[c]) * 4;
         else if (tf == WC_TRANSFORM_LOT)
             need += (uint64_t)lot8_scratch_elems(lay->plane_w[c], lay->plane_h[c]) * 4;
+        /* Filtered deflate inflates a plane's rows (at most 4 bytes a
+         * value and a filter byte a row) beside it. */
+        if (h->entropy == WCX_ENTROPY_FILTERED) need += plane * 4 + lay->plane_h[c];
     }
     return need;
 }

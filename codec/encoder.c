@@ -38,6 +38,8 @@ typedef struct enc_state {
      * coded; the file's header, the image's shape with colour 3. */
     const wcx_palette *pal;
     uint8_t pal_components, pal_bit_depth;
+    uint8_t *wpal; /* its WPAL payload (enc_palette_payload) */
+    size_t wpal_size;
 } enc_state;
 
 /* The header the file carries: h itself, or for a palette file the
@@ -60,9 +62,17 @@ static void enc_file_header(const enc_state *st, wcx_header *fh)
 /* Bytes of the WPAL chunk, none for other files. */
 static size_t enc_palette_bytes(const enc_state *st)
 {
-    return st->pal ? WCX_CHUNK_OVERHEAD +
-                         wcx_palette_size(st->pal, st->pal_components, st->pal_bit_depth)
-                   : 0;
+    return st->pal ? WCX_CHUNK_OVERHEAD + st->wpal_size : 0;
+}
+
+/* A palette candidate's WPAL payload, once its coding (entropy 4 packs
+ * the entries when that is smaller) is known. */
+static wc_status enc_palette_payload(enc_state *st)
+{
+    if (!st->pal) return WC_OK;
+    return palette_payload(st->pal, st->pal_components, st->pal_bit_depth,
+                           st->h.entropy == WC_ENTROPY_FILTERED, &st->wpal, &st->wpal_size,
+                           &st->ctx->err);
 }
 
 static void free_planes(enc_state *st)
@@ -75,6 +85,8 @@ static void free_planes(enc_state *st)
         st->f[c] = NULL;
     }
     layout_free(&st->lay);
+    wc_free(st->wpal);
+    st->wpal = NULL;
 }
 
 /* The automatic layout's candidates: a kept one takes the place of the
@@ -147,11 +159,13 @@ static size_t enc_file_size(const enc_state *st, const es_output *out)
     size_t n = WCX_MAGIC_SIZE + WCX_CHUNK_OVERHEAD + wcx_header_size(&fh) + enc_palette_bytes(st) +
                meta_file_bytes(st->p->meta);
     for (uint32_t c = 0; c < st->h.components; c++) {
-        if (st->h.entropy != WC_ENTROPY_DEFLATE) n += WCX_CHUNK_OVERHEAD + out->table_size[c];
+        if (wcx_entropy_has_tables(st->h.entropy)) n += WCX_CHUNK_OVERHEAD + out->table_size[c];
         n += WCX_CHUNK_OVERHEAD + out->data_size[c];
     }
-    n += WCX_CHUNK_OVERHEAD; /* WIDX */
-    for (size_t i = 0; i < st->lay.nblocks; i++) n += varint_size(out->block_size[i]);
+    if (st->h.entropy != WC_ENTROPY_FILTERED) { /* entropy 4: each WDAT is its block */
+        n += WCX_CHUNK_OVERHEAD;                /* WIDX */
+        for (size_t i = 0; i < st->lay.nblocks; i++) n += varint_size(out->block_size[i]);
+    }
     return n + WCX_CHUNK_OVERHEAD; /* WEND */
 }
 
@@ -289,23 +303,25 @@ static void write_file(const enc_state *st, const es_output *out, uint8_t *dst, 
         wcx_chunk_commit(&w, hs);
     }
     wcx_chunk_end(&w);
-    if (st->pal) wcx_palette_put(&w, st->pal, fh.components, fh.bit_depth);
+    if (st->pal) wcx_put_chunk(&w, WCX_WPAL, st->wpal, st->wpal_size);
     meta_put_chunks(&w, st->p->meta);
-    if (st->h.entropy != WC_ENTROPY_DEFLATE)
+    if (wcx_entropy_has_tables(st->h.entropy))
         for (uint32_t c = 0; c < st->h.components; c++)
             wcx_put_chunk(&w, WCX_WTAB, out->tables[c], out->table_size[c]);
-    wcx_chunk_begin(&w, WCX_WIDX);
-    for (size_t i = 0; i < st->lay.nblocks; i++) {
-        uint8_t v[5], *p = v;
-        uint32_t x = out->block_size[i];
-        while (x >= 0x80) {
-            *p++ = (uint8_t)(x | 0x80);
-            x >>= 7;
+    if (st->h.entropy != WC_ENTROPY_FILTERED) { /* entropy 4: each WDAT is its block */
+        wcx_chunk_begin(&w, WCX_WIDX);
+        for (size_t i = 0; i < st->lay.nblocks; i++) {
+            uint8_t v[5], *p = v;
+            uint32_t x = out->block_size[i];
+            while (x >= 0x80) {
+                *p++ = (uint8_t)(x | 0x80);
+                x >>= 7;
+            }
+            *p++ = (uint8_t)x;
+            wcx_write(&w, v, (size_t)(p - v));
         }
-        *p++ = (uint8_t)x;
-        wcx_write(&w, v, (size_t)(p - v));
+        wcx_chunk_end(&w);
     }
-    wcx_chunk_end(&w);
     for (uint32_t c = 0; c < st->h.components; c++)
         put_big_chunk(&w, WCX_WDAT, out->data[c], out->data_size[c], st->p->threads);
     wcx_put_chunk(&w, WCX_WEND, NULL, 0);
@@ -431,6 +447,9 @@ uint64_t wc_encode_memory(const wc_image *img, const wc_params *p)
      * byte a pixel) and, for pixels in device memory, their host copy. */
     if (p->lossless && p->levels == WC_LEVELS_AUTO)
         need += w * h + (p->memory == WC_MEMORY_DEVICE ? raw : 0);
+    /* Filtered deflate asked for; the automatic layout tries it only
+     * where it fits under max_memory (lc_candidates). */
+    if (p->lossless && p->entropy == WC_ENTROPY_FILTERED) need += lc_filtered_memory(img);
     for (uint32_t c = 0; c < img->components; c++) {
         const int alpha = layout_is_alpha(img->components, c);
         const int tf = p->lossless || alpha ? WC_TRANSFORM_DWT : (int)p->transform;
@@ -550,6 +569,7 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
             es_output out_k;
             memset(&out_k, 0, sizeof out_k);
             s = encode_payloads(&st_k, &idx, &out_k);
+            if (s == WC_OK) s = enc_palette_payload(&st_k);
             size_t size_k = s == WC_OK ? enc_file_size(&st_k, &out_k) : 0;
             const int keep = s == WC_OK && size_k < size;
             if (keep) s = own_payload(&out_k, &ctx->err); /* as above */
@@ -576,7 +596,10 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
                                          : "most-frequent-first");
         snprintf(ctx->note + n, sizeof ctx->note - n,
                  "%slossless layout: %s%d level(s), %s%s (the smallest of %d tried)", n ? "; " : "",
-                 what, st.h.levels, st.h.entropy == WC_ENTROPY_DEFLATE ? "deflate" : "Huffman",
+                 what, st.h.levels,
+                 st.h.entropy == WC_ENTROPY_DEFLATE    ? "deflate"
+                 : st.h.entropy == WC_ENTROPY_FILTERED ? "filtered deflate"
+                                                       : "Huffman",
                  st.no_colour ? ", no colour transform" : "", ncand + npal);
     }
     if (s == WC_OK) {
@@ -707,6 +730,7 @@ wc_status lc_encode_candidate(wc_ctx *ctx, const lc_candidate *c, const wc_image
         st.pal_bit_depth = (uint8_t)img->bit_depth;
     }
     if (s == WC_OK) s = encode_payloads(&st, c->palette ? &idx : img, &out);
+    if (s == WC_OK) s = enc_palette_payload(&st);
     if (s == WC_OK) *size = enc_file_size(&st, &out);
     if (s == WC_OK && file) {
         *file = wc_malloc(*size);

@@ -136,6 +136,12 @@ int lc_planes_look_synthetic(const wc_image *shape, const int32_t *const *planes
     return looks_synthetic(&src);
 }
 
+uint64_t lc_filtered_memory(const wc_image *img)
+{
+    const uint64_t w = img->width, h = img->height;
+    return 4 * (w * h * (img->bit_depth > 8 ? 4 : 2) + h) * img->components;
+}
+
 int lc_candidates(const wc_params *p, const wc_image *img, int synthetic, lc_candidate *out)
 {
     memset(out, 0, sizeof *out * LC_MAX_CANDIDATES);
@@ -164,6 +170,17 @@ int lc_candidates(const wc_params *p, const wc_image *img, int synthetic, lc_can
         out[n].p.levels = 0;
         out[n].p.entropy = WC_ENTROPY_DEFLATE;
         out[n].p.deflate_level = 9;
+        out[n].no_colour = nc;
+        n++;
+        /* And as PNG codes them (format 2.0, entropy 4): row filters over
+         * the samples packed at the fewest bits, one deflate stream a
+         * plane; smaller than both on most graphics, whose repeats a
+         * whole-plane window finds (bench/compression.sh --graphics). */
+        if (p->max_memory && wc_encode_memory(img, p) + lc_filtered_memory(img) > p->max_memory)
+            continue;
+        out[n].p = *p;
+        out[n].p.levels = 0;
+        out[n].p.entropy = WC_ENTROPY_FILTERED;
         out[n].no_colour = nc;
         n++;
     }

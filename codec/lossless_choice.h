@@ -5,7 +5,8 @@
  * flat areas and sharp edges (text, charts, screenshots, few grey levels,
  * palettes) is also coded without a transform, where the LL band's MED
  * prediction with deflate or the run-mode Huffman coder is far smaller,
- * and the encoder keeps the smallest file. All candidates are 1.0 values.
+ * and the encoder keeps the smallest file. All candidates are 1.0 values
+ * but filtered deflate (entropy 4) and the palette (colour 3), of 2.0.
  */
 #ifndef WC_LOSSLESS_CHOICE_H
 #define WC_LOSSLESS_CHOICE_H
@@ -20,7 +21,7 @@
 #define LC_SMALL_PIXELS 4096u
 
 /* The most layouts lc_candidates gives. */
-#define LC_MAX_CANDIDATES 5
+#define LC_MAX_CANDIDATES 7
 
 /* One layout to try: the parameters, and for 3 or more components whether
  * to leave out the RCT (which wc_params cannot say; the file's colour
@@ -51,9 +52,17 @@ uint32_t lc_row_step(const wc_image *img);
  * the host. shape is those rows' shape (rows = its height). */
 int lc_planes_look_synthetic(const wc_image *shape, const int32_t *const *planes);
 
+/* The scratch filtered deflate (entropy 4) needs beside an encode's
+ * (wc_encode_memory): per component, coded at once, its packed rows,
+ * their filtered copy, a trial's output and the kept payload, each at
+ * most 2 bytes a value and a filter byte a row (4 above 8 bits: the
+ * RCT's 17-bit chroma). */
+uint64_t lc_filtered_memory(const wc_image *img);
+
 /* The parameter sets to try for p (levels WC_LEVELS_AUTO) and img, the
  * default layout first; synthetic is what lc_looks_synthetic (or
- * lc_planes_look_synthetic) said of img. Returns how many (1 ..
+ * lc_planes_look_synthetic) said of img. Filtered deflate only where
+ * its scratch fits under p->max_memory (when set). Returns how many (1 ..
  * LC_MAX_CANDIDATES). */
 int lc_candidates(const wc_params *p, const wc_image *img, int synthetic, lc_candidate *out);
 

@@ -1,5 +1,6 @@
 /* palette.c -- see palette.h. */
 #include "palette.h"
+#include "row_filter.h"
 #include "wc_common.h"
 
 #include <stdlib.h>
@@ -153,5 +154,78 @@ wc_status palette_map(const wc_image *idx, const wcx_palette *pal, wc_image *out
             }
         }
     }
+    return WC_OK;
+}
+
+wc_status palette_payload(const wcx_palette *pal, unsigned components, unsigned bit_depth,
+                          int packed, uint8_t **out, size_t *size, wc_err *err)
+{
+    *out = NULL;
+    *size = wcx_palette_size(pal, components, bit_depth);
+    uint8_t *raw = wc_malloc(*size);
+    WC_RETURN_IF(!raw, err, WC_ERR_NOMEM, "out of memory (palette chunk)");
+    wcx_palette_write(pal, components, bit_depth, raw);
+    if (packed) {
+        /* The entries as a plane, a row an entry: the same coder finds
+         * the columns that repeat (an icon's alpha, a constant channel). */
+        int32_t vals[WCX_PALETTE_MAX * 4];
+        for (unsigned i = 0; i < pal->count; i++)
+            for (unsigned c = 0; c < components; c++) vals[i * components + c] = pal->entry[i][c];
+        uint8_t *coded = NULL;
+        size_t n = 0;
+        wc_status s = rf_encode(vals, components, components, pal->count, &coded, &n, err);
+        if (s != WC_OK) {
+            wc_free(raw);
+            return s;
+        }
+        if (2 + n < *size) { /* the first smaller: raw on a tie */
+            uint8_t *p = wc_malloc(2 + n);
+            if (!p) {
+                wc_free(coded);
+                wc_free(raw);
+                return wc_fail(err, WC_ERR_NOMEM, "out of memory (palette chunk)");
+            }
+            wc_wr16le(p, (uint16_t)(WCX_PALETTE_PACKED | pal->count));
+            memcpy(p + 2, coded, n);
+            wc_free(raw);
+            raw = p;
+            *size = 2 + n;
+        }
+        wc_free(coded);
+    }
+    *out = raw;
+    return WC_OK;
+}
+
+wc_status palette_parse(const wcx_chunk *k, unsigned components, unsigned bit_depth,
+                        unsigned entropy, wcx_palette *pal, wc_err *err)
+{
+    if (k->size < 2 || !(wc_rd16le(k->data) & WCX_PALETTE_PACKED))
+        return wcx_palette_parse(k, components, bit_depth, pal, err);
+    memset(pal, 0, sizeof *pal);
+    const unsigned count = wc_rd16le(k->data) & ~WCX_PALETTE_PACKED;
+    WC_RETURN_IF(entropy != WCX_ENTROPY_FILTERED, err, WC_ERR_CORRUPT,
+                 "chunk %u (WPAL) at byte %zu: packed entries in a file of entropy %u (only 4 "
+                 "packs them)",
+                 k->index, k->offset, entropy);
+    WC_RETURN_IF(count < 1 || count > WCX_PALETTE_MAX, err, WC_ERR_CORRUPT,
+                 "chunk %u (WPAL) at byte %zu: %u palette entries, out of range (1..%u)", k->index,
+                 k->offset, count, (unsigned)WCX_PALETTE_MAX);
+    int32_t vals[WCX_PALETTE_MAX * 4];
+    wc_err e = {{0}};
+    wc_status s = rf_decode(k->data + 2, k->size - 2, vals, components, components, count, &e);
+    WC_RETURN_IF(s != WC_OK, err, s, "chunk %u (WPAL) at byte %zu: packed entries: %s", k->index,
+                 k->offset, e.msg);
+    const int32_t max = (int32_t)((1u << bit_depth) - 1);
+    for (unsigned i = 0; i < count; i++)
+        for (unsigned c = 0; c < components; c++) {
+            const int32_t v = vals[i * components + c];
+            WC_RETURN_IF(v < 0 || v > max, err, WC_ERR_CORRUPT,
+                         "chunk %u (WPAL) at byte %zu: entry %u component %u is %ld, outside the "
+                         "%u-bit range",
+                         k->index, k->offset, i, c, (long)v, bit_depth);
+            pal->entry[i][c] = (uint16_t)v;
+        }
+    pal->count = count;
     return WC_OK;
 }

@@ -41,4 +41,17 @@ wc_status palette_indices(const wc_image *img, const wcx_palette *pal, wc_image 
  * pal->count is damage (WC_ERR_CORRUPT). */
 wc_status palette_map(const wc_image *idx, const wcx_palette *pal, wc_image *out, wc_err *err);
 
+/* The WPAL payload of pal for a file of those components and bit depth
+ * (*out: free with wc_free): the entries as FORMAT.md's "WPAL" lists
+ * them, or, for a filtered deflate file (packed), as a filtered deflate
+ * payload of the entries (a row an entry) when that is smaller. */
+wc_status palette_payload(const wcx_palette *pal, unsigned components, unsigned bit_depth,
+                          int packed, uint8_t **out, size_t *size, wc_err *err);
+
+/* Reads a WPAL chunk in either form into *pal, checked (count, size,
+ * every sample within the bit depth; packed entries only with entropy
+ * 4): WC_ERR_CORRUPT naming the chunk otherwise. */
+wc_status palette_parse(const wcx_chunk *k, unsigned components, unsigned bit_depth,
+                        unsigned entropy, wcx_palette *pal, wc_err *err);
+
 #endif

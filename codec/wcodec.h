@@ -62,7 +62,11 @@ WC_API void wc_image_free(wc_image *img);
 typedef enum wc_entropy {
     WC_ENTROPY_HUFFMAN = 0,
     WC_ENTROPY_DEFLATE = 1,
-    WC_ENTROPY_HUFFMAN_TILES = 2
+    WC_ENTROPY_HUFFMAN_TILES = 2,
+    /* Format 2.0: PNG's row filters over bit-packed samples, then deflate;
+     * lossless with levels 0 only (the automatic lossless layout tries it
+     * on graphics). */
+    WC_ENTROPY_FILTERED = 4
 } wc_entropy;
 typedef enum wc_backend_kind {
     WC_BACKEND_AUTO = 0,

@@ -120,6 +120,15 @@ typedef struct wcx_header {
     float steps[4][WCX_MAX_STEPS];
 } wcx_header;
 
+/* Entropy 4 (format 2.0): filtered deflate, PNG's row filters over packed
+ * values (FORMAT.md, "Filtered deflate payloads"); only in a 0-level DWT
+ * file, where each component's plane is one code block. */
+#define WCX_ENTROPY_FILTERED 4
+
+/* Whether files of this entropy value carry WTAB chunks (one per
+ * component): the Huffman coders, 0 and 2. */
+int wcx_entropy_has_tables(unsigned entropy);
+
 /* Bytes of a serialised header. */
 size_t wcx_header_size(const wcx_header *h);
 /* Serialises h into out (at least wcx_header_size bytes). */
@@ -140,6 +149,9 @@ wc_status wcx_header_parse(const uint8_t *p, size_t size, wcx_header *h, wc_err 
  * components at its bit depth. The WPAL chunk comes right after WHDR. */
 #define WCX_COLOUR_PALETTE 3u
 #define WCX_PALETTE_MAX 256u
+/* WPAL's count word with this bit (only in a file of entropy 4): the
+ * entries follow as a filtered deflate payload (codec/palette.c). */
+#define WCX_PALETTE_PACKED 0x8000u
 
 typedef struct wcx_palette {
     unsigned count; /* 1..WCX_PALETTE_MAX */
@@ -150,6 +162,8 @@ typedef struct wcx_palette {
 unsigned wcx_palette_index_depth(unsigned count);
 /* Bytes of a WPAL payload for a file of those components and bit depth. */
 size_t wcx_palette_size(const wcx_palette *pal, unsigned components, unsigned bit_depth);
+/* The WPAL payload of pal (wcx_palette_size bytes) at p. */
+void wcx_palette_write(const wcx_palette *pal, unsigned components, unsigned bit_depth, uint8_t *p);
 /* Writes one WPAL chunk. */
 void wcx_palette_put(wcx_writer *w, const wcx_palette *pal, unsigned components,
                      unsigned bit_depth);

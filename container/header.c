@@ -9,6 +9,10 @@
  *  20 u8 wavelet[C]
  *  20+C f32 base_step  24+C f32 recon  28+C u8 nsteps
  *  29+C f32 steps[C][S] (component-major)        total 29 + C + 4*C*S
+ * A filtered deflate file (entropy 4, format 2.0) ends the record after
+ * wavelet[C] (20 + C bytes): it is lossless with levels 0, so its steps
+ * are all 1, recon 0 and base_step 1, and a small image need not carry
+ * them (FORMAT.md, "WHDR").
  * Floats travel as their IEEE-754 bit patterns, so the stored value is
  * exactly the one the encoder used (the numeric contract needs the same
  * steps bit for bit on every machine).
@@ -40,8 +44,12 @@ static size_t wcx_hdr_size_for(unsigned comps, unsigned nsteps)
     return WCX_HDR_FIXED + comps + 4 + 4 + 1 + (size_t)4 * comps * nsteps;
 }
 
+/* Entropy 4's short record: no base_step, recon, nsteps or steps. */
+static int wcx_hdr_short(unsigned entropy) { return entropy == WCX_ENTROPY_FILTERED; }
+
 size_t wcx_header_size(const wcx_header *h)
 {
+    if (wcx_hdr_short(h->entropy)) return WCX_HDR_FIXED + wcx_hdr_comps(h);
     return wcx_hdr_size_for(wcx_hdr_comps(h), wcx_hdr_nsteps(h));
 }
 
@@ -72,6 +80,7 @@ void wcx_header_write(const wcx_header *h, uint8_t *out)
     uint8_t *p = out + WCX_HDR_FIXED;
     memcpy(p, h->wavelet, comps);
     p += comps;
+    if (wcx_hdr_short(h->entropy)) return;
     wc_wr32le(p, wcx_f32_bits(h->base_step));
     wc_wr32le(p + 4, wcx_f32_bits(h->recon));
     p[8] = h->nsteps;
@@ -103,7 +112,13 @@ static wc_status wcx_hdr_version(const uint8_t *p, size_t size, wcx_header *h, w
 /* The major that introduced each value of the coding fields, 0 for a value
  * no version defines. A value is valid in a file whose major is at least
  * the one that introduced it; every 2.0 addition is listed in FORMAT.md. */
-static unsigned wcx_entropy_since(unsigned v) { return v <= 1 ? 1u : v == 2 ? 2u : 0u; }
+static unsigned wcx_entropy_since(unsigned v)
+{
+    if (v <= 1) return 1u;
+    return v == 2 || v == WCX_ENTROPY_FILTERED ? 2u : 0u;
+}
+
+int wcx_entropy_has_tables(unsigned entropy) { return entropy == 0 || entropy == 2; }
 static unsigned wcx_transform_since(unsigned v) { return v <= 2 ? 1u : 0u; }
 static unsigned wcx_wavelet_since(unsigned v)
 {
@@ -187,6 +202,12 @@ static wc_status wcx_hdr_coding(const uint8_t *p, wcx_header *h, wc_err *err)
                  (unsigned)h->levels);
     WC_FORWARD_IF_ERROR(
         wcx_hdr_value("entropy", h->entropy, wcx_entropy_since(h->entropy), h, err));
+    WC_RETURN_IF(h->entropy == WCX_ENTROPY_FILTERED &&
+                     (h->levels != 0 || h->transform != 0 || !(h->flags & WCX_FLAG_LOSSLESS)),
+                 err, WC_ERR_CORRUPT,
+                 "WHDR entropy 4 (filtered deflate) needs transform 0, levels 0 and the lossless "
+                 "flag, has %u, %u and flags 0x%02X",
+                 (unsigned)h->transform, (unsigned)h->levels, (unsigned)h->flags);
     WC_RETURN_IF(h->block_log2 < 4 || h->block_log2 > 7, err, WC_ERR_CORRUPT,
                  "WHDR block_log2 %u out of range (4..7)", (unsigned)h->block_log2);
     WC_RETURN_IF((h->flags & ~WCX_FLAGS_KNOWN) != 0, err, WC_ERR_CORRUPT,
@@ -247,6 +268,23 @@ static wc_status wcx_hdr_steps(const uint8_t *q, wcx_header *h, wc_err *err)
     return WC_OK;
 }
 
+/* The short record of entropy 4: wavelets, then the implied scalars. */
+static wc_status wcx_hdr_short_parse(const uint8_t *p, size_t size, wcx_header *h, wc_err *err)
+{
+    const size_t want = WCX_HDR_FIXED + h->components;
+    const int newer = h->version_minor > WCX_VERSION_MINOR;
+    WC_RETURN_IF(size < want || (!newer && size != want), err, WC_ERR_CORRUPT,
+                 "WHDR is %zu bytes, version %u.%u with entropy 4 and %u components needs %s%zu",
+                 size, (unsigned)h->version_major, (unsigned)h->version_minor,
+                 (unsigned)h->components, newer ? "at least " : "", want);
+    WC_FORWARD_IF_ERROR(wcx_hdr_wavelets(p, h, err));
+    h->base_step = 1.0f;
+    h->recon = 0.0f;
+    h->nsteps = 1;
+    for (unsigned c = 0; c < h->components; c++) h->steps[c][0] = 1.0f;
+    return WC_OK;
+}
+
 wc_status wcx_header_parse(const uint8_t *p, size_t size, wcx_header *h, wc_err *err)
 {
     WC_RETURN_IF(h == NULL || (p == NULL && size > 0), err, WC_ERR_ARG,
@@ -257,6 +295,7 @@ wc_status wcx_header_parse(const uint8_t *p, size_t size, wcx_header *h, wc_err 
                  "WHDR is %zu bytes, the fixed fields need %u", size, WCX_HDR_FIXED);
     WC_FORWARD_IF_ERROR(wcx_hdr_image(p, h, err));
     WC_FORWARD_IF_ERROR(wcx_hdr_coding(p, h, err));
+    if (wcx_hdr_short(h->entropy)) return wcx_hdr_short_parse(p, size, h, err);
     size_t scalars_end = WCX_HDR_FIXED + h->components + 9u;
     WC_RETURN_IF(size < scalars_end, err, WC_ERR_CORRUPT,
                  "WHDR is %zu bytes, %u components need at least %zu", size,

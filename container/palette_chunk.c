@@ -22,23 +22,28 @@ unsigned wcx_palette_index_depth(unsigned count)
     return bits;
 }
 
+void wcx_palette_write(const wcx_palette *pal, unsigned components, unsigned bit_depth, uint8_t *p)
+{
+    wc_wr16le(p, (uint16_t)pal->count);
+    uint8_t *q = p + 2;
+    for (unsigned i = 0; i < pal->count; i++)
+        for (unsigned c = 0; c < components; c++) {
+            if (bit_depth > 8) {
+                wc_wr16le(q, pal->entry[i][c]);
+                q += 2;
+            } else {
+                *q++ = (uint8_t)pal->entry[i][c];
+            }
+        }
+}
+
 void wcx_palette_put(wcx_writer *w, const wcx_palette *pal, unsigned components, unsigned bit_depth)
 {
     const size_t n = wcx_palette_size(pal, components, bit_depth);
     wcx_chunk_begin(w, WCX_WPAL);
     uint8_t *p = wcx_chunk_space(w, n);
     if (p) {
-        wc_wr16le(p, (uint16_t)pal->count);
-        uint8_t *q = p + 2;
-        for (unsigned i = 0; i < pal->count; i++)
-            for (unsigned c = 0; c < components; c++) {
-                if (bit_depth > 8) {
-                    wc_wr16le(q, pal->entry[i][c]);
-                    q += 2;
-                } else {
-                    *q++ = (uint8_t)pal->entry[i][c];
-                }
-            }
+        wcx_palette_write(pal, components, bit_depth, p);
         wcx_chunk_commit(w, n);
     }
     wcx_chunk_end(w);

@@ -96,6 +96,21 @@ wc_status zc_compress(const uint8_t *src, size_t n, int level, uint8_t *dst, siz
     return st;
 }
 
+wc_status zc_compress_raw(const uint8_t *src, size_t n, int level, int strategy, uint8_t *dst,
+                          size_t cap, size_t *out_size, wc_err *err)
+{
+    WC_RETURN_IF(level < 1 || level > 9, err, WC_ERR_ARG, "deflate: level %d (1..9 allowed)",
+                 level);
+    z_stream s;
+    zc_stream_init(&s);
+    int rc = deflateInit2(&s, level, Z_DEFLATED, -15, 9, strategy);
+    WC_RETURN_IF(rc == Z_MEM_ERROR, err, WC_ERR_NOMEM, "deflate: out of memory");
+    WC_RETURN_IF(rc != Z_OK, err, WC_ERR_ARG, "deflate: init failed (%d)", rc);
+    wc_status st = zc_deflate_all(&s, src, n, dst, cap, out_size, err);
+    deflateEnd(&s);
+    return st;
+}
+
 /* Inflates into dst[0..expect) and then into one spare byte: a stream that
  * writes the spare byte holds more than expected. */
 static wc_status zc_inflate_all(z_stream *s, const uint8_t *src, size_t n, uint8_t *dst,
@@ -140,6 +155,18 @@ wc_status zc_decompress(const uint8_t *src, size_t n, uint8_t *dst, size_t expec
     z_stream s;
     zc_stream_init(&s);
     int rc = inflateInit(&s);
+    WC_RETURN_IF(rc == Z_MEM_ERROR, err, WC_ERR_NOMEM, "inflate: out of memory");
+    WC_RETURN_IF(rc != Z_OK, err, WC_ERR_ARG, "inflate: init failed (%d)", rc);
+    wc_status st = zc_inflate_all(&s, src, n, dst, expect, err);
+    inflateEnd(&s);
+    return st;
+}
+
+wc_status zc_decompress_raw(const uint8_t *src, size_t n, uint8_t *dst, size_t expect, wc_err *err)
+{
+    z_stream s;
+    zc_stream_init(&s);
+    int rc = inflateInit2(&s, -15);
     WC_RETURN_IF(rc == Z_MEM_ERROR, err, WC_ERR_NOMEM, "inflate: out of memory");
     WC_RETURN_IF(rc != Z_OK, err, WC_ERR_ARG, "inflate: init failed (%d)", rc);
     wc_status st = zc_inflate_all(&s, src, n, dst, expect, err);

@@ -14,6 +14,7 @@
 #include "entropy_stage.h"
 #include "parallel.h"
 #include "rle.h"
+#include "row_filter.h"
 #include "zcodec.h"
 
 #define TABLE_CAP ((size_t)WC_NCLASS * BC_NTAB * (BC_NSYM + 8) + 64)
@@ -75,8 +76,10 @@ typedef struct enc_job {
 static uint32_t run_max_of(const wcx_header *h) { return (h->flags & 1) ? 1 : 3; }
 
 /* Entropy 0 (one stream a block) and 2 (tiles, block_tiles.h) share the
- * model and the WTAB tables; entropy 1 is deflate. */
-static int huffman_of(const wcx_header *h) { return h->entropy != 1; }
+ * model and the WTAB tables; entropy 1 is deflate, 4 filtered deflate
+ * (row_filter.h: a 0-level file's planes, each one block). */
+static int huffman_of(const wcx_header *h) { return wcx_entropy_has_tables(h->entropy); }
+static int filtered_of(const wcx_header *h) { return h->entropy == WCX_ENTROPY_FILTERED; }
 static int tiled_of(const wcx_header *h) { return h->entropy == 2; }
 
 static bc_block block_view(const wcx_header *h, const wc_layout *lay, int32_t *const *planes,
@@ -151,6 +154,18 @@ static wc_status deflate_block(enc_job *j, const bc_block *b, worker_state *ws, 
     return WC_OK;
 }
 
+/* Entropy 4: the values as they are (the row filters are the prediction). */
+static wc_status filtered_block(const bc_block *b, worker_state *ws, size_t *size, wc_err *err)
+{
+    uint8_t *coded = NULL;
+    WC_FORWARD_IF_ERROR(rf_encode(b->data, b->stride, b->w, b->h, &coded, size, err));
+    uint8_t *dst = arena_reserve(&ws->out, *size);
+    if (dst) memcpy(dst, coded, *size);
+    wc_free(coded);
+    WC_RETURN_IF(!dst, err, WC_ERR_NOMEM, "out of memory (block output)");
+    return WC_OK;
+}
+
 static void encode_block(void *arg, size_t i, int w)
 {
     enc_job *j = arg;
@@ -175,6 +190,8 @@ static void encode_block(void *arg, size_t i, int w)
             size = bct_emit(&b, tok, j->sym_count[i], j->enc[k->comp][cls], dst, cap, ws->scratch);
         else
             size = bc_emit(&b, tok, j->sym_count[i], j->enc[k->comp][cls], dst, cap, ws->scratch);
+    } else if (filtered_of(j->h)) {
+        s = filtered_block(&b, ws, &size, &j->errs[w]);
     } else {
         s = deflate_block(j, &b, ws, &size, &j->errs[w]);
     }
@@ -459,6 +476,8 @@ static void decode_block(dec_job *j, size_t i, int w)
             s = bct_decode(src, j->in->block_size[i], &b, T, j->ws[w].scratch, &e);
         else
             s = bc_decode(src, j->in->block_size[i], &b, T, j->ws[w].scratch, &e);
+    } else if (filtered_of(j->h)) {
+        s = rf_decode(src, j->in->block_size[i], b.data, b.stride, b.w, b.h, &e);
     } else {
         s = inflate_block(src, j->in->block_size[i], &b, &j->ws[w], &e);
     }

@@ -65,11 +65,17 @@ static void bands_blocked(const wcx_header *h, uint32_t c, wc_layout *lay)
     }
 }
 
+uint32_t layout_block_side(const wcx_header *h)
+{
+    /* Filtered deflate codes a plane as PNG codes an image: one stream. */
+    return h->entropy == WCX_ENTROPY_FILTERED ? 1u << 24 : 1u << h->block_log2;
+}
+
 void layout_bands(const wcx_header *h, wc_layout *lay)
 {
     memset(lay, 0, sizeof *lay);
     lay->components = h->components;
-    const uint32_t side = 1u << h->block_log2;
+    const uint32_t side = layout_block_side(h);
     size_t total = 0;
     for (uint32_t c = 0; c < h->components; c++) {
         if (layout_comp_transform(h, c) == WC_TRANSFORM_DWT)
@@ -87,7 +93,7 @@ void layout_bands(const wcx_header *h, wc_layout *lay)
 wc_status layout_build(const wcx_header *h, size_t max_blocks, wc_layout *lay, wc_err *err)
 {
     layout_bands(h, lay);
-    const uint32_t side = 1u << h->block_log2;
+    const uint32_t side = layout_block_side(h);
     const size_t total = lay->nblocks;
     if (total > max_blocks) {
         lay->nblocks = 0; /* no block list to go with it */

@@ -47,6 +47,10 @@ int layout_comp_transform(const wcx_header *h, uint32_t c);
 /* Is component c an alpha channel? (2nd of GA, 4th of RGBA) */
 int layout_is_alpha(uint32_t components, uint32_t c);
 
+/* A code block's side: 2^block_log2, or for filtered deflate (entropy 4)
+ * 2^24, the largest width or height, so each band is one block. */
+uint32_t layout_block_side(const wcx_header *h);
+
 /* The bands of every component and the number of code blocks (nblocks),
  * allocating nothing (blocks stays NULL): a decoder checks the count
  * against its limits and against the file before it allocates. */

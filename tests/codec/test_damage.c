@@ -47,6 +47,9 @@ static const damage_case cases[] = {
      64, 1, 0, 0},
     {"tiles lossy 9/7 RGB", 40, 20, 3, 8, 0, WC_TRANSFORM_DWT, 97, WC_ENTROPY_HUFFMAN_TILES, 64, 1,
      85, 0},
+    /* Format 2.0: filtered deflate, a plane a block (packing, filters). */
+    {"filtered gray+alpha 16-bit", 23, 13, 2, 16, 1, WC_TRANSFORM_DWT, 53, WC_ENTROPY_FILTERED, 16,
+     0, 0, 0},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 

@@ -61,6 +61,35 @@ static void test_golden_decode(void **state)
     wc_ctx_free(ctx);
 }
 
+/* Archived goldens: they decode, with either backend, to their PNG. */
+static void test_golden_archived_decode(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    for (size_t i = 0; i < GOLDEN_ARCHIVED_COUNT; i++) {
+        size_t n;
+        void *file = load(golden_archived[i], "wcx", &n);
+        char path[4096];
+        snprintf(path, sizeof path, "%s/golden/%s.png", WC_TESTS_DIR, golden_archived[i]);
+        wc_image want, got;
+        assert_int_equal(image_read(path, 0, &want, NULL), WC_OK);
+        wc_params p;
+        wc_params_init(&p);
+        for (int backend = WC_BACKEND_AUTO; backend <= WC_BACKEND_CPU; backend++) {
+            p.backend = (wc_backend_kind)backend;
+            if (wc_decode(ctx, &p, file, n, &got) != WC_OK)
+                fail_msg("%s: %s", golden_archived[i], wc_ctx_error(ctx));
+            assert_int_equal(got.bit_depth, want.bit_depth);
+            assert_int_equal(got.components, want.components);
+            assert_memory_equal(got.pixels, want.pixels, wc_image_row_bytes(&want) * want.height);
+            wc_image_free(&got);
+        }
+        wc_image_free(&want);
+        free(file);
+    }
+    wc_ctx_free(ctx);
+}
+
 static void test_golden_encode(void **state)
 {
     (void)state;
@@ -141,6 +170,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_golden_decode),
+        cmocka_unit_test(test_golden_archived_decode),
         cmocka_unit_test(test_golden_encode),
         cmocka_unit_test(test_golden_meta),
     };

@@ -89,16 +89,25 @@ static void test_detector(void **state)
     assert_int_equal(lc_candidates(&p, &noise, 0, c), 1);
     assert_int_equal(c[0].p.levels, LC_DEFAULT_LEVELS);
     assert_int_equal(lc_candidates(&p, &flat, 1, c),
-                     LC_MAX_CANDIDATES);                 /* RGB: with and without RCT */
-    assert_int_equal(lc_candidates(&p, &tiny, 1, c), 3); /* one component: no colour to leave out */
-    p.lossless = 0;                                      /* lossy: one layout */
+                     LC_MAX_CANDIDATES); /* RGB: with and without RCT */
+    /* one component: no colour to leave out (5 levels; 0 levels with
+     * Huffman, deflate and filtered deflate) */
+    assert_int_equal(lc_candidates(&p, &tiny, 1, c), 4);
+    /* filtered deflate only where its scratch fits under max_memory */
+    p.max_memory = wc_encode_memory(&tiny, &p) + lc_filtered_memory(&tiny);
+    assert_int_equal(lc_candidates(&p, &tiny, 1, c), 4);
+    p.max_memory--;
+    assert_int_equal(lc_candidates(&p, &tiny, 1, c), 3);
+    for (int k = 0; k < 3; k++) assert_int_not_equal(c[k].p.entropy, WC_ENTROPY_FILTERED);
+    p.max_memory = 0;
+    p.lossless = 0; /* lossy: one layout */
     assert_int_equal(lc_candidates(&p, &flat, 1, c), 1);
     wc_image_free(&noise);
     wc_image_free(&flat);
     wc_image_free(&tiny);
 }
 
-/* The smallest file of the 1.0 candidates (*first: the 5-level one) and
+/* The smallest file of the plain candidates (*first: the 5-level one) and
  * of the palette candidates (SIZE_MAX for an image of more than 256
  * colours), each coded on its own. */
 static void candidate_sizes(wc_ctx *ctx, const wc_params *p, const wc_image *img, size_t *first,
@@ -130,7 +139,7 @@ static void candidate_sizes(wc_ctx *ctx, const wc_params *p, const wc_image *img
 
 /* The automatic file is exactly as small as the smallest candidate coded
  * on its own, and it is a palette file exactly when a palette candidate
- * is strictly smaller than every 1.0 one: a choice that kept the first or
+ * is strictly smaller than every plain one: a choice that kept the first or
  * a wrong candidate, or took the palette when it did not pay, fails. */
 static void check_choice(wc_ctx *ctx, const wc_image *img, int want_palette)
 {
@@ -147,7 +156,8 @@ static void check_choice(wc_ctx *ctx, const wc_image *img, int want_palette)
     wc_info info;
     assert_int_equal(wc_inspect(ctx, a, auto_size, &info), WC_OK);
     assert_int_equal(info.colour == 3, pal < plain);
-    assert_int_equal(info.format_major, pal < plain ? 2 : 1);
+    /* 2.0 for a palette or filtered deflate (entropy 4), else 1.0 */
+    assert_int_equal(info.format_major, pal < plain || info.entropy == WC_ENTROPY_FILTERED ? 2 : 1);
     assert_int_equal(pal < plain, want_palette); /* the images below cover both ways */
     wc_image back;
     assert_int_equal(wc_decode(ctx, NULL, a, auto_size, &back), WC_OK);

@@ -16,6 +16,7 @@
 
 #include "container.h"
 #include "lossless_choice.h"
+#include "palette.h"
 #include "test_support.h"
 #include "wcodec.h"
 
@@ -43,9 +44,10 @@ static wc_image make_palette_image(test_rng *r, uint32_t w, uint32_t h, uint32_t
     return img;
 }
 
-/* The palette file of candidate k % 3 (0: 5 levels, 1: none with
- * Huffman, 2: none with deflate) of the index plane, entries ordered by
- * luminance (k < 3), as first seen (k < 6) or most frequent first. */
+/* The palette file of candidate k % 4 (0: 5 levels, 1: none with
+ * Huffman, 2: none with deflate, 3: filtered deflate) of the index
+ * plane, entries ordered by luminance (k < 4), as first seen (k < 8) or
+ * most frequent first. */
 static void *palette_file(wc_ctx *ctx, const wc_image *img, int k, size_t *n)
 {
     wc_params p;
@@ -53,10 +55,10 @@ static void *palette_file(wc_ctx *ctx, const wc_image *img, int k, size_t *n)
     lc_candidate c[LC_MAX_CANDIDATES];
     const wc_image plane = {img->width, img->height, 1, 8, 0, NULL};
     int nc = lc_candidates(&p, &plane, 1, c);
-    assert_true(k % 3 < nc);
-    c[k % 3].palette = 1 + k / 3;
+    assert_true(k % 4 < nc);
+    c[k % 4].palette = 1 + k / 4;
     void *file = NULL;
-    if (lc_encode_candidate(ctx, &c[k % 3], img, &file, n) != WC_OK)
+    if (lc_encode_candidate(ctx, &c[k % 4], img, &file, n) != WC_OK)
         fail_msg("palette encode %ux%u x%u %u-bit: %s", img->width, img->height, img->components,
                  img->bit_depth, wc_ctx_error(ctx));
     return file;
@@ -115,7 +117,7 @@ static void test_roundtrips(void **state)
                 for (size_t ci = 0; ci < 5; ci++) {
                     wc_image img = make_palette_image(&r, sizes[si][0], sizes[si][1], comps,
                                                       depths[di], colours[ci]);
-                    for (int k = 0; k < 9; k++) roundtrip(ctx, &img, k);
+                    for (int k = 0; k < 12; k++) roundtrip(ctx, &img, k);
                     wc_image_free(&img);
                 }
     wc_ctx_free(ctx);
@@ -156,7 +158,7 @@ static void test_region(void **state)
     test_rng r;
     test_rng_seed(&r, 5);
     wc_image img = make_palette_image(&r, 131, 77, 3, 8, 40);
-    for (int k = 0; k < 9; k++) {
+    for (int k = 0; k < 12; k++) {
         size_t n = 0;
         void *file = palette_file(ctx, &img, k, &n);
         const wc_region rects[] = {
@@ -328,13 +330,78 @@ static void test_damage(void **state)
     wc_ctx_free(ctx);
 }
 
+/* The packed WPAL of a filtered deflate file (entries as a filtered
+ * deflate payload): written only when smaller, read back exactly, and
+ * refused in another file, out of the bit depth, or damaged. */
+static void test_packed_entries(void **state)
+{
+    (void)state;
+    wcx_palette pal;
+    memset(&pal, 0, sizeof pal);
+    pal.count = 60; /* an icon's: a constant channel, full alpha, a ramp */
+    for (unsigned i = 0; i < pal.count; i++) {
+        pal.entry[i][0] = 230;
+        pal.entry[i][1] = (uint16_t)(100 + i);
+        pal.entry[i][2] = 20;
+        pal.entry[i][3] = i == 0 ? 0 : 255;
+    }
+    wc_err err = {{0}};
+    uint8_t *raw = NULL, *packed = NULL;
+    size_t nraw = 0, npacked = 0;
+    assert_int_equal(palette_payload(&pal, 4, 8, 0, &raw, &nraw, &err), WC_OK);
+    assert_int_equal(nraw, 2 + 60 * 4);
+    assert_int_equal(palette_payload(&pal, 4, 8, 1, &packed, &npacked, &err), WC_OK);
+    assert_true(npacked < nraw / 2);
+    assert_int_equal(packed[1] & 0x80, 0x80);
+    wcx_chunk k = {WCX_WPAL, (uint32_t)npacked, packed, 8, 1};
+    wcx_palette back;
+    err.msg[0] = '\0';
+    assert_int_equal(palette_parse(&k, 4, 8, WCX_ENTROPY_FILTERED, &back, &err), WC_OK);
+    assert_int_equal(back.count, pal.count);
+    assert_memory_equal(back.entry, pal.entry, sizeof pal.entry);
+    /* the raw form reads in any file; the packed one only with entropy 4 */
+    wcx_chunk kr = {WCX_WPAL, (uint32_t)nraw, raw, 8, 1};
+    err.msg[0] = '\0';
+    assert_int_equal(palette_parse(&kr, 4, 8, 0, &back, &err), WC_OK);
+    err.msg[0] = '\0';
+    assert_int_equal(palette_parse(&k, 4, 8, 0, &back, &err), WC_ERR_CORRUPT);
+    assert_non_null(strstr(err.msg, "packed entries in a file of entropy 0"));
+    /* entries past a 7-bit depth (230, 255) */
+    err.msg[0] = '\0';
+    assert_int_equal(palette_parse(&k, 4, 7, WCX_ENTROPY_FILTERED, &back, &err), WC_ERR_CORRUPT);
+    if (!strstr(err.msg, "outside the 7-bit range")) fail_msg("%s", err.msg);
+    /* three components read as four: the stream holds another size */
+    err.msg[0] = '\0';
+    assert_int_equal(palette_parse(&k, 3, 8, WCX_ENTROPY_FILTERED, &back, &err), WC_ERR_CORRUPT);
+    /* every truncation, and a count of 0 */
+    for (size_t n = 2; n < npacked; n++) {
+        wcx_chunk kt = {WCX_WPAL, (uint32_t)n, packed, 8, 1};
+        err.msg[0] = '\0';
+        assert_int_equal(palette_parse(&kt, 4, 8, WCX_ENTROPY_FILTERED, &back, &err),
+                         WC_ERR_CORRUPT);
+        assert_non_null(strstr(err.msg, "WPAL"));
+    }
+    packed[0] = 0;
+    packed[1] = 0x80;
+    err.msg[0] = '\0';
+    assert_int_equal(palette_parse(&k, 4, 8, WCX_ENTROPY_FILTERED, &back, &err), WC_ERR_CORRUPT);
+    assert_non_null(strstr(err.msg, "0 palette entries"));
+    /* one entry: packing cannot beat its 3 bytes, the raw form is kept */
+    pal.count = 1;
+    wc_free(packed);
+    assert_int_equal(palette_payload(&pal, 3, 8, 1, &packed, &npacked, &err), WC_OK);
+    assert_int_equal(npacked, 2 + 3);
+    assert_int_equal(packed[1], 0);
+    wc_free(raw);
+    wc_free(packed);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_roundtrips),
-        cmocka_unit_test(test_auto_takes_palette),
-        cmocka_unit_test(test_region),
-        cmocka_unit_test(test_damage),
+        cmocka_unit_test(test_roundtrips),     cmocka_unit_test(test_auto_takes_palette),
+        cmocka_unit_test(test_region),         cmocka_unit_test(test_damage),
+        cmocka_unit_test(test_packed_entries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

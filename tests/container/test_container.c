@@ -621,6 +621,64 @@ static void test_header_version_and_size(void **state)
     }
 }
 
+/* Entropy 4 (filtered deflate, 2.0): a short record that ends after the
+ * wavelets, the lossless scalars implied; refused in a 1.0 file, with
+ * levels, another transform or without the lossless flag, and at any
+ * other size. */
+static void test_header_filtered_short_record(void **state)
+{
+    (void)state;
+    wcx_header h, back;
+    base_header(&h);
+    h.entropy = WCX_ENTROPY_FILTERED;
+    h.levels = 0;
+    h.wavelet[0] = h.wavelet[1] = 53;
+    wcx_header_stamp_version(&h);
+    assert_int_equal(h.version_major, 2);
+    const size_t n = wcx_header_size(&h);
+    assert_int_equal(n, 20 + 3);
+    uint8_t buf[2048];
+    wc_err err = {{0}};
+    wcx_header_write(&h, buf);
+    assert_int_equal(wcx_header_parse(buf, n, &back, &err), WC_OK);
+    assert_int_equal(back.entropy, WCX_ENTROPY_FILTERED);
+    assert_int_equal(back.nsteps, 1);
+    assert_true(back.base_step == 1.0f && back.recon == 0.0f);
+    for (int c = 0; c < 3; c++) assert_true(back.steps[c][0] == 1.0f);
+    assert_int_equal(back.wavelet[2], 53);
+    /* one byte more (the same minor), or a newer minor's appended field */
+    assert_int_equal(wcx_header_parse(buf, n + 1, &back, &err), WC_ERR_CORRUPT);
+    assert_non_null(strstr(err.msg, "entropy 4"));
+    for (size_t len = 0; len < n; len++) {
+        uint8_t *copy = exact_copy(buf, len);
+        assert_int_equal(wcx_header_parse(copy, len, &back, NULL), WC_ERR_CORRUPT);
+        free(copy);
+    }
+    wcx_header m = h;
+    m.version_minor = WCX_VERSION_MINOR + 1;
+    wcx_header_write(&m, buf);
+    assert_int_equal(wcx_header_parse(buf, n + 5, &back, &err), WC_OK);
+    static const struct {
+        const char *what;
+        uint16_t major;
+        uint8_t levels, transform, flags;
+    } bad[] = {{"entropy 4 needs format 2.0", 1, 0, 0, 1},
+               {"needs transform 0, levels 0", 2, 1, 0, 1},
+               {"needs transform 0, levels 0", 2, 0, 1, 1},
+               {"the lossless flag", 2, 0, 0, 0}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        m = h;
+        m.version_major = bad[i].major;
+        m.levels = bad[i].levels;
+        m.transform = bad[i].transform;
+        m.flags = bad[i].flags;
+        wcx_header_write(&m, buf);
+        err.msg[0] = '\0';
+        assert_int_equal(wcx_header_parse(buf, n, &back, &err), WC_ERR_CORRUPT);
+        if (!strstr(err.msg, bad[i].what)) fail_msg("case %zu: \"%s\"", i, err.msg);
+    }
+}
+
 /* Any bit flip in a WHDR payload (past the CRC, as a hostile writer could
  * make it): parsed or refused with a field error, never a crash. */
 static void test_header_bit_flips(void **state)
@@ -943,6 +1001,7 @@ int main(void)
         cmocka_unit_test(test_header_refuses_each_field),
         cmocka_unit_test(test_header_accepts_edges),
         cmocka_unit_test(test_header_version_and_size),
+        cmocka_unit_test(test_header_filtered_short_record),
         cmocka_unit_test(test_header_bit_flips),
         cmocka_unit_test(test_reader_every_truncation),
         cmocka_unit_test(test_reader_every_bit_flip),

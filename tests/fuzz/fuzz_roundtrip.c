@@ -90,6 +90,8 @@ static void choose_params(fuzz_bytes *b, wc_params *p)
     p->backend = WC_BACKEND_CPU;
     if (p->lossless) {
         p->wavelet = (g >> 4) & 1 ? 53 : 0;
+        /* 0 levels may take filtered deflate (entropy 4, format 2.0) */
+        if (p->levels == 0 && (g >> 5) & 1) p->entropy = WC_ENTROPY_FILTERED;
         return;
     }
     p->transform = (wc_transform)((g >> 4) % 3);

@@ -175,6 +175,10 @@ static const wcx_seed wcx_seeds[] = {
     {"tiles_lossy97_gray.wcx", 45, 37, 1, 8, 0, 0, 97, 2, 128, 1, 80, 0},
     /* Colour 3 (format 2.0): a palette file (WPAL), the automatic layout. */
     {"palette_rgb.wcx", 30, 21, 3, 8, 1, 0, 53, 0, 16, WC_LEVELS_AUTO, 0, 2},
+    /* Entropy 4 (format 2.0): filtered deflate, a plane a block; 1-bit
+     * packing of few levels, and RGB through the RCT (16-bit packing). */
+    {"filtered_gray.wcx", 23, 17, 1, 8, 1, 0, 53, 4, 16, 0, 0, 2},
+    {"filtered_rgb.wcx", 19, 13, 3, 8, 1, 0, 53, 4, 16, 0, 0, 0},
     /* 4 Mpixels in about 1 KB: starts the fuzzer where a small input costs
      * large memory (the harness's limits are 4 Mpixels and 256 MiB). */
     {"flat_2048_gray.wcx", 2048, 2048, 1, 8, 1, 0, 53, 0, 128, 5, 0, 1},
