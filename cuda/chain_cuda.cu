@@ -144,7 +144,9 @@ wc_status device_tables(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, 
              "downloading histograms");
     CUDA_TRY(err, cudaStreamSynchronize(c->stream), "counting symbols");
     huf_enc(*enc)[WC_NCLASS][BC_NTAB] = (huf_enc(*)[WC_NCLASS][BC_NTAB])c->h_tabs;
+    c->host_t[1] = now_s();
     WC_FORWARD_IF_ERROR(es_build_tables(h, (const uint64_t *)c->h_hist, threads, enc, out, err));
+    c->host_t[2] = now_s();
     CUDA_TRY(err,
              cudaMemcpyAsync(c->tabs, c->h_tabs,
                              (size_t)h->components * WC_NCLASS * BC_NTAB * sizeof(wcg_huf),
@@ -236,6 +238,7 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
         job.count[k] = (uint32_t)(end - lay->first_block[k]);
     }
     const double t_start = now_s();
+    c->host_t[0] = t_start;
     CUDA_TRY(err, cudaEventRecord(c->ev[0], c->stream), "timing");
     WC_FORWARD_IF_ERROR(device_forward(c, p, in, &job, keep, err));
     c->px_src = in->pixels;
@@ -256,11 +259,13 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
         fprintf(stderr,
                 "cuda encode ms: upload+transform %.3f | count %.3f | tables (host, sync to sync) "
                 "%.3f | "
-                "emit %.3f | pack %.3f | sizes+payload down %.3f | entropy wall %.3f\n",
+                "emit %.3f | pack %.3f | sizes+payload down %.3f | entropy wall %.3f | host: "
+                "start to histograms %.3f, es_build_tables %.3f, to the end %.3f\n",
                 1e3 * elapsed_s(c->ev[0], c->ev[1]), 1e3 * elapsed_s(c->ev[2], c->ev[3]),
                 1e3 * elapsed_s(c->ev[3], c->ev[4]), 1e3 * elapsed_s(c->ev[4], c->ev[5]),
                 1e3 * elapsed_s(c->ev[5], c->ev[6]), 1e3 * elapsed_s(c->ev[6], c->ev[7]),
-                1e3 * ch->t_entropy);
+                1e3 * ch->t_entropy, 1e3 * (c->host_t[1] - c->host_t[0]),
+                1e3 * (c->host_t[2] - c->host_t[1]), 1e3 * (now_s() - c->host_t[2]));
     ch->where = "device";
     return WC_OK;
 }
@@ -355,8 +360,10 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     const size_t ntab = (size_t)h->components * WC_NCLASS;
     WC_FORWARD_IF_ERROR(grow_pinned(&c->h_tabs, &c->h_tabs_cap, ntab * sizeof(bc_dectab), err,
                                     "allocating pinned tables"));
+    c->host_t[0] = now_s();
     memset(c->h_tabs, 0, ntab * sizeof(bc_dectab));
     WC_FORWARD_IF_ERROR(es_read_tables(h, in, (bc_dectab *)c->h_tabs, err));
+    c->host_t[1] = now_s();
     size_t *off = (size_t *)wc_malloc_array(nb, sizeof(size_t));
     WC_RETURN_IF(!off, err, WC_ERR_NOMEM, "out of memory (block offsets)");
     wc_status s = es_block_offsets(lay, in, off, err);
@@ -393,6 +400,7 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     WC_FORWARD_IF_ERROR(
         grow_pinned(&c->h_sizes, &c->h_sizes_cap, nb * 16, err, "allocating pinned status"));
     WC_FORWARD_IF_ERROR(ensure_events(c, err));
+    c->host_t[2] = now_s();
     CUDA_TRY(err, mark(c, 0), "timing");
     WC_FORWARD_IF_ERROR(upload_gather(c, (uint8_t *)c->payload, in->data, in->data_size,
                                       (int)h->components, p->threads, err));
@@ -417,6 +425,7 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     const size_t n = coef_elems(p);
     for (uint32_t k = 0; k < p->components; k++)
         job.plane[k] = (int32_t *)((char *)(is_block(p, k) ? c->bands : c->coef) + k * n * 4);
+    c->host_t[3] = now_s();
     CUDA_TRY(err, mark(c, 1), "timing");
     CUDA_TRY(err, wcg_bc_decode(&job, c->stream), "decoding blocks");
     CUDA_TRY(err, mark(c, 2), "timing");
@@ -425,6 +434,7 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
         cudaMemcpyAsync(c->h_sizes, c->sizes, lay->nblocks * 16, cudaMemcpyDeviceToHost, c->stream),
         "downloading block status");
     CUDA_TRY(err, cudaStreamSynchronize(c->stream), "decoding blocks");
+    c->host_t[4] = now_s();
     const uint32_t *st = (const uint32_t *)c->h_sizes;
     for (size_t i = 0; i < lay->nblocks; i++) /* the first failing block, as the CPU names it */
         if (st[4 * i]) return decode_failure(ch, i, st + 4 * i, err);
@@ -464,9 +474,12 @@ wc_status cuda_decode(void *self, const wc_stage_plan *p, wc_chain *ch, const es
     if (s == WC_OK && c->trace)
         fprintf(stderr,
                 "cuda decode ms: upload payload+tables %.3f | decode blocks %.3f | "
-                "inverse+download %.3f | entropy wall %.3f | transform wall %.3f\n",
+                "inverse+download %.3f | entropy wall %.3f | transform wall %.3f | host: tables "
+                "%.3f, offsets+buffers %.3f, payload staging %.3f, to the status %.3f\n",
                 1e3 * elapsed_s(c->ev[0], c->ev[1]), 1e3 * elapsed_s(c->ev[1], c->ev[2]),
-                1e3 * elapsed_s(c->ev[2], c->ev[3]), 1e3 * ch->t_entropy, 1e3 * ch->t_transform);
+                1e3 * elapsed_s(c->ev[2], c->ev[3]), 1e3 * ch->t_entropy, 1e3 * ch->t_transform,
+                1e3 * (c->host_t[1] - c->host_t[0]), 1e3 * (c->host_t[2] - c->host_t[1]),
+                1e3 * (c->host_t[3] - c->host_t[2]), 1e3 * (c->host_t[4] - c->host_t[3]));
     if (s != WC_OK) cudaStreamSynchronize(c->stream);
     return s;
 }

@@ -49,6 +49,7 @@ struct cuda_ctx {
     size_t h_blocks_cap, h_hist_cap, h_tabs_cap, h_sizes_cap, h_payload_cap;
     cudaEvent_t ev[8]; /* stage boundaries of the device encode */
     int trace;         /* WC_CUDA_TIMES set: all of them, and a line on stderr */
+    double host_t[8];  /* host clock at steps of a call, for the trace line */
     cudaEvent_t user;  /* recorded on the caller's stream (plan->stream) */
     /* Pageable samples pass through here in pieces (see stage_upload). */
     void *stage;
