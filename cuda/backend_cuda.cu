@@ -10,7 +10,8 @@
  * shift, colour, every DWT level and quantization run in the kernels of
  * dwt_cuda.h, DCT and LOT components in those of blk8_cuda.h (then
  * regrouped into bands); the block coder of entropy_cuda.h counts symbols,
- * the host builds the tables (es_build_tables), the coder emits and packs
+ * tables_cuda.h builds the tables (es_build_tables' algorithm, on the
+ * device), the coder emits and packs
  * the blocks, and only the coded bytes and their sizes come back. decode
  * is the reverse: coded bytes up once, blocks decoded on the device,
  * inverse kernels, samples down once. Deflate mode codes on the host from
