@@ -10,7 +10,8 @@
  * shift, colour, every DWT level and quantization run in the kernels of
  * dwt_cuda.h, DCT and LOT components in those of blk8_cuda.h (then
  * regrouped into bands); the block coder of entropy_cuda.h counts symbols,
- * the host builds the tables (es_build_tables), the coder emits and packs
+ * tables_cuda.h builds the tables (es_build_tables' algorithm, on the
+ * device), the coder emits and packs
  * the blocks, and only the coded bytes and their sizes come back. decode
  * is the reverse: coded bytes up once, blocks decoded on the device,
  * inverse kernels, samples down once. Deflate mode codes on the host from
@@ -109,10 +110,10 @@ void cuda_destroy(void *self)
     cudaFree(c->coef);
     cudaFree(c->work);
     cudaFree(c->planes);
-    void *dev[] = {c->bands, c->blocks,  c->slots, c->payload,
-                   c->sizes, c->offsets, c->hist,  c->tabs};
+    void *dev[] = {c->bands,   c->blocks, c->slots, c->payload, c->sizes,
+                   c->offsets, c->hist,   c->tabs,  c->lens};
     for (void *p : dev) cudaFree(p);
-    void *host[] = {c->h_blocks, c->h_hist, c->h_tabs, c->h_sizes, c->h_payload, c->stage};
+    void *host[] = {c->h_blocks, c->h_lens, c->h_tabs, c->h_sizes, c->h_payload, c->stage};
     for (int i = 0; i < c->pieces; i++) cudaEventDestroy(c->piece[i]);
     for (void *p : host) cudaFreeHost(p);
     for (int i = 0; i < c->events; i++) cudaEventDestroy(c->ev[i]);
@@ -319,64 +320,78 @@ wc_status upload_samples(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in
 }
 
 /* Bytes gathered from up to four host pieces (the components' payloads in
- * the file) into dst on the device, staged like the samples. */
+ * the file) into dst on the device; pageable ones staged through the
+ * pinned buffer in one parallel loop, whose workers each copy a chunk and
+ * start its transfer (one start-up of the threads: a loop of their own a
+ * piece cost ~0.5 ms each on the H100 host, PERF_NOTES t2). The loop's
+ * first `nside` items are the caller's host work, beside the copies. */
 struct gather {
+    cuda_ctx *c;
     const uint8_t *src[4];
     size_t size[4], base[4];
     int n;
-    uint8_t *stage;
-    size_t lo, per, hi;
+    uint8_t *stage, *dst;
+    size_t total, chunk;
+    const gather_side *side;
+    cudaError_t failed; /* a worker's failed transfer (any one) */
 };
 
-void gather_piece(void *arg, size_t i, int worker)
+const size_t kGatherChunk = 512 << 10;
+
+void gather_item(void *arg, size_t i, int worker)
 {
-    (void)worker;
-    const gather *g = (const gather *)arg;
-    const size_t a = g->lo + i * g->per, b = a + g->per < g->hi ? a + g->per : g->hi;
+    gather *g = (gather *)arg;
+    if (g->side && i < g->side->n) {
+        g->side->fn(g->side->arg, i, worker);
+        return;
+    }
+    i -= g->side ? g->side->n : 0;
+    const size_t a = i * g->chunk, b = a + g->chunk < g->total ? a + g->chunk : g->total;
     for (int k = 0; k < g->n; k++) { /* the parts of [a, b) in piece k */
         const size_t s = g->base[k] > a ? g->base[k] : a;
         const size_t e = g->base[k] + g->size[k] < b ? g->base[k] + g->size[k] : b;
         if (s < e) memcpy(g->stage + s, g->src[k] + (s - g->base[k]), e - s);
     }
+    /* A new thread's current device is device 0. */
+    cudaError_t e = cudaSetDevice(g->c->device);
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(g->dst + a, g->stage + a, b - a, cudaMemcpyHostToDevice, g->c->stream);
+    if (e != cudaSuccess) __atomic_store_n(&g->failed, e, __ATOMIC_RELAXED);
 }
 
 wc_status upload_gather(cuda_ctx *c, uint8_t *dst, const uint8_t *const *src, const size_t *size,
-                        int n, int threads, wc_err *err)
+                        int n, int threads, const gather_side *side, wc_err *err)
 {
     gather g = {};
-    size_t total = 0;
+    g.c = c;
+    g.dst = dst;
+    g.side = side && side->n ? side : NULL;
+    g.failed = cudaSuccess;
     bool stage = false;
     for (int k = 0; k < n; k++) {
         g.src[k] = src[k];
         g.size[k] = size[k];
-        g.base[k] = total;
-        total += size[k];
+        g.base[k] = g.total;
+        g.total += size[k];
         stage = stage || (size[k] && pageable(src[k]));
     }
     g.n = n;
-    if (!stage || total < stage_min()) {
+    if (!stage || g.total < stage_min()) {
         for (int k = 0; k < n; k++)
             if (size[k])
                 CUDA_TRY(
                     err,
                     cudaMemcpyAsync(dst + g.base[k], src[k], size[k], cudaMemcpyDefault, c->stream),
                     "uploading the payload");
+        if (g.side) wc_parallel_for(threads, g.side->n, g.side->fn, g.side->arg);
         return WC_OK;
     }
-    WC_FORWARD_IF_ERROR(ensure_stage(c, total, err));
+    WC_FORWARD_IF_ERROR(ensure_stage(c, g.total, err));
     g.stage = (uint8_t *)c->stage;
-    const size_t np = stage_pieces(total);
-    const size_t piece = (total + np - 1) / np, chunk = 1 << 16;
-    for (size_t lo = 0; lo < total; lo += piece) { /* 8 pieces, each copied by every thread */
-        g.lo = lo;
-        g.hi = lo + piece < total ? lo + piece : total;
-        g.per = chunk;
-        wc_parallel_for(threads, (g.hi - lo + chunk - 1) / chunk, gather_piece, &g);
-        CUDA_TRY(
-            err,
-            cudaMemcpyAsync(dst + lo, g.stage + lo, g.hi - lo, cudaMemcpyHostToDevice, c->stream),
-            "uploading the payload");
-    }
+    g.chunk = kGatherChunk;
+    const size_t chunks = (g.total + g.chunk - 1) / g.chunk;
+    wc_parallel_for(threads, (g.side ? g.side->n : 0) + chunks, gather_item, &g);
+    if (g.failed != cudaSuccess) return cuda_fail(err, g.failed, "uploading the payload");
     return WC_OK;
 }
 

@@ -10,8 +10,11 @@
  *   (context set-up) apart, per-stage times, the CUDA file compared with
  *   the CPU file byte for byte; decode host -> host; rate and PSNR.
  *
- *   usage: wcodec_chain_bench KODAK_DIR [--reps N] [--ppm OUT.ppm]
- * (--ppm writes the photo and stops: for timing `wcodec encode` on it).
+ *   usage: wcodec_chain_bench KODAK_DIR [--reps N] [--ppm OUT.ppm] [--no-batch]
+ * (--ppm writes the photo and stops: for timing `wcodec encode` on it;
+ * --no-batch leaves out the Kodak batch rows). WC_BENCH_TRACE=1: each
+ * mode's device stages and host steps of one more encode and decode, on
+ * stderr.
  * Medians of N runs (default 9) after the first call.
  */
 #include <algorithm>
@@ -459,11 +462,14 @@ int main(int argc, char **argv)
     if (argc < 2) {
         fprintf(stderr,
                 "usage: %s KODAK_DIR [--reps N] [--ppm OUT.ppm] [--batch-only]\n"
-                "       [--entropy huffman|huffman-tiles]\n",
+                "       [--entropy huffman|huffman-tiles] [--no-batch]\n",
                 argv[0]);
         return 2;
     }
     const char *ppm = NULL;
+    bool no_batch = false;
+    for (int i = 2; i < argc; i++)
+        if (!strcmp(argv[i], "--no-batch")) no_batch = true; /* the 8K rows alone */
     for (int i = 2; i + 1 < argc; i++) {
         if (!strcmp(argv[i], "--reps"))
             g_reps = atoi(argv[++i]) > 0 ? atoi(argv[i]) : 9;
@@ -570,8 +576,13 @@ int main(int argc, char **argv)
         }
         if (getenv("WC_BENCH_TRACE")) { /* the device stages of one more encode, on stderr */
             setenv("WC_CUDA_TIMES", "1", 1);
-            time_encode(gc, &p, &pimg, fgpu, 1, NULL);
+            wc_times x;
+            const double ms = time_encode(gc, &p, &pimg, fgpu, 1, &x);
             unsetenv("WC_CUDA_TIMES");
+            fprintf(stderr,
+                    "  %s encode pinned: wall %.3f ms; wc_times transform %.3f, entropy %.3f, "
+                    "container %.3f ms\n",
+                    m.name, ms, 1e3 * x.transform, 1e3 * x.entropy, 1e3 * x.container);
         }
         wc_image dec = {};
         double cdec = time_decode(cc, WC_BACKEND_CPU, fgpu, std::max(3, g_reps / 3), &dec);
@@ -584,8 +595,17 @@ int main(int argc, char **argv)
         const double gdec_dev = time_decode_into(gc, WC_MEMORY_DEVICE, fgpu, img, dout);
         if (getenv("WC_BENCH_TRACE")) {
             setenv("WC_CUDA_TIMES", "1", 1);
-            time_decode_into(gc, WC_MEMORY_HOST, fgpu, img, pinned_out);
+            const int reps = g_reps;
+            g_reps = 1; /* time_decode_into: 3 runs, 3 trace lines */
+            const double ms = time_decode_into(gc, WC_MEMORY_HOST, fgpu, img, pinned_out);
+            g_reps = reps;
             unsetenv("WC_CUDA_TIMES");
+            wc_times x;
+            wc_ctx_times(gc, &x);
+            fprintf(stderr,
+                    "  %s decode to pinned: wall %.3f ms; last call's wc_times container "
+                    "(parse, CRCs) %.3f, entropy %.3f, transform %.3f ms\n",
+                    m.name, ms, 1e3 * x.container, 1e3 * x.entropy, 1e3 * x.transform);
         }
         printf("| %s | %.3f | %.2f | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f / %.1f / %.1f | "
                "%.1f | %.1f | %.1f | %.1f |\n",
@@ -598,7 +618,7 @@ int main(int argc, char **argv)
         wc_ctx_free(cc);
         wc_ctx_free(gc);
     }
-    batch(argv[1]);
+    if (!no_batch) batch(argv[1]);
     cudaFreeHost(pinned);
     cudaFreeHost(pinned_out);
     cudaFree(dpx);

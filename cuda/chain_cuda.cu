@@ -1,7 +1,7 @@
 /*
  * chain_cuda.cu -- the CUDA backend's whole chain (backend.h's encode and
  * decode): samples up once, colour/transform/quantize, the block coder of
- * entropy_cuda.h (histograms on the device, tables on the host, emit,
+ * entropy_cuda.h (histograms and tables on the device, tables_cuda.h; emit,
  * pack), coded bytes down once; and back: coded bytes up once, blocks
  * decoded on the device, the inverse kernels, samples down once. Deflate
  * mode goes through the host's entropy coder (chain_host.c).
@@ -10,6 +10,7 @@
 #include "cuda_ctx.h"
 #include "dwt_cuda.h"
 #include "entropy_cuda.h"
+#include "tables_cuda.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +74,7 @@ wc_status ensure_coder(cuda_ctx *c, const wc_stage_plan *p, const wc_layout *lay
     *slots = describe_blocks(lay, (wcg_cblk *)c->h_blocks);
     const size_t hist = (size_t)p->components * WCG_HIST * sizeof(unsigned long long);
     const size_t tabs = (size_t)p->components * WC_NCLASS * BC_NTAB * sizeof(wcg_huf);
+    const size_t lens = (size_t)p->components * WC_NCLASS * BC_NTAB * BC_NSYM;
     WC_FORWARD_IF_ERROR(grow(&c->blocks, &c->blocks_cap, nb * sizeof(wcg_cblk), err,
                              "allocating block descriptors"));
     WC_FORWARD_IF_ERROR(grow(&c->slots, &c->slots_cap, *slots + 4, err, "allocating block slots"));
@@ -84,10 +86,9 @@ wc_status ensure_coder(cuda_ctx *c, const wc_stage_plan *p, const wc_layout *lay
         grow(&c->offsets, &c->offsets_cap, (nb + 1) * 8, err, "allocating block offsets"));
     WC_FORWARD_IF_ERROR(grow(&c->hist, &c->hist_cap, hist, err, "allocating histograms"));
     WC_FORWARD_IF_ERROR(grow(&c->tabs, &c->tabs_cap, tabs, err, "allocating tables"));
+    WC_FORWARD_IF_ERROR(grow(&c->lens, &c->lens_cap, lens, err, "allocating code lengths"));
     WC_FORWARD_IF_ERROR(
-        grow_pinned(&c->h_hist, &c->h_hist_cap, hist, err, "allocating pinned histograms"));
-    WC_FORWARD_IF_ERROR(
-        grow_pinned(&c->h_tabs, &c->h_tabs_cap, tabs, err, "allocating pinned tables"));
+        grow_pinned(&c->h_lens, &c->h_lens_cap, lens, err, "allocating pinned code lengths"));
     WC_FORWARD_IF_ERROR(grow_pinned(&c->h_sizes, &c->h_sizes_cap, (nb + 1) * 4 + 8, err,
                                     "allocating pinned sizes"));
     WC_FORWARD_IF_ERROR(ensure_events(c, err));
@@ -130,26 +131,45 @@ wc_status device_forward(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in
     return WC_OK;
 }
 
-/* Counts on the device, tables on the host (the one algorithm), tables up. */
-wc_status device_tables(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, int threads,
-                        es_output *out, wc_err *err)
+/* Counts and tables on the device (tables_cuda.h: the host's algorithm,
+ * without a round trip between counting and emitting); the code lengths
+ * come down behind them for the file's tables (write_tables). */
+wc_status device_tables(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, wc_err *err)
 {
     const wcx_header *h = ch->header;
     const size_t hist = (size_t)h->components * WCG_HIST * sizeof(unsigned long long);
+    const uint32_t ntab = h->components * WC_NCLASS * BC_NTAB;
     CUDA_TRY(err, cudaMemsetAsync(c->hist, 0, hist, c->stream), "clearing histograms");
     CUDA_TRY(err, mark(c, 2), "timing");
     CUDA_TRY(err, wcg_bc_count(job, (unsigned long long *)c->hist, c->stream), "counting symbols");
     CUDA_TRY(err, mark(c, 3), "timing");
-    CUDA_TRY(err, cudaMemcpyAsync(c->h_hist, c->hist, hist, cudaMemcpyDeviceToHost, c->stream),
-             "downloading histograms");
-    CUDA_TRY(err, cudaStreamSynchronize(c->stream), "counting symbols");
-    huf_enc(*enc)[WC_NCLASS][BC_NTAB] = (huf_enc(*)[WC_NCLASS][BC_NTAB])c->h_tabs;
-    WC_FORWARD_IF_ERROR(es_build_tables(h, (const uint64_t *)c->h_hist, threads, enc, out, err));
     CUDA_TRY(err,
-             cudaMemcpyAsync(c->tabs, c->h_tabs,
-                             (size_t)h->components * WC_NCLASS * BC_NTAB * sizeof(wcg_huf),
-                             cudaMemcpyHostToDevice, c->stream),
-             "uploading tables");
+             wcg_build_tables((const unsigned long long *)c->hist, ntab, (wcg_huf *)c->tabs,
+                              (uint8_t *)c->lens, c->stream),
+             "building tables");
+    CUDA_TRY(err,
+             cudaMemcpyAsync(c->h_lens, c->lens, (size_t)ntab * BC_NSYM, cudaMemcpyDeviceToHost,
+                             c->stream),
+             "downloading code lengths");
+    return WC_OK;
+}
+
+/* The WTAB payloads from the code lengths: es_build_tables' second half
+ * (the same capacity and calls). */
+wc_status write_tables(const wcx_header *h, const uint8_t *lens, es_output *out, wc_err *err)
+{
+    const size_t cap = (size_t)WC_NCLASS * BC_NTAB * (BC_NSYM + 8) + 64;
+    for (uint32_t k = 0; k < h->components; k++) {
+        out->tables[k] = (uint8_t *)wc_malloc(cap);
+        WC_RETURN_IF(!out->tables[k], err, WC_ERR_NOMEM, "out of memory (tables)");
+        bitw w;
+        bitw_init(&w, out->tables[k], cap);
+        for (unsigned cls = 0; cls < WC_NCLASS; cls++)
+            bc_tables_write(&w, (const uint8_t(*)[BC_NSYM])(lens + (size_t)(k * WC_NCLASS + cls) *
+                                                                       BC_NTAB * BC_NSYM));
+        out->table_size[k] = bitw_flush(&w);
+        WC_RETURN_IF(w.overflow, err, WC_ERR_BUFFER, "entropy tables overflow");
+    }
     return WC_OK;
 }
 
@@ -196,6 +216,11 @@ wc_status device_code(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, es
             cudaMemcpyAsync(c->h_payload, c->payload, total, cudaMemcpyDeviceToHost, c->stream),
             "downloading the payload");
     CUDA_TRY(err, mark(c, 7), "timing");
+    /* The code lengths came down before the sizes: the tables are written
+     * while the payload comes down. */
+    c->host_t[1] = now_s();
+    WC_FORWARD_IF_ERROR(write_tables(ch->header, (const uint8_t *)c->h_lens, out, err));
+    c->host_t[2] = now_s();
     CUDA_TRY(err, cudaStreamSynchronize(c->stream), "downloading the payload");
     /* The container is written from the pinned buffer itself: one copy of
      * the payload less. */
@@ -236,6 +261,7 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
         job.count[k] = (uint32_t)(end - lay->first_block[k]);
     }
     const double t_start = now_s();
+    c->host_t[0] = t_start;
     CUDA_TRY(err, cudaEventRecord(c->ev[0], c->stream), "timing");
     WC_FORWARD_IF_ERROR(device_forward(c, p, in, &job, keep, err));
     c->px_src = in->pixels;
@@ -247,20 +273,21 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
              cudaMemcpyAsync(c->blocks, c->h_blocks, lay->nblocks * sizeof(wcg_cblk),
                              cudaMemcpyHostToDevice, c->stream),
              "uploading block descriptors");
-    WC_FORWARD_IF_ERROR(device_tables(c, ch, &job, p->threads, out, err));
+    WC_FORWARD_IF_ERROR(device_tables(c, ch, &job, err));
     WC_FORWARD_IF_ERROR(device_code(c, ch, &job, out, err));
     ch->t_transform = elapsed_s(c->ev[0], c->ev[1]);
     ch->t_entropy = now_s() - t_start - ch->t_transform;
     if (ch->t_entropy < 0) ch->t_entropy = 0;
     if (c->trace)
         fprintf(stderr,
-                "cuda encode ms: upload+transform %.3f | count %.3f | tables (host, sync to sync) "
-                "%.3f | "
-                "emit %.3f | pack %.3f | sizes+payload down %.3f | entropy wall %.3f\n",
+                "cuda encode ms: upload+transform %.3f | count %.3f | tables (device) %.3f | "
+                "emit %.3f | pack %.3f | sizes+payload down %.3f | entropy wall %.3f | host: "
+                "start to sizes %.3f, write_tables %.3f, to the end %.3f\n",
                 1e3 * elapsed_s(c->ev[0], c->ev[1]), 1e3 * elapsed_s(c->ev[2], c->ev[3]),
                 1e3 * elapsed_s(c->ev[3], c->ev[4]), 1e3 * elapsed_s(c->ev[4], c->ev[5]),
                 1e3 * elapsed_s(c->ev[5], c->ev[6]), 1e3 * elapsed_s(c->ev[6], c->ev[7]),
-                1e3 * ch->t_entropy);
+                1e3 * ch->t_entropy, 1e3 * (c->host_t[1] - c->host_t[0]),
+                1e3 * (c->host_t[2] - c->host_t[1]), 1e3 * (now_s() - c->host_t[2]));
     ch->where = "device";
     return WC_OK;
 }
@@ -336,6 +363,30 @@ wc_status decode_failure(const wc_chain *ch, size_t i, const uint32_t *st, wc_er
     return wc_fail(err, s, "component %u, subband %s, block %zu: %s", k->comp, name, nth, what);
 }
 
+/* A component's tables read on the host (es_read_tables on it alone),
+ * beside the payload's staging (upload_gather's side items). */
+struct table_read {
+    const wcx_header *h;
+    const es_input *in;
+    bc_dectab *tabs;
+    wc_status status[4];
+};
+
+void read_component_tables(void *arg, size_t k, int worker)
+{
+    (void)worker;
+    table_read *t = (table_read *)arg;
+    wcx_header one = *t->h;
+    one.components = 1;
+    es_input part = {};
+    part.tables[0] = t->in->tables[k];
+    part.table_size[0] = t->in->table_size[k];
+    bc_dectab *T = t->tabs + k * WC_NCLASS;
+    memset(T, 0, WC_NCLASS * sizeof *T); /* unused tables decode to an error only */
+    wc_err e = {{0}};
+    t->status[k] = es_read_tables(&one, &part, T, &e);
+}
+
 /* Entropy decoding on the device into the coefficient planes (block
  * layout for DCT/LOT, as the inverse kernels read them). */
 wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, const es_input *in,
@@ -346,13 +397,12 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     const size_t nb = lay->nblocks ? lay->nblocks : 1;
     WC_RETURN_IF(lay->nblocks > 0xFFFFFFFFu, err, WC_ERR_LIMIT,
                  "CUDA backend: too many code blocks");
-    /* Tables and offsets on the host: they are small, and validating them
-     * here gives the CPU decoder's messages. */
+    /* Offsets and tables on the host, in the CPU decoder's order (es_decode)
+     * and with its messages; the tables while the payload is staged. */
     const size_t ntab = (size_t)h->components * WC_NCLASS;
     WC_FORWARD_IF_ERROR(grow_pinned(&c->h_tabs, &c->h_tabs_cap, ntab * sizeof(bc_dectab), err,
                                     "allocating pinned tables"));
-    memset(c->h_tabs, 0, ntab * sizeof(bc_dectab));
-    WC_FORWARD_IF_ERROR(es_read_tables(h, in, (bc_dectab *)c->h_tabs, err));
+    c->host_t[0] = now_s();
     size_t *off = (size_t *)wc_malloc_array(nb, sizeof(size_t));
     WC_RETURN_IF(!off, err, WC_ERR_NOMEM, "out of memory (block offsets)");
     wc_status s = es_block_offsets(lay, in, off, err);
@@ -389,9 +439,18 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     WC_FORWARD_IF_ERROR(
         grow_pinned(&c->h_sizes, &c->h_sizes_cap, nb * 16, err, "allocating pinned status"));
     WC_FORWARD_IF_ERROR(ensure_events(c, err));
+    c->host_t[1] = now_s();
     CUDA_TRY(err, mark(c, 0), "timing");
+    table_read tr = {h, in, (bc_dectab *)c->h_tabs, {WC_OK, WC_OK, WC_OK, WC_OK}};
+    const gather_side side = {read_component_tables, &tr, h->components};
     WC_FORWARD_IF_ERROR(upload_gather(c, (uint8_t *)c->payload, in->data, in->data_size,
-                                      (int)h->components, p->threads, err));
+                                      (int)h->components, p->threads, &side, err));
+    c->host_t[2] = now_s();
+    for (uint32_t k = 0; k < h->components; k++)
+        if (tr.status[k] != WC_OK) { /* again in one call: the message names the component */
+            const wc_status s2 = es_read_tables(h, in, (bc_dectab *)c->h_tabs, err);
+            return s2 != WC_OK ? s2 : wc_fail(err, tr.status[k], "component %u: bad tables", k);
+        }
     CUDA_TRY(err,
              cudaMemcpyAsync(c->tabs, c->h_tabs, ntab * sizeof(bc_dectab), cudaMemcpyHostToDevice,
                              c->stream),
@@ -413,6 +472,7 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     const size_t n = coef_elems(p);
     for (uint32_t k = 0; k < p->components; k++)
         job.plane[k] = (int32_t *)((char *)(is_block(p, k) ? c->bands : c->coef) + k * n * 4);
+    c->host_t[3] = now_s();
     CUDA_TRY(err, mark(c, 1), "timing");
     CUDA_TRY(err, wcg_bc_decode(&job, c->stream), "decoding blocks");
     CUDA_TRY(err, mark(c, 2), "timing");
@@ -421,6 +481,7 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
         cudaMemcpyAsync(c->h_sizes, c->sizes, lay->nblocks * 16, cudaMemcpyDeviceToHost, c->stream),
         "downloading block status");
     CUDA_TRY(err, cudaStreamSynchronize(c->stream), "decoding blocks");
+    c->host_t[4] = now_s();
     const uint32_t *st = (const uint32_t *)c->h_sizes;
     for (size_t i = 0; i < lay->nblocks; i++) /* the first failing block, as the CPU names it */
         if (st[4 * i]) return decode_failure(ch, i, st + 4 * i, err);
@@ -460,9 +521,13 @@ wc_status cuda_decode(void *self, const wc_stage_plan *p, wc_chain *ch, const es
     if (s == WC_OK && c->trace)
         fprintf(stderr,
                 "cuda decode ms: upload payload+tables %.3f | decode blocks %.3f | "
-                "inverse+download %.3f | entropy wall %.3f | transform wall %.3f\n",
+                "inverse+download %.3f | entropy wall %.3f | transform wall %.3f | host: "
+                "offsets+buffers %.3f, payload staging with tables %.3f, to the decode %.3f, to "
+                "the status %.3f\n",
                 1e3 * elapsed_s(c->ev[0], c->ev[1]), 1e3 * elapsed_s(c->ev[1], c->ev[2]),
-                1e3 * elapsed_s(c->ev[2], c->ev[3]), 1e3 * ch->t_entropy, 1e3 * ch->t_transform);
+                1e3 * elapsed_s(c->ev[2], c->ev[3]), 1e3 * ch->t_entropy, 1e3 * ch->t_transform,
+                1e3 * (c->host_t[1] - c->host_t[0]), 1e3 * (c->host_t[2] - c->host_t[1]),
+                1e3 * (c->host_t[3] - c->host_t[2]), 1e3 * (c->host_t[4] - c->host_t[3]));
     if (s != WC_OK) cudaStreamSynchronize(c->stream);
     return s;
 }

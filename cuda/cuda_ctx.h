@@ -44,11 +44,14 @@ struct cuda_ctx {
     size_t hist_cap;
     void *tabs; /* encoder tables */
     size_t tabs_cap;
+    void *lens; /* encode: the tables' code lengths, for the file */
+    size_t lens_cap;
     /* Pinned host staging of the same, kept between calls. */
-    void *h_blocks, *h_hist, *h_tabs, *h_sizes, *h_payload;
-    size_t h_blocks_cap, h_hist_cap, h_tabs_cap, h_sizes_cap, h_payload_cap;
+    void *h_blocks, *h_lens, *h_tabs, *h_sizes, *h_payload;
+    size_t h_blocks_cap, h_lens_cap, h_tabs_cap, h_sizes_cap, h_payload_cap;
     cudaEvent_t ev[8]; /* stage boundaries of the device encode */
     int trace;         /* WC_CUDA_TIMES set: all of them, and a line on stderr */
+    double host_t[8];  /* host clock at steps of a call, for the trace line */
     cudaEvent_t user;  /* recorded on the caller's stream (plan->stream) */
     /* Pageable samples pass through here in pieces (see stage_upload). */
     void *stage;
@@ -88,8 +91,16 @@ wc_status ensure_stage(cuda_ctx *c, size_t bytes, wc_err *err);
 bool staged_upload(const wc_stage_plan *p, const void *pixels);
 size_t host_row_bytes(const wc_stage_plan *p);
 wc_status upload_samples(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in, wc_err *err);
+/* Host work run beside upload_gather's copies: items 0..n-1 of fn (the
+ * signature of wc_parallel_for's), on the same threads. */
+struct gather_side {
+    void (*fn)(void *arg, size_t i, int worker);
+    void *arg;
+    size_t n;
+};
+/* The n host pieces end to end into dst (device), and side's items. */
 wc_status upload_gather(cuda_ctx *c, uint8_t *dst, const uint8_t *const *src, const size_t *size,
-                        int n, int threads, wc_err *err);
+                        int n, int threads, const gather_side *side, wc_err *err);
 wc_status device_inverse(cuda_ctx *c, const wc_stage_plan *p, wc_image *out, wc_err *err);
 
 /* chain_cuda.cu: the whole chain (backend.h's encode and decode). */
