@@ -320,6 +320,9 @@ static void test_damage(void **state)
         make_image(t, &img);
         wc_params p;
         set_params(t, &p, WC_BACKEND_CUDA);
+        /* Fixed levels: the automatic lossless layout may keep a layout of
+         * another coder (filtered deflate, no WIDX) for a small image. */
+        p.levels = 5;
         uint8_t *buf = NULL;
         size_t size = 0;
         assert_int_equal(wc_encode_alloc(g_ctx_gpu, &p, &img, (void **)&buf, &size), WC_OK);
@@ -351,7 +354,10 @@ static void test_damage(void **state)
             e[0]++, e[1]--;
         }
         fix_crc(buf, idx);
-        assert_true(refused > 0 && refused < tried);
+        /* Some damage decodes to other values; with a stride (the
+         * sanitizer runs) a small file's few tries may all be refused. */
+        assert_true(refused > 0);
+        if (stride == 1) assert_true(refused < tried);
         assert_int_equal(same_verdict(buf, size, "the file itself", 0), 0);
         wc_free(buf);
         wc_image_free(&img);
