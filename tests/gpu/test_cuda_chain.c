@@ -115,12 +115,13 @@ static int case_ok(const tcase *t)
                     what, sc, nc, sg, ng, wc_ctx_error(g_ctx_gpu), at);
         ok = 0;
     }
-    /* Huffman files are coded on the device (deflate, which the automatic
-     * lossless layout may keep for a small or flat image, on the host):
-     * ask the file. */
+    /* Huffman files (entropy 0 and 2) are coded on the device; the other
+     * coders on the host (deflate or filtered deflate, which the automatic
+     * lossless layout may keep for a small or flat image): ask the file. */
     wc_info info;
     const int on_device = sg == WC_OK && wc_inspect(g_ctx_cpu, fg, ng, &info) == WC_OK &&
-                          info.entropy != WC_ENTROPY_DEFLATE; /* keeps the GPU's note */
+                          (info.entropy == WC_ENTROPY_HUFFMAN ||
+                           info.entropy == WC_ENTROPY_HUFFMAN_TILES); /* keeps the GPU's note */
     if (on_device && !strstr(wc_ctx_note(g_ctx_gpu), "entropy coding: device")) {
         print_error("%s: coded on the host (%s)\n", what, wc_ctx_note(g_ctx_gpu));
         ok = 0;
