@@ -84,7 +84,7 @@ static wc_status collect(parsed *ps, wc_err *err)
     for (size_t i = 1; i < ps->nchunks; i++) {
         const wcx_chunk *k = &ps->chunks[i];
         if (k->type == WCX_WTAB) {
-            WC_RETURN_IF(ps->h.entropy == WC_ENTROPY_DEFLATE || ntab >= ps->h.components, err,
+            WC_RETURN_IF(!wcx_entropy_has_tables(ps->h.entropy) || ntab >= ps->h.components, err,
                          WC_ERR_CORRUPT, "chunk %u (WTAB) at byte %zu: unexpected table chunk",
                          k->index, k->offset);
             ps->in.tables[ntab] = k->data;
@@ -102,7 +102,7 @@ static wc_status collect(parsed *ps, wc_err *err)
         } else if (k->type == WCX_WIDX) {
             WC_RETURN_IF(nidx++, err, WC_ERR_CORRUPT,
                          "chunk %u (WIDX) at byte %zu: a second block index", k->index, k->offset);
-            unsigned want_tab = ps->h.entropy != WC_ENTROPY_DEFLATE ? ps->h.components : 0;
+            unsigned want_tab = wcx_entropy_has_tables(ps->h.entropy) ? ps->h.components : 0;
             WC_RETURN_IF(ntab != want_tab, err, WC_ERR_CORRUPT,
                          "chunk %u (WIDX) at byte %zu: misplaced: after %u of the %u table chunks "
                          "(WTAB)",
@@ -110,7 +110,7 @@ static wc_status collect(parsed *ps, wc_err *err)
             idx = k;
         }
     }
-    unsigned want_tab = ps->h.entropy != WC_ENTROPY_DEFLATE ? ps->h.components : 0;
+    unsigned want_tab = wcx_entropy_has_tables(ps->h.entropy) ? ps->h.components : 0;
     WC_RETURN_IF(ntab != want_tab, err, WC_ERR_CORRUPT, "%u table chunks (WTAB), expected %u", ntab,
                  want_tab);
     WC_RETURN_IF(ndat != ps->h.components, err, WC_ERR_CORRUPT,

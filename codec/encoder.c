@@ -147,7 +147,7 @@ static size_t enc_file_size(const enc_state *st, const es_output *out)
     size_t n = WCX_MAGIC_SIZE + WCX_CHUNK_OVERHEAD + wcx_header_size(&fh) + enc_palette_bytes(st) +
                meta_file_bytes(st->p->meta);
     for (uint32_t c = 0; c < st->h.components; c++) {
-        if (st->h.entropy != WC_ENTROPY_DEFLATE) n += WCX_CHUNK_OVERHEAD + out->table_size[c];
+        if (wcx_entropy_has_tables(st->h.entropy)) n += WCX_CHUNK_OVERHEAD + out->table_size[c];
         n += WCX_CHUNK_OVERHEAD + out->data_size[c];
     }
     n += WCX_CHUNK_OVERHEAD; /* WIDX */
@@ -291,7 +291,7 @@ static void write_file(const enc_state *st, const es_output *out, uint8_t *dst, 
     wcx_chunk_end(&w);
     if (st->pal) wcx_palette_put(&w, st->pal, fh.components, fh.bit_depth);
     meta_put_chunks(&w, st->p->meta);
-    if (st->h.entropy != WC_ENTROPY_DEFLATE)
+    if (wcx_entropy_has_tables(st->h.entropy))
         for (uint32_t c = 0; c < st->h.components; c++)
             wcx_put_chunk(&w, WCX_WTAB, out->tables[c], out->table_size[c]);
     wcx_chunk_begin(&w, WCX_WIDX);

@@ -103,7 +103,12 @@ static wc_status wcx_hdr_version(const uint8_t *p, size_t size, wcx_header *h, w
 /* The major that introduced each value of the coding fields, 0 for a value
  * no version defines. A value is valid in a file whose major is at least
  * the one that introduced it; every 2.0 addition is listed in FORMAT.md. */
-static unsigned wcx_entropy_since(unsigned v) { return v <= 1 ? 1u : v == 2 ? 2u : 0u; }
+static unsigned wcx_entropy_since(unsigned v)
+{
+    return v <= 1 ? 1u : v == 2 || v == 3 ? 2u : 0u; /* 3: adaptive arithmetic coding */
+}
+
+int wcx_entropy_has_tables(unsigned entropy) { return entropy == 0 || entropy == 2; }
 static unsigned wcx_transform_since(unsigned v) { return v <= 2 ? 1u : 0u; }
 static unsigned wcx_wavelet_since(unsigned v)
 {

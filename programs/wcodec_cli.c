@@ -312,6 +312,7 @@ static int cmd_info(int argc, char **argv)
         printf("entropy:     %s, code blocks %dx%d\n",
                in.entropy == WC_ENTROPY_HUFFMAN         ? "Huffman"
                : in.entropy == WC_ENTROPY_HUFFMAN_TILES ? "Huffman (tiles)"
+               : in.entropy == WC_ENTROPY_ARITH         ? "arithmetic"
                                                         : "deflate",
                in.block_size, in.block_size);
         if (!in.lossless) printf("base step:   %g\n", in.base_step);
