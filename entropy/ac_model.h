@@ -34,6 +34,7 @@
 /* Every context of one block. */
 typedef struct ac_ctx {
     ac_prob zero[AC_NB];
+    ac_prob zero0[3]; /* s = 0: by the farther neighbours */
     ac_prob sign[9];
     ac_prob ge1[AC_NB];
     ac_prob ge2[AC_NB];
@@ -92,6 +93,15 @@ AC_HOSTDEV uint32_t ac_sum(const uint32_t *row, ptrdiff_t ms, ptrdiff_t x, uint3
     return wa * row[x - 1] + wb * up[x] + up[x - 1] + up[x + 1] + row[x - 2] + up[x - ms];
 }
 
+/* Where s = 0: the zero flag's context from four farther coded
+ * neighbours (NWW, NEE, NNW, NNE): none, little or more is around. */
+AC_HOSTDEV unsigned ac_far_ctx(const uint32_t *row, ptrdiff_t ms, ptrdiff_t x)
+{
+    const uint32_t *up = row - ms;
+    const uint32_t t = up[x - 2] + up[x + 2] + up[x - ms - 1] + up[x - ms + 1];
+    return t == 0 ? 0u : t <= 2 ? 1u : 2u;
+}
+
 AC_HOSTDEV unsigned ac_sign_ctx(const int8_t *row, ptrdiff_t ms, ptrdiff_t x)
 {
     return (unsigned)(3 * row[x - 1] + row[x - ms] + 4);
@@ -125,7 +135,8 @@ AC_HOSTDEV size_t ac_encode_values(const int32_t *src, size_t ss, uint32_t w, ui
         for (uint32_t x = 0; x < w; x++) {
             const int32_t v = row[x];
             const unsigned k = ac_bucket(ac_sum(mrow, ms, x, wa, wb));
-            ac_encode_bit(&e, &C->zero[k], v != 0);
+            ac_prob *z = k ? &C->zero[k] : &C->zero0[ac_far_ctx(mrow, ms, x)];
+            ac_encode_bit(&e, z, v != 0);
             if (v == 0) {
                 mrow[x] = 0;
                 srow[x] = 0;
@@ -175,7 +186,8 @@ AC_HOSTDEV int ac_decode_values(const uint8_t *src, size_t size, int32_t *dst, s
         int32_t *row = dst + y * ds;
         for (uint32_t x = 0; x < w; x++) {
             const unsigned k = ac_bucket(ac_sum(mrow, ms, x, wa, wb));
-            if (!ac_decode_bit(&d, &C->zero[k])) {
+            ac_prob *z = k ? &C->zero[k] : &C->zero0[ac_far_ctx(mrow, ms, x)];
+            if (!ac_decode_bit(&d, z)) {
                 row[x] = 0;
                 mrow[x] = 0;
                 srow[x] = 0;
