@@ -230,12 +230,14 @@ AC_HOSTDEV uint32_t ac_decode_direct(ac_dec *d, unsigned n)
     return v;
 }
 
-/* A stream the encoder wrote keeps code < range throughout, and the
- * decoder has read every byte of it (the last 3 of its 4-byte window are
- * always past the written ones). Damage may break either. */
+/* A stream the encoder wrote keeps code < range throughout, ends in a
+ * non-zero byte (ac_enc_finish drops zeros), and the decoder has read
+ * every byte of it (the last 3 of its 4-byte window are always past the
+ * written ones). Damage may break any of these. */
 AC_HOSTDEV int ac_dec_consistent(const ac_dec *d)
 {
-    return d->code < d->range && d->pos >= d->size + 3;
+    return d->code < d->range && d->pos >= d->size + 3 &&
+           (d->size == 0 || d->src[d->size - 1] != 0);
 }
 
 #endif /* WC_RANGE_CODER_H */
