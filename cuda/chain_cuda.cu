@@ -265,7 +265,9 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
     return WC_OK;
 }
 
-/* Whether the code blocks are coded on the host: deflate always; and files
+/* Whether the code blocks are coded on the host: deflate and arithmetic
+ * coding (entropy 3: entropy/ac_model.h is device-ready, a thread a block,
+ * but not yet run there) always; and files
  * of 0 levels (no transform, the samples as one predicted LL band, which
  * the automatic lossless layout tries for graphics): the device coder gave
  * wrong payloads for them on the H100 (2026-11-24, test_cuda_chain and
@@ -273,7 +275,7 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
  * and to the device's planes, until it is found and fixed. */
 static int codes_on_host(const wc_chain *ch)
 {
-    return ch->header->entropy == 1 || ch->header->levels == 0;
+    return ch->header->entropy == 1 || ch->header->entropy == 3 || ch->header->levels == 0;
 }
 
 wc_status cuda_encode(void *self, const wc_stage_plan *p, const wc_image *in, wc_chain *ch,
