@@ -1,8 +1,10 @@
 /*
  * ac_model.h -- entropy 3's coefficient model: one code block's values
  * (MED residuals for predicted bands) coded in raster order through
- * range_coder.h, every context reset at the block's start, so a block
- * decodes alone (regions, parallel decode). FORMAT.md's "Adaptive
+ * range_coder.h, every context reset at the block's start to the
+ * probabilities of ac_init.h (what Kodak's blocks have in common, so a
+ * block does not spend bits learning it), so a block decodes alone
+ * (regions, parallel decode). FORMAT.md's "Adaptive
  * arithmetic coding (entropy 3)" is the normative text.
  *
  * Per value v, from its coded neighbours inside the block (zero outside):
@@ -23,6 +25,7 @@
 #ifndef WC_AC_MODEL_H
 #define WC_AC_MODEL_H
 
+#include "ac_init.h"
 #include "range_coder.h"
 
 #define AC_NB 48        /* context buckets of s (s < 2^24) */
@@ -46,6 +49,9 @@ typedef struct ac_ctx {
  * (w + 2 AC_PAD)-wide array with AC_PAD zero rows above. */
 #define AC_NSTRIDE (AC_MAX_SIDE + 2 * AC_PAD)
 #define AC_NELEMS ((AC_MAX_SIDE + AC_PAD) * AC_NSTRIDE)
+/* ac_init.h lists every context of ac_ctx. */
+typedef char ac_init_covers_ctx[sizeof(ac_ctx) == AC_INIT_COUNT * sizeof(ac_prob) ? 1 : -1];
+
 typedef struct ac_scratch {
     ac_ctx ctx;
     uint32_t mag[AC_NELEMS];
@@ -69,9 +75,29 @@ AC_HOSTDEV unsigned ac_bucket(uint32_t s)
     return k < AC_NB ? k : AC_NB - 1;
 }
 
+/* The starting probabilities (ac_init.h), one copy for the host and one
+ * for the device. */
+static const uint8_t ac_init_host[AC_INIT_COUNT] = AC_INIT_VALUES;
+#if defined(__CUDACC__)
+__device__ static const uint8_t ac_init_dev[AC_INIT_COUNT] = AC_INIT_VALUES;
+#endif
+/* Each context starts as if it had seen this many bits: its adaptation
+ * starts at rate 1 + floor(log2(AC_START_SEEN + 1)). */
+#ifndef AC_START_SEEN
+#define AC_START_SEEN 3
+#endif
+
 AC_HOSTDEV void ac_scratch_reset(ac_scratch *S, uint32_t w, uint32_t h)
 {
-    ac_prob_init(&S->ctx.zero[0], sizeof S->ctx / sizeof(ac_prob));
+    ac_prob *c = &S->ctx.zero[0];
+    for (unsigned i = 0; i < AC_INIT_COUNT; i++) {
+#if defined(__CUDA_ARCH__)
+        c[i].p = (uint16_t)(ac_init_dev[i] << 8);
+#else
+        c[i].p = (uint16_t)(ac_init_host[i] << 8);
+#endif
+        c[i].n = AC_START_SEEN;
+    }
     /* Only the padding: every value's own cell is written as it is coded. */
     const size_t ms = w + 2 * AC_PAD;
     for (size_t i = 0; i < AC_PAD * ms; i++) {

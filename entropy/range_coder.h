@@ -35,7 +35,7 @@
 #define AC_TOP (1u << 24) /* the range is renormalised to at least this */
 /* Slowest adaptation: p moves by 1/2^AC_RATE_MAX of its distance. */
 #ifndef AC_RATE_MAX
-#define AC_RATE_MAX 6
+#define AC_RATE_MAX 7
 #endif
 #define AC_COUNT_MAX 255
 
