@@ -177,9 +177,10 @@ AC_HOSTDEV size_t ac_encode_values(const int32_t *src, size_t ss, uint32_t w, ui
             if (m < 2) continue;
             const uint32_t r = m - 1; /* >= 1 */
             const unsigned n = ac_bitlen(r);
-            for (unsigned j = 1; j < 32; j++) {
-                ac_encode_bit(&e, &C->len[k][(j < AC_NLEN ? j : AC_NLEN) - 1], n > j);
-                if (n <= j) break;
+            /* Bit (n > i + 1) in len[k][min(i, AC_NLEN - 1)], i = 0, 1, ... */
+            for (unsigned i = 0; i < 31; i++) {
+                ac_encode_bit(&e, &C->len[k][i < AC_NLEN ? i : AC_NLEN - 1], n > i + 1);
+                if (n <= i + 1) break;
             }
             if (n >= 2) {
                 ac_encode_bit(&e, &C->mant[n - 1], (r >> (n - 2)) & 1u);
@@ -225,7 +226,8 @@ AC_HOSTDEV int ac_decode_values(const uint8_t *src, size_t size, int32_t *dst, s
                 m = 1;
                 if (ac_decode_bit(&d, &C->ge2[k])) {
                     unsigned n = 1;
-                    while (n < 32 && ac_decode_bit(&d, &C->len[k][(n < AC_NLEN ? n : AC_NLEN) - 1]))
+                    while (n < 32 &&
+                           ac_decode_bit(&d, &C->len[k][n - 1 < AC_NLEN ? n - 1 : AC_NLEN - 1]))
                         n++;
                     uint32_t r = 1;
                     if (n >= 2) {
