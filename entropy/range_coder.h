@@ -58,9 +58,12 @@ AC_HOSTDEV void ac_prob_init(ac_prob *c, size_t count)
  * the 1/(n + 2) of a counting estimator while n is small. */
 AC_HOSTDEV unsigned ac_rate(unsigned n)
 {
-    unsigned r = 1;
-    for (unsigned v = n + 1; v > 1 && r < AC_RATE_MAX; v >>= 1) r++;
-    return r;
+#if defined(__CUDA_ARCH__)
+    const unsigned len = 32u - (unsigned)__clz((int)(n + 1)); /* floor(log2(n + 1)) + 1 */
+#else
+    const unsigned len = 32u - (unsigned)__builtin_clz(n + 1);
+#endif
+    return len < AC_RATE_MAX ? len : AC_RATE_MAX;
 }
 
 /* After coding `bit` in context c. p stays within 1..65535 (the shift
