@@ -4,8 +4,9 @@
  * range_coder.h, every context reset at the block's start to the
  * probabilities of ac_init.h (what Kodak's blocks have in common, so a
  * block does not spend bits learning it), so a block decodes alone
- * (regions, parallel decode). FORMAT.md's "Adaptive
- * arithmetic coding (entropy 3)" is the normative text.
+ * (regions, parallel decode). FORMAT.md's
+ * "Arithmetic-coded payloads" (under "Code-block data") is the normative
+ * text.
  *
  * Per value v, from its coded neighbours inside the block (zero outside):
  *   s  = wW|W| + wN|N| + |NW| + |NE| + |WW| + |NN|, magnitudes capped at

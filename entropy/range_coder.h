@@ -1,7 +1,7 @@
 /*
  * range_coder.h -- a binary range coder with adaptive bit probabilities,
- * the arithmetic coder of entropy 3 (FORMAT.md, "Adaptive arithmetic
- * coding"). It is the carry-propagating range coder of LZMA (a 32-bit
+ * the arithmetic coder of entropy 3 (FORMAT.md, "Code-block data",
+ * "Arithmetic-coded payloads"). It is the carry-propagating range coder of LZMA (a 32-bit
  * range, a 33-bit low with one cached byte for carries; public since
  * 1999), with 16-bit probabilities whose adaptation speed falls with the
  * number of bits a context has seen, so a context learns in a few bits
