@@ -97,10 +97,16 @@ int main(int argc, char **argv)
         const char *name;
         int lossless, transform;
         float quality;
+        wc_entropy entropy;
     } modes[] = {
-        {"lossless 5/3", 1, WC_TRANSFORM_DWT, 0},   {"lossy 9/7 q75", 0, WC_TRANSFORM_DWT, 75},
-        {"lossy DCT q75", 0, WC_TRANSFORM_DCT, 75}, {"lossy DCT q58", 0, WC_TRANSFORM_DCT, 58},
-        {"lossy LOT q75", 0, WC_TRANSFORM_LOT, 75},
+        {"lossless 5/3", 1, WC_TRANSFORM_DWT, 0, WC_ENTROPY_HUFFMAN},
+        {"lossy 9/7 q75", 0, WC_TRANSFORM_DWT, 75, WC_ENTROPY_HUFFMAN},
+        {"lossy DCT q75", 0, WC_TRANSFORM_DCT, 75, WC_ENTROPY_HUFFMAN},
+        {"lossy DCT q58", 0, WC_TRANSFORM_DCT, 58, WC_ENTROPY_HUFFMAN},
+        {"lossy LOT q75", 0, WC_TRANSFORM_LOT, 75, WC_ENTROPY_HUFFMAN},
+        /* Entropy 3 (arithmetic coding) beside entropy 0 on the same coefficients. */
+        {"lossless 5/3 arith", 1, WC_TRANSFORM_DWT, 0, WC_ENTROPY_ARITH},
+        {"lossy 9/7 q75 arith", 0, WC_TRANSFORM_DWT, 75, WC_ENTROPY_ARITH},
     };
     for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++)
         for (int threads = 1; threads <= (only_threads > 2 ? only_threads : 2); threads++) {
@@ -110,6 +116,7 @@ int main(int argc, char **argv)
             p.lossless = modes[m].lossless;
             p.transform = (wc_transform)modes[m].transform;
             p.quality = modes[m].quality;
+            p.entropy = modes[m].entropy;
             p.threads = threads;
             p.backend = WC_BACKEND_CPU;
             result r;

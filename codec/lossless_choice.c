@@ -156,13 +156,15 @@ int lc_candidates(const wc_params *p, const wc_image *img, int synthetic, lc_can
      * three (on the graphics set up to 30% smaller, or twice the size:
      * so both are tried). A caller who asked for the tiled Huffman blocks
      * (entropy 2: a warp decodes a block) keeps them: no deflate, whose
-     * blocks decode on the host only. */
+     * blocks decode on the host only. One who asked for arithmetic coding
+     * (entropy 3) gets it in place of the Huffman coder. */
     const int tiles = p->entropy == WC_ENTROPY_HUFFMAN_TILES;
+    const wc_entropy coder = p->entropy == WC_ENTROPY_ARITH ? WC_ENTROPY_ARITH : WC_ENTROPY_HUFFMAN;
     int n = 1;
     for (int nc = 0; nc < (img->components >= 3 ? 2 : 1); nc++) {
         out[n].p = *p;
         out[n].p.levels = 0;
-        out[n].p.entropy = tiles ? WC_ENTROPY_HUFFMAN_TILES : WC_ENTROPY_HUFFMAN;
+        out[n].p.entropy = tiles ? WC_ENTROPY_HUFFMAN_TILES : coder;
         out[n].no_colour = nc;
         n++;
         if (tiles) continue;

@@ -26,7 +26,8 @@ wc_status plan_check(const wc_params *p, const wc_image *img, wc_err *err)
                      p->block_size != 128,
                  err, WC_ERR_ARG, "block size %d (16, 32, 64 or 128)", p->block_size);
     WC_RETURN_IF(p->entropy != WC_ENTROPY_HUFFMAN && p->entropy != WC_ENTROPY_DEFLATE &&
-                     p->entropy != WC_ENTROPY_HUFFMAN_TILES && p->entropy != WC_ENTROPY_FILTERED,
+                     p->entropy != WC_ENTROPY_HUFFMAN_TILES && p->entropy != WC_ENTROPY_ARITH &&
+                     p->entropy != WC_ENTROPY_FILTERED,
                  err, WC_ERR_ARG, "unknown entropy coder %d", (int)p->entropy);
     WC_RETURN_IF(p->entropy == WC_ENTROPY_FILTERED && (!p->lossless || p->levels != 0), err,
                  WC_ERR_ARG, "filtered deflate (entropy 4) needs lossless coding with levels 0");

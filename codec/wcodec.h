@@ -58,11 +58,15 @@ WC_API void wc_image_free(wc_image *img);
 
 /* HUFFMAN codes each code block as one serial stream (format 1.0);
  * HUFFMAN_TILES (format 2.0) the same model on 32x16 tiles of each block,
- * each tile its own stream, so a GPU decodes a block's tiles in parallel. */
+ * each tile its own stream, so a GPU decodes a block's tiles in parallel.
+ * ARITH (format 2.0) codes each block with context-adaptive binary
+ * arithmetic coding: smaller files, no tables; the CUDA backend codes it
+ * on the host. */
 typedef enum wc_entropy {
     WC_ENTROPY_HUFFMAN = 0,
     WC_ENTROPY_DEFLATE = 1,
     WC_ENTROPY_HUFFMAN_TILES = 2,
+    WC_ENTROPY_ARITH = 3,
     /* Format 2.0: PNG's row filters over bit-packed samples, then deflate;
      * lossless with levels 0 only (the automatic lossless layout tries it
      * on graphics). */

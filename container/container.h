@@ -110,7 +110,7 @@ typedef struct wcx_header {
     uint8_t colour;     /* 0 none, 1 RCT, 2 ICT, 3 palette (2.0) */
     uint8_t transform;  /* 0 DWT, 1 DCT, 2 LOT */
     uint8_t levels;     /* 0..15 (DWT) */
-    uint8_t entropy;    /* 0 Huffman, 1 deflate */
+    uint8_t entropy;    /* 0 Huffman, 1 deflate, 2 Huffman tiles, 3 arithmetic */
     uint8_t block_log2; /* code-block side 2^block_log2, 4..7 */
     uint8_t flags;      /* bit 0: lossless */
     uint8_t wavelet[4]; /* per component: 53 or 97 */
@@ -125,10 +125,6 @@ typedef struct wcx_header {
  * file, where each component's plane is one code block. */
 #define WCX_ENTROPY_FILTERED 4
 
-/* Whether files of this entropy value carry WTAB chunks (one per
- * component): the Huffman coders, 0 and 2. */
-int wcx_entropy_has_tables(unsigned entropy);
-
 /* Bytes of a serialised header. */
 size_t wcx_header_size(const wcx_header *h);
 /* Serialises h into out (at least wcx_header_size bytes). */
@@ -136,6 +132,10 @@ void wcx_header_write(const wcx_header *h, uint8_t *out);
 /* The lowest format major that can describe h: 1 unless a field holds a
  * value that format 2.0 added (FORMAT.md, "Versions"). */
 unsigned wcx_header_needed_major(const wcx_header *h);
+/* Whether a file of this entropy coder has WTAB chunks, one a component:
+ * the Huffman coders (0, 2) do; deflate (1), arithmetic coding (3) and
+ * filtered deflate (4), whose models carry no tables, do not. */
+int wcx_entropy_has_tables(unsigned entropy);
 /* Sets h's version to wcx_header_needed_major(h).0; writers call it last. */
 void wcx_header_stamp_version(wcx_header *h);
 /* Parses and validates a WHDR payload: version (refuses other majors),

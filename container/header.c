@@ -115,7 +115,8 @@ static wc_status wcx_hdr_version(const uint8_t *p, size_t size, wcx_header *h, w
 static unsigned wcx_entropy_since(unsigned v)
 {
     if (v <= 1) return 1u;
-    return v == 2 || v == WCX_ENTROPY_FILTERED ? 2u : 0u;
+    /* 3: adaptive arithmetic coding; 4: filtered deflate */
+    return v == 2 || v == 3 || v == WCX_ENTROPY_FILTERED ? 2u : 0u;
 }
 
 int wcx_entropy_has_tables(unsigned entropy) { return entropy == 0 || entropy == 2; }

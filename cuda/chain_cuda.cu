@@ -292,11 +292,13 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
     return WC_OK;
 }
 
-/* Whether the code blocks are coded on the host: deflate's and filtered
- * deflate's (entropy 4, a plane a block: row_filter.c). */
+/* Whether the code blocks are coded on the host: deflate's, filtered
+ * deflate's (entropy 4, a plane a block: row_filter.c) and arithmetic
+ * coding's (entropy 3: entropy/ac_model.h is device-ready, a thread a
+ * block, but not yet run there). */
 static int codes_on_host(const wc_chain *ch)
 {
-    return ch->header->entropy == 1 || ch->header->entropy == 4;
+    return ch->header->entropy == 1 || ch->header->entropy == 3 || ch->header->entropy == 4;
 }
 
 wc_status cuda_encode(void *self, const wc_stage_plan *p, const wc_image *in, wc_chain *ch,

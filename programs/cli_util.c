@@ -132,7 +132,9 @@ const char cli_encoder_help[] =
     "  --bpp R               target bits per pixel, lossy (searches the step)\n"
     "  --threshold T         zero coefficients smaller than T\n"
     "  --entropy E           huffman (default; format 1.0), huffman-tiles (format 2.0:\n"
-    "                        32x16 tiles a GPU decodes in parallel) or deflate\n"
+    "                        32x16 tiles a GPU decodes in parallel), deflate, or arith\n"
+    "                        (format 2.0: adaptive arithmetic coding, smaller files;\n"
+    "                        coded on the host by the CUDA backend)\n"
     "  --deflate-level L     zlib level 1..9 (default 6)\n"
     "  --block N             code-block side 16, 32, 64 or 128 (default)\n"
     "  --threads N           worker threads (default: all cores)\n"
@@ -233,9 +235,13 @@ int cli_encoder_option(int argc, char **argv, int *i, wc_params *p, int *lossy, 
             p->entropy = WC_ENTROPY_HUFFMAN_TILES;
         else if (!strcmp(v, "deflate"))
             p->entropy = WC_ENTROPY_DEFLATE;
+        else if (!strcmp(v, "arith"))
+            p->entropy = WC_ENTROPY_ARITH;
         else {
             fprintf(stderr,
-                    "wcodec: --entropy: expected huffman, huffman-tiles or deflate, got '%s'\n", v);
+                    "wcodec: --entropy: expected huffman, huffman-tiles, deflate or arith, got "
+                    "'%s'\n",
+                    v);
             return -1;
         }
         return 1;

@@ -312,6 +312,7 @@ static int cmd_info(int argc, char **argv)
         printf("entropy:     %s, code blocks %dx%d\n",
                in.entropy == WC_ENTROPY_HUFFMAN         ? "Huffman"
                : in.entropy == WC_ENTROPY_HUFFMAN_TILES ? "Huffman (tiles)"
+               : in.entropy == WC_ENTROPY_ARITH         ? "arithmetic"
                : in.entropy == WC_ENTROPY_FILTERED      ? "filtered deflate (a plane a block)"
                                                         : "deflate",
                in.block_size, in.block_size);

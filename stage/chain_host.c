@@ -40,6 +40,12 @@ static wc_status regroup(const wc_stage_plan *plan, const wc_layout *lay, int32_
     return WC_OK;
 }
 
+/* Where the entropy coding ran, for the note (--verbose). */
+static const char *where_of(const wcx_header *h)
+{
+    return h->entropy == 1 ? "host (deflate)" : h->entropy == 3 ? "host (arithmetic)" : "host";
+}
+
 wc_status wc_chain_encode_host(const wc_backend_ops *ops, void *self, const wc_stage_plan *plan,
                                const wc_image *in, wc_chain *chain, es_output *out, wc_err *err)
 {
@@ -67,7 +73,7 @@ wc_status wc_chain_encode_host(const wc_backend_ops *ops, void *self, const wc_s
     if (s == WC_OK)
         s = es_encode(chain->header, lay, q, plan->threads, chain->deflate_level, out, err);
     chain->t_entropy = now_s() - t0;
-    chain->where = chain->header->entropy != 1 ? "host" : "host (deflate)";
+    chain->where = where_of(chain->header);
     free_planes(plan->pool, q);
     return s;
 }
@@ -86,7 +92,7 @@ wc_status wc_chain_decode_host(const wc_backend_ops *ops, void *self, const wc_s
     double t0 = now_s();
     if (s == WC_OK) s = es_decode(chain->header, lay, in, q, plan->threads, err);
     chain->t_entropy = now_s() - t0;
-    chain->where = chain->header->entropy != 1 ? "host" : "host (deflate)";
+    chain->where = where_of(chain->header);
     /* DCT/LOT planes come out of the coder as 64 frequency bands. */
     if (s == WC_OK) s = regroup(plan, lay, q, layout_bands_to_blocks, err);
     if (s == WC_OK) {

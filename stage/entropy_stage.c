@@ -4,11 +4,13 @@
  * Huffman mode runs two passes over the blocks: counting symbols per
  * (component, class, context table), which fixes the tables, then coding.
  * Deflate mode codes each block as zero-run RLE tokens through zlib,
- * prefixed by the token stream's length as a varint.
+ * prefixed by the token stream's length as a varint. Arithmetic mode
+ * (entropy 3, ac_block.h) codes each block alone in one pass: no tables.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "ac_block.h"
 #include "block_coder.h"
 #include "block_tiles.h"
 #include "entropy_stage.h"
@@ -45,6 +47,7 @@ static uint8_t *arena_reserve(arena *a, size_t n)
 typedef struct worker_state {
     uint32_t *scratch;  /* block coder scratch */
     uint32_t *scratch2; /* the second block of a decoded pair */
+    void *ac;           /* arithmetic mode: ac_block.h's scratch */
     int32_t *values;    /* deflate mode: a block's values */
     uint8_t *tokens;    /* deflate mode: a block's RLE tokens */
     bc_freq *freq;      /* [components * WC_NCLASS] */
@@ -76,9 +79,10 @@ typedef struct enc_job {
 static uint32_t run_max_of(const wcx_header *h) { return (h->flags & 1) ? 1 : 3; }
 
 /* Entropy 0 (one stream a block) and 2 (tiles, block_tiles.h) share the
- * model and the WTAB tables; entropy 1 is deflate, 4 filtered deflate
- * (row_filter.h: a 0-level file's planes, each one block). */
+ * model and the WTAB tables; entropy 1 is deflate, 3 arithmetic coding,
+ * 4 filtered deflate (row_filter.h: a 0-level file's planes, each one block). */
 static int huffman_of(const wcx_header *h) { return wcx_entropy_has_tables(h->entropy); }
+static int arith_of(const wcx_header *h) { return h->entropy == 3; }
 static int filtered_of(const wcx_header *h) { return h->entropy == WCX_ENTROPY_FILTERED; }
 static int tiled_of(const wcx_header *h) { return h->entropy == 2; }
 
@@ -192,6 +196,17 @@ static void encode_block(void *arg, size_t i, int w)
             size = bc_emit(&b, tok, j->sym_count[i], j->enc[k->comp][cls], dst, cap, ws->scratch);
     } else if (filtered_of(j->h)) {
         s = filtered_block(&b, ws, &size, &j->errs[w]);
+    } else if (arith_of(j->h)) {
+        const size_t cap = ac_bound(k->w, k->h);
+        uint8_t *dst = arena_reserve(&ws->out, cap);
+        if (!dst)
+            s = wc_fail(&j->errs[w], WC_ERR_NOMEM, "out of memory (block output)");
+        else
+            size = ac_encode(&b, dst, cap, ws->ac);
+        if (size == SIZE_MAX) {
+            s = wc_fail(&j->errs[w], WC_ERR_BUFFER, "arithmetic coder overflow");
+            size = 0;
+        }
     } else {
         s = deflate_block(j, &b, ws, &size, &j->errs[w]);
     }
@@ -207,6 +222,7 @@ static void workers_free(worker_state *ws, int n)
     for (int i = 0; ws && i < n; i++) {
         wc_free(ws[i].scratch);
         wc_free(ws[i].scratch2);
+        wc_free(ws[i].ac);
         wc_free(ws[i].values);
         wc_free(ws[i].tokens);
         wc_free(ws[i].freq);
@@ -229,8 +245,9 @@ static wc_status workers_alloc(const wcx_header *h, int n, int counts, worker_st
         ws[i].values = wc_malloc_array(vals, sizeof(int32_t));
         ws[i].tokens = wc_malloc(rle_bound(vals));
         if (counts) ws[i].freq = wc_calloc((size_t)h->components * WC_NCLASS, sizeof(bc_freq));
+        if (arith_of(h)) ws[i].ac = wc_malloc(ac_scratch_bytes());
         if (!ws[i].scratch || !ws[i].scratch2 || !ws[i].values || !ws[i].tokens ||
-            (counts && !ws[i].freq)) {
+            (counts && !ws[i].freq) || (arith_of(h) && !ws[i].ac)) {
             workers_free(ws, n);
             return wc_fail(err, WC_ERR_NOMEM, "out of memory (worker scratch)");
         }
@@ -478,6 +495,8 @@ static void decode_block(dec_job *j, size_t i, int w)
             s = bc_decode(src, j->in->block_size[i], &b, T, j->ws[w].scratch, &e);
     } else if (filtered_of(j->h)) {
         s = rf_decode(src, j->in->block_size[i], b.data, b.stride, b.w, b.h, &e);
+    } else if (arith_of(j->h)) {
+        s = ac_decode(src, j->in->block_size[i], &b, j->ws[w].ac, &e);
     } else {
         s = inflate_block(src, j->in->block_size[i], &b, &j->ws[w], &e);
     }

@@ -223,6 +223,69 @@ static void test_kodak_lossless_and_lossy(void **state)
     wc_ctx_free(ctx);
 }
 
+/* Entropy 3 codes the same quantized coefficients as entropy 0 with
+ * another coder: lossy or lossless, any transform, size (1x1, 1xN, Nx1,
+ * odd, prime), depth 1..16, 1..4 components and block size, the decoded
+ * pixels are the same; the file says format 2.0 and entropy 3; the bytes
+ * do not depend on threads; a region decodes to the full image's crop. */
+static void test_arith_decodes_as_serial(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    test_rng r;
+    test_rng_seed(&r, 19);
+    static const uint32_t sizes[][2] = {{1, 1}, {1, 41}, {37, 1}, {61, 53}, {131, 97}, {200, 136}};
+    static const uint32_t depths[] = {16, 8, 12, 1, 10, 2};
+    static const wc_transform tx[3] = {WC_TRANSFORM_DWT, WC_TRANSFORM_DCT, WC_TRANSFORM_LOT};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int mode = 0; mode < 6; mode++) {
+            const uint32_t w = sizes[s][0], h = sizes[s][1], depth = depths[mode];
+            wc_image img = make_image(&r, w, h, 1 + (uint32_t)(s + mode) % 4, depth, s & 1);
+            wc_params p;
+            wc_params_init(&p);
+            p.lossless = mode == 0 || mode == 3 || mode == 5;
+            p.levels = 3; /* not the automatic lossless layout: its coder may differ */
+            p.transform = p.lossless || depth < 8 ? WC_TRANSFORM_DWT : tx[s % 3];
+            p.quality = 50 + 10 * (float)mode;
+            p.block_size = 16 << ((s + (size_t)mode) % 4);
+            size_t n0, n3;
+            wc_image a = roundtrip(ctx, &p, &img, &n0);
+            p.entropy = WC_ENTROPY_ARITH;
+            wc_image b = roundtrip(ctx, &p, &img, &n3);
+            assert_memory_equal(a.pixels, b.pixels, image_bytes(&img));
+            if (p.lossless) assert_memory_equal(b.pixels, img.pixels, image_bytes(&img));
+            void *one = NULL, *many = NULL;
+            size_t n1, n2;
+            p.threads = 1;
+            assert_int_equal(wc_encode_alloc(ctx, &p, &img, &one, &n1), WC_OK);
+            p.threads = 3;
+            assert_int_equal(wc_encode_alloc(ctx, &p, &img, &many, &n2), WC_OK);
+            assert_int_equal(n1, n2);
+            assert_memory_equal(one, many, n1);
+            wc_info info;
+            assert_int_equal(wc_inspect(ctx, one, n1, &info), WC_OK);
+            assert_int_equal(info.entropy, WC_ENTROPY_ARITH);
+            assert_int_equal(info.format_major, 2);
+            /* A region: the crop of the whole image. */
+            const wc_region reg = {w / 3, h / 4, w - w / 3 > 5 ? 5 : w - w / 3, (h + 1) / 2, 0};
+            wc_image part;
+            assert_int_equal(wc_decode_region(ctx, &p, one, n1, &reg, &part), WC_OK);
+            const size_t px = wc_image_row_bytes(&img) / w;
+            for (uint32_t y = 0; y < reg.height; y++)
+                assert_memory_equal((uint8_t *)part.pixels + y * wc_image_row_bytes(&part),
+                                    (uint8_t *)b.pixels + (y + reg.y) * wc_image_row_bytes(&img) +
+                                        reg.x * px,
+                                    reg.width * px);
+            wc_image_free(&part);
+            free(one);
+            free(many);
+            wc_image_free(&a);
+            wc_image_free(&b);
+            wc_image_free(&img);
+        }
+    wc_ctx_free(ctx);
+}
+
 static void test_block_transforms(void **state)
 {
     (void)state;
@@ -558,6 +621,7 @@ int main(void)
         cmocka_unit_test(test_monolithic_scheme),
         cmocka_unit_test(test_kodak_lossless_and_lossy),
         cmocka_unit_test(test_tiles_decode_as_serial),
+        cmocka_unit_test(test_arith_decodes_as_serial),
         cmocka_unit_test(test_block_transforms),
         cmocka_unit_test(test_threads_do_not_change_bytes),
         cmocka_unit_test(test_context_reuse),

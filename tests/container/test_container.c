@@ -402,6 +402,12 @@ static void set_colour(wcx_header *h, uint32_t v) { h->colour = (uint8_t)v; }
 static void set_transform(wcx_header *h, uint32_t v) { h->transform = (uint8_t)v; }
 static void set_levels(wcx_header *h, uint32_t v) { h->levels = (uint8_t)v; }
 static void set_entropy(wcx_header *h, uint32_t v) { h->entropy = (uint8_t)v; }
+/* entropy in a 1.0 header: 2 and 3 are 2.0 values */
+static void set_entropy_v1(wcx_header *h, uint32_t v)
+{
+    h->entropy = (uint8_t)v;
+    h->version_major = 1;
+}
 static void set_block(wcx_header *h, uint32_t v) { h->block_log2 = (uint8_t)v; }
 static void set_flags(wcx_header *h, uint32_t v) { h->flags = (uint8_t)v; }
 static void set_wavelet0(wcx_header *h, uint32_t v) { h->wavelet[0] = (uint8_t)v; }
@@ -454,7 +460,8 @@ static const bad_field bad_fields[] = {
     {"colour 2 (ICT) needs 3", set_colour_2c, 2, WC_ERR_CORRUPT},
     {"transform 3", set_transform, 3, WC_ERR_CORRUPT},
     {"levels 16", set_levels, 16, WC_ERR_CORRUPT},
-    {"entropy 3", set_entropy, 3, WC_ERR_CORRUPT},
+    {"entropy 4", set_entropy, 4, WC_ERR_CORRUPT},
+    {"entropy 3 needs format 2.0", set_entropy_v1, 3, WC_ERR_CORRUPT},
     {"block_log2 3", set_block, 3, WC_ERR_CORRUPT},
     {"block_log2 8", set_block, 8, WC_ERR_CORRUPT},
     {"flags 0x02", set_flags, 2, WC_ERR_CORRUPT},

@@ -182,6 +182,10 @@ static const wcx_seed wcx_seeds[] = {
     /* 4 Mpixels in about 1 KB: starts the fuzzer where a small input costs
      * large memory (the harness's limits are 4 Mpixels and 256 MiB). */
     {"flat_2048_gray.wcx", 2048, 2048, 1, 8, 1, 0, 53, 0, 128, 5, 0, 1},
+    /* Entropy 3 (format 2.0): arithmetic coding, no tables (last: the
+     * seeds above keep their images). */
+    {"arith_lossless_rgb.wcx", 30, 20, 3, 8, 1, 0, 53, 3, 16, 2, 0, 0},
+    {"arith_lossy97_gray.wcx", 45, 37, 1, 8, 0, 0, 97, 3, 64, 2, 70, 0},
 };
 
 static void seeds_decode(void)

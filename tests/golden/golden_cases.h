@@ -1,6 +1,6 @@
 /*
  * golden_cases.h -- the golden files of formats 1.0 and 2.0 (the cases
- * with entropy 2, the Monolithic wavelets 153/197, and the palette files:
+ * with entropy 2 or 3, the Monolithic wavelets 153/197, and the palette files:
  * colour 3): each source image is
  * made here from a formula, encoded with the parameters below into
  * tests/golden/<name>.wcx, and decoded into tests/golden/<name>.png.
@@ -38,6 +38,10 @@ static const golden_case golden_cases[] = {
     /* format 2.0: the Monolithic lifting scheme (wavelet 153 and 197) */
     {"rgba8_53m_lossless", 37, 29, 4, 8, 1, WC_TRANSFORM_DWT, 153, WC_ENTROPY_HUFFMAN, 16, 4, 0, 0},
     {"rgb8_97m_q60", 48, 40, 3, 8, 0, WC_TRANSFORM_DWT, 197, WC_ENTROPY_HUFFMAN, 32, 4, 60, 0},
+    /* Format 2.0: arithmetic coding (entropy 3), lossless and lossy. */
+    {"rgb8_lossless_arith", 83, 45, 3, 8, 1, WC_TRANSFORM_DWT, 53, WC_ENTROPY_ARITH, 64, 3, 0, 0},
+    {"gray12_97_q70_arith", 150, 71, 1, 12, 0, WC_TRANSFORM_DWT, 97, WC_ENTROPY_ARITH, 128, 2, 70,
+     0},
     /* Format 2.0: palette files (colour 3, WPAL), the layout the automatic
      * lossless choice takes for these few-colour sources; 8 and 16 bits. */
     {"rgb8_palette", 45, 29, 3, 8, 1, WC_TRANSFORM_DWT, 53, WC_ENTROPY_HUFFMAN, 64, WC_LEVELS_AUTO,
