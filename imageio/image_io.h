@@ -107,6 +107,10 @@ wc_status pnm_read_file(const char *path, uint64_t max_pixels, wc_image *img, wc
  * checked against lim and a regular file's size against the raster it
  * claims, then the raster into a buffer that grows as bytes arrive. */
 wc_status pnm_read_src(const img_source *src, const img_limits *lim, wc_image *img, wc_err *err);
+/* The header alone: the shape (pixels NULL), the raster's offset from the
+ * start of src and the maxval, for a reader of rows (image_rows.c). */
+wc_status pnm_read_shape(const img_source *src, wc_image *shape, uint64_t *data_at,
+                         uint32_t *maxval, wc_err *err);
 /* Writes P5 for 1 component, P6 for 3, with maxval 2^bit_depth - 1;
  * other component counts are WC_ERR_UNSUPPORTED. */
 wc_status pnm_write_file(const char *path, const wc_image *img, wc_err *err);
@@ -269,6 +273,36 @@ wc_status inspect_file(wc_ctx *ctx, const char *path, wc_info *info, wc_err *err
 /* inspect_file, and when meta is not NULL the file's metadata appended. */
 wc_status inspect_file_meta(wc_ctx *ctx, const char *path, wc_info *info, wc_meta *meta,
                             wc_err *err);
+
+/* ---- images by rows, for encoding in bounded memory (image_rows.c) ------ */
+
+/* A seekable PGM/PPM file read a row at a time (wc_row_source's read and
+ * rewind take an img_rows as their user pointer). img_rows_open fills
+ * shape (pixels NULL) and checks that the file holds the whole raster it
+ * claims; WC_ERR_UNSUPPORTED for any other input (a PNG, TIFF, a pipe),
+ * which the caller reads whole. A sample above maxval or a short read is
+ * an error whose message img_rows_error gives. */
+typedef struct img_rows img_rows;
+wc_status img_rows_open(const char *path, wc_image *shape, img_rows **out, wc_err *err);
+wc_status img_rows_read(void *rows, void *row);
+wc_status img_rows_rewind(void *rows);
+const char *img_rows_error(const img_rows *r);
+void img_rows_close(img_rows *r);
+
+/* A byte store in an unnamed temporary file (tmpfile: nothing is left
+ * behind, whatever happens), as wc_byte_store's user pointer. */
+typedef struct tmp_store tmp_store;
+wc_status tmp_store_open(tmp_store **out, wc_err *err);
+wc_status tmp_store_append(void *store, const void *data, size_t n);
+wc_status tmp_store_read(void *store, uint64_t offset, void *data, size_t n);
+void tmp_store_close(tmp_store *s);
+
+/* Writes path as file_write does (never partial, a temporary file renamed
+ * at the end, "-" for standard output), the bytes coming from fn, which
+ * writes them to fp (name is for messages). A failure of fn leaves no
+ * file. */
+typedef wc_status (*file_writer_fn)(FILE *fp, const char *name, void *arg, wc_err *err);
+wc_status file_write_with(const char *path, file_writer_fn fn, void *arg, wc_err *err);
 
 /* "libpng 1.6.39, libtiff 4.5.0, zlib 1.2.13": the versions linked. */
 void image_io_versions(char *buf, size_t cap);
