@@ -587,9 +587,10 @@ wc_status wc_encode_rows(wc_ctx *ctx, const wc_params *p, const wc_image *shape,
     if (s == WC_OK) {
         size_t n = strlen(ctx->note);
         snprintf(ctx->note + n, sizeof ctx->note - n,
-                 "%sencoded by rows (%d level(s)%s, %s pass(es))", n ? "; " : "", e.h.levels,
+                 "%sencoded by rows (%d level(s)%s, %s pass(es), about %.1f MiB held)",
+                 n ? "; " : "", e.h.levels,
                  p->lossless && p->levels == WC_LEVELS_AUTO ? ", the photograph layout" : "",
-                 e.h.entropy == WC_ENTROPY_DEFLATE ? "one" : "two");
+                 e.h.entropy == WC_ENTROPY_DEFLATE ? "one" : "two", (double)need / (1 << 20));
     }
     senc_free(&e);
     return s;
