@@ -84,6 +84,17 @@ typedef wc_status (*img_src_reader)(const img_source *, const img_limits *, wc_i
 wc_status img_read_path(const char *path, uint64_t max_pixels, const char *what,
                         img_src_reader read, wc_image *img, wc_err *err);
 wc_status png_read_src(const img_source *src, const img_limits *lim, wc_image *img, wc_err *err);
+/* A PNG read a row at a time from fp (seekable; name for messages,
+ * file_size 0 if unknown), for image_rows.c: the shape as png_read_src
+ * gives it (pixels NULL); an interlaced file or one with sBIT is
+ * WC_ERR_UNSUPPORTED (read those whole). Rows come as png_read_src stores
+ * them; the last one also reads to IEND. rewind starts again at row 0. */
+typedef struct png_rows png_rows;
+wc_status png_rows_open(FILE *fp, const char *name, uint64_t file_size, wc_image *shape,
+                        png_rows **out, wc_err *err);
+wc_status png_rows_read(png_rows *r, void *row, wc_err *err);
+wc_status png_rows_rewind(png_rows *r, wc_err *err);
+void png_rows_close(png_rows *r);
 /* Writes gray (1/2/4/8/16-bit), GA, RGB, RGBA at 8 or 16 bits. Depths
  * other than 1,2,4,8,16 are written at the next larger PNG depth with
  * an sBIT chunk recording the true depth. The values are written unchanged
@@ -276,17 +287,20 @@ wc_status inspect_file_meta(wc_ctx *ctx, const char *path, wc_info *info, wc_met
 
 /* ---- images by rows, for encoding in bounded memory (image_rows.c) ------ */
 
-/* A seekable PGM/PPM file read a row at a time (wc_row_source's read and
- * rewind take an img_rows as their user pointer). img_rows_open fills
- * shape (pixels NULL) and checks that the file holds the whole raster it
- * claims; WC_ERR_UNSUPPORTED for any other input (a PNG, TIFF, a pipe),
- * which the caller reads whole. A sample above maxval or a short read is
- * an error whose message img_rows_error gives. */
+/* A seekable PGM/PPM or PNG file read a row at a time (wc_row_source's
+ * read and rewind take an img_rows as their user pointer). img_rows_open
+ * fills shape (pixels NULL) and, for a PGM/PPM, checks that the file holds
+ * the whole raster it claims; WC_ERR_UNSUPPORTED for any other input (a
+ * TIFF, a pipe, an interlaced PNG or one with sBIT), which the caller reads
+ * whole. A sample above maxval, a short read or damage is an error whose
+ * message img_rows_error gives. img_rows_meta appends a PNG's metadata
+ * (png_meta_read of its chunks but IDAT; nothing for a PGM/PPM). */
 typedef struct img_rows img_rows;
 wc_status img_rows_open(const char *path, wc_image *shape, img_rows **out, wc_err *err);
 wc_status img_rows_read(void *rows, void *row);
 wc_status img_rows_rewind(void *rows);
 const char *img_rows_error(const img_rows *r);
+wc_status img_rows_meta(img_rows *r, wc_meta *meta, wc_err *err);
 void img_rows_close(img_rows *r);
 
 /* A byte store in an unnamed temporary file (tmpfile: nothing is left

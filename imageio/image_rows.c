@@ -2,7 +2,8 @@
  * image_rows.c -- input a row at a time and a temporary byte store, for
  * encoding in bounded memory (wc_encode_rows): a PGM/PPM file's raster is
  * one seek from its header, so a row is one read and a second pass one
- * seek; the store is an unnamed temporary file.
+ * seek; a PNG's rows come from libpng (image_png.c's png_rows), a second
+ * pass starts it again; the store is an unnamed temporary file.
  */
 #define _FILE_OFFSET_BITS 64
 #include <errno.h>
@@ -14,6 +15,8 @@
 
 struct img_rows {
     FILE *fp;
+    png_rows *png; /* a PNG; else a PGM/PPM */
+    uint64_t file_size;
     char name[256];
     wc_image shape;
     uint64_t data_at;
@@ -35,12 +38,33 @@ wc_status img_rows_open(const char *path, wc_image *shape, img_rows **out, wc_er
         fclose(fp);
         return wc_fail(err, WC_ERR_UNSUPPORTED, "%s: not a regular file", path);
     }
-    uint8_t magic[2] = {0, 0};
-    if (fread(magic, 1, 2, fp) != 2 || magic[0] != 'P' || (magic[1] != '5' && magic[1] != '6')) {
+    uint8_t magic[8] = {0};
+    const size_t nmagic = fread(magic, 1, 8, fp);
+    const int png = nmagic == 8 && !memcmp(magic, "\x89PNG\r\n\x1a\n", 8);
+    if (!png && (nmagic < 2 || magic[0] != 'P' || (magic[1] != '5' && magic[1] != '6'))) {
         fclose(fp);
-        return wc_fail(err, WC_ERR_UNSUPPORTED, "%s: not a PGM/PPM file", path);
+        return wc_fail(err, WC_ERR_UNSUPPORTED, "%s: not a PNG, PGM or PPM file", path);
     }
     rewind(fp);
+    if (png) {
+        img_rows *r = wc_calloc(1, sizeof *r);
+        if (!r) {
+            fclose(fp);
+            return wc_fail(err, WC_ERR_NOMEM, "out of memory");
+        }
+        r->fp = fp;
+        r->file_size = (uint64_t)st.st_size;
+        snprintf(r->name, sizeof r->name, "%s", path);
+        wc_err e = {{0}};
+        wc_status s = png_rows_open(fp, r->name, r->file_size, &r->shape, &r->png, &e);
+        if (s != WC_OK) {
+            img_rows_close(r);
+            return wc_fail(err, s, "%s: %s", path, e.msg);
+        }
+        *shape = r->shape;
+        *out = r;
+        return WC_OK;
+    }
     img_source src = {NULL, 0, fp, path, (uint64_t)st.st_size};
     img_rows *r = wc_calloc(1, sizeof *r);
     if (!r) {
@@ -77,6 +101,13 @@ wc_status img_rows_read(void *rows, void *row)
 {
     img_rows *r = rows;
     const wc_image *sh = &r->shape;
+    if (r->png) {
+        wc_err e = {{0}};
+        const wc_status s = png_rows_read(r->png, row, &e);
+        WC_RETURN_IF(s != WC_OK, &r->err, s, "%s: row %u: %s", r->name, r->y, e.msg);
+        r->y++;
+        return WC_OK;
+    }
     WC_RETURN_IF(r->y >= sh->height, &r->err, WC_ERR_ARG, "%s: read past the last row", r->name);
     if (fread(r->buf, 1, r->file_row, r->fp) != r->file_row)
         return wc_fail(&r->err, ferror(r->fp) ? WC_ERR_IO : WC_ERR_TRUNCATED,
@@ -101,6 +132,13 @@ wc_status img_rows_read(void *rows, void *row)
 wc_status img_rows_rewind(void *rows)
 {
     img_rows *r = rows;
+    if (r->png) {
+        wc_err e = {{0}};
+        const wc_status s = png_rows_rewind(r->png, &e);
+        WC_RETURN_IF(s != WC_OK, &r->err, s, "%s: %s", r->name, e.msg);
+        r->y = 0;
+        return WC_OK;
+    }
     WC_RETURN_IF(fseeko(r->fp, (off_t)r->data_at, SEEK_SET) != 0, &r->err, WC_ERR_IO,
                  "%s: cannot seek back: %s", r->name, strerror(errno));
     r->y = 0;
@@ -112,9 +150,61 @@ const char *img_rows_error(const img_rows *r) { return r ? r->err.msg : ""; }
 void img_rows_close(img_rows *r)
 {
     if (!r) return;
+    png_rows_close(r->png);
     if (r->fp) fclose(r->fp);
     wc_free(r->buf);
     wc_free(r);
+}
+
+/* A PNG's chunks but its IDAT (the metadata, png_meta_read's input), read
+ * by seeking past the image data: at most this many bytes. */
+#define ROWS_META_MAX ((size_t)64 << 20)
+
+wc_status img_rows_meta(img_rows *r, wc_meta *meta, wc_err *err)
+{
+    if (!r->png || !meta) return WC_OK;
+    uint8_t *skel = wc_malloc(ROWS_META_MAX);
+    WC_RETURN_IF(!skel, err, WC_ERR_NOMEM, "out of memory (PNG metadata)");
+    memcpy(skel, "\x89PNG\r\n\x1a\n", 8);
+    size_t n = 8;
+    uint64_t off = 8;
+    wc_status s = WC_OK;
+    while (s == WC_OK && off + 12 <= r->file_size) {
+        uint8_t hd[8];
+        if (fseeko(r->fp, (off_t)off, SEEK_SET) != 0 || fread(hd, 1, 8, r->fp) != 8) {
+            s = wc_fail(err, WC_ERR_IO, "%s: cannot read the chunk at byte %llu", r->name,
+                        (unsigned long long)off);
+            break;
+        }
+        const uint32_t len =
+            (uint32_t)hd[0] << 24 | (uint32_t)hd[1] << 16 | (uint32_t)hd[2] << 8 | hd[3];
+        const int idat = !memcmp(hd + 4, "IDAT", 4), iend = !memcmp(hd + 4, "IEND", 4);
+        if (!idat) {
+            if ((uint64_t)len + 12 > ROWS_META_MAX - n) {
+                s = wc_fail(err, WC_ERR_LIMIT,
+                            "%s: more than %zu bytes of chunks besides the "
+                            "image data (--strip leaves them out)",
+                            r->name, ROWS_META_MAX);
+                break;
+            }
+            memcpy(skel + n, hd, 8);
+            if (fread(skel + n + 8, 1, (size_t)len + 4, r->fp) != (size_t)len + 4) {
+                s = wc_fail(err, WC_ERR_TRUNCATED, "%s: truncated in a chunk at byte %llu", r->name,
+                            (unsigned long long)off);
+                break;
+            }
+            n += (size_t)len + 12;
+        }
+        off += (uint64_t)len + 12;
+        if (iend) break;
+    }
+    if (s == WC_OK) {
+        wc_err e = {{0}};
+        s = png_meta_read(skel, n, meta, &e);
+        if (s != WC_OK) s = wc_fail(err, s, "%s: %s", r->name, e.msg);
+    }
+    wc_free(skel);
+    return s;
 }
 
 struct tmp_store {

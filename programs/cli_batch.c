@@ -142,11 +142,11 @@ static wc_status rows_write(FILE *fp, const char *name, void *arg, wc_err *err)
     return wc_fail(err, s, "%s", why[0] ? why : name);
 }
 
-/* Encodes a PGM/PPM input by rows (wc_encode_rows) when o asks or the
+/* Encodes a PGM/PPM or PNG input by rows (wc_encode_rows) when o asks or the
  * whole image would need too much memory; 1 when it did (r filled), 0
  * when the input is for the whole-image path. */
 static int encode_rows_job(const cli_batch_opts *o, file_result *r, const char *in,
-                           const wc_params *p, wc_ctx *ctx)
+                           const wc_params *p, wc_meta *meta, wc_ctx *ctx)
 {
     if (o->stream < 0 || (o->page && o->page > 1)) return 0;
     wc_image shape;
@@ -163,6 +163,7 @@ static int encode_rows_job(const cli_batch_opts *o, file_result *r, const char *
             return 0;
         }
     }
+    if (s == WC_OK) s = img_rows_meta(rows, meta, &e);
     tmp_store *store = NULL;
     if (s == WC_OK) s = tmp_store_open(&store, &e);
     rows_job j = {ctx, p, &shape, rows, store, 0, 0};
@@ -197,7 +198,7 @@ static void encode_job(const cli_batch_opts *o, file_result *r, const char *in, 
                        wc_meta *meta, wc_ctx *ctx, int single)
 {
     p.meta = meta;
-    if (encode_rows_job(o, r, in, &p, ctx)) return;
+    if (encode_rows_job(o, r, in, &p, meta, ctx)) return;
     wc_image img = {0};
     void *buf = NULL;
     size_t size = 0;

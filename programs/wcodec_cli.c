@@ -219,7 +219,7 @@ static int cmd_encode(int argc, char **argv)
                "  --max-memory N        refuse inputs whose encode needs more than N bytes,\n"
                "                        the image included (default 8 GiB: 8589934592)\n"
                "  --page N              the page of a multi-page TIFF to encode (default 1)\n"
-               "  --stream, --no-stream encode a PGM/PPM file by rows in memory that grows\n"
+               "  --stream, --no-stream encode a PNG/PGM/PPM file by rows in memory that grows\n"
                "                        with its width (always / never; by default when the\n"
                "                        whole image would need over 1 GiB or --max-memory);\n"
                "                        the same bytes (levels auto: the photograph layout)\n"
