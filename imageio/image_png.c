@@ -593,6 +593,15 @@ static wc_status png_rows_body(png_rows *r)
     uint32_t comps = png_get_channels(png, info);
     if (ctype == PNG_COLOR_TYPE_PALETTE) comps = png_get_valid(png, info, PNG_INFO_tRNS) ? 4 : 3;
     wc_image out = {w, h, comps, ctype == PNG_COLOR_TYPE_PALETTE ? 8u : (uint32_t)depth, 0, NULL};
+    /* png_check_header's test: a file too small for its rows fails now. */
+    const uint64_t file_row =
+        ((uint64_t)w * (uint64_t)png_get_channels(png, info) * (uint64_t)depth + 7) / 8;
+    const uint64_t least = (uint64_t)h * (file_row + 1) / 1032;
+    WC_RETURN_IF(r->src.file_size && r->src.file_size < least, r->err, WC_ERR_TRUNCATED,
+                 "PNG: truncated: %llu bytes cannot hold a %" PRIu32 "x%" PRIu32
+                 " image (its rows need at least %llu bytes compressed)",
+                 (unsigned long long)r->src.file_size, out.width, out.height,
+                 (unsigned long long)least);
     png_setup_transforms(png, info, depth, ctype);
     WC_RETURN_IF(png_get_channels(png, info) != comps, r->err, WC_ERR_UNSUPPORTED,
                  "PNG: unexpected channel count %u (expected %" PRIu32 ")",
@@ -626,6 +635,7 @@ static wc_status png_rows_start(png_rows *r)
     size_t got = img_source_read(&r->src, &pos, r->head, sizeof r->head, r->err);
     if (got == SIZE_MAX) return WC_ERR_IO;
     WC_FORWARD_IF_ERROR(png_verify_sig(r->head, got, r->src.name, r->err));
+    WC_FORWARD_IF_ERROR(png_precheck_size(r->head + PNG_SIG_BYTES, got - PNG_SIG_BYTES, 0, r->err));
     const png_io io = {.data = r->head + PNG_SIG_BYTES,
                        .size = got - PNG_SIG_BYTES,
                        .src = &r->src,

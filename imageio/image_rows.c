@@ -166,6 +166,8 @@ wc_status img_rows_meta(img_rows *r, wc_meta *meta, wc_err *err)
     uint8_t *skel = wc_malloc(ROWS_META_MAX);
     WC_RETURN_IF(!skel, err, WC_ERR_NOMEM, "out of memory (PNG metadata)");
     memcpy(skel, "\x89PNG\r\n\x1a\n", 8);
+    /* libpng reads the same stream: its place is put back at the end. */
+    const off_t resume = ftello(r->fp);
     size_t n = 8;
     uint64_t off = 8;
     wc_status s = WC_OK;
@@ -204,6 +206,8 @@ wc_status img_rows_meta(img_rows *r, wc_meta *meta, wc_err *err)
         if (s != WC_OK) s = wc_fail(err, s, "%s: %s", r->name, e.msg);
     }
     wc_free(skel);
+    if (fseeko(r->fp, resume, SEEK_SET) != 0 && s == WC_OK)
+        s = wc_fail(err, WC_ERR_IO, "%s: cannot seek back: %s", r->name, strerror(errno));
     return s;
 }
 
