@@ -467,11 +467,12 @@ static wc_status senc_write(senc *e, wc_write_fn write, void *user)
     size_t head_size = 0;
     wc_status s = wcx_writer_finish(&w, &head_size);
     if (s != WC_OK) s = wc_fail(err, s, "file head overflow");
-    if (s == WC_OK) s = put_bytes(write, user, head, head_size, err);
-    wc_free(head);
+    /* Everything allocated before the first byte goes out. */
     enum { PIECE = 1 << 20 };
     uint8_t *buf = s == WC_OK ? wc_malloc(PIECE) : NULL;
     if (s == WC_OK && !buf) s = wc_fail(err, WC_ERR_NOMEM, "out of memory (copy buffer)");
+    if (s == WC_OK) s = put_bytes(write, user, head, head_size, err);
+    wc_free(head);
     for (uint32_t c = 0; c < h->components && s == WC_OK; c++) {
         uint64_t total = 0;
         const size_t end =

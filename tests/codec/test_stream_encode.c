@@ -3,8 +3,9 @@
  * wc_encode's bytes: lossless and lossy, 5/3 and 9/7, Huffman, tiled
  * Huffman and deflate, every level count of small images, sizes 1x1, 1xN,
  * Nx1, odd and prime, 8 and 16 bits, 1 to 4 components, the payload in
- * memory and in a caller's store, metadata; a failing reader and a failing
- * sink give an error naming the problem; unsupported modes are refused.
+ * memory and in a caller's store, metadata; a failing reader, store, sink
+ * or allocation gives an error naming the problem (and, but for the sink,
+ * nothing written); unsupported modes are refused.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include <cmocka.h>
 
 #include "test_support.h"
+#include "wc_common.h" /* wc_alloc_fail_after */
 #include "wcodec.h"
 
 /* Rows from an image in memory; fails at row fail_at (when >= 0). */
@@ -264,6 +266,46 @@ static void test_rows_failures(void **state)
     wc_ctx_free(ctx);
 }
 
+/* Every allocation failing in turn: WC_ERR_NOMEM and nothing written,
+ * until there are enough and the file is the whole encode's. */
+static void test_rows_out_of_memory(void **state)
+{
+    (void)state;
+    test_rng r;
+    test_rng_seed(&r, 19);
+    wc_ctx *ctx = wc_ctx_create();
+    wc_image img = make_image(&r, 37, 23, 3, 8);
+    wc_params p;
+    wc_params_init(&p);
+    p.levels = 2;
+    p.threads = 1; /* the injector counts this thread's allocations */
+    void *ref = NULL;
+    size_t ref_size = 0;
+    assert_int_equal(wc_encode_alloc(ctx, &p, &img, &ref, &ref_size), WC_OK);
+    wc_status s = WC_ERR_NOMEM;
+    for (long n = 0; s == WC_ERR_NOMEM && n < 100000; n++) {
+        rows rr = {&img, 0, -1, 0};
+        wc_row_source src = {read_row, rewind_rows, &rr};
+        buf out = {0};
+        wc_alloc_fail_after(n);
+        s = wc_encode_rows(ctx, &p, &img, &src, NULL, buf_append, &out);
+        wc_alloc_fail_after(-1);
+        if (s == WC_ERR_NOMEM) {
+            assert_int_equal(out.size, 0);
+            assert_non_null(strstr(wc_ctx_error(ctx), "memory"));
+        } else {
+            assert_int_equal(s, WC_OK);
+            assert_int_equal(out.size, ref_size);
+            assert_memory_equal(out.data, ref, ref_size);
+        }
+        free(out.data);
+    }
+    assert_int_equal(s, WC_OK);
+    wc_free(ref);
+    wc_image_free(&img);
+    wc_ctx_free(ctx);
+}
+
 static void test_rows_memory_grows_with_width(void **state)
 {
     (void)state;
@@ -286,6 +328,7 @@ int main(void)
         cmocka_unit_test(test_rows_auto_is_photograph_layout),
         cmocka_unit_test(test_rows_metadata),
         cmocka_unit_test(test_rows_failures),
+        cmocka_unit_test(test_rows_out_of_memory),
         cmocka_unit_test(test_rows_memory_grows_with_width),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
