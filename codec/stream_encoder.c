@@ -19,6 +19,7 @@
  * WTAB, WIDX) from memory, each component's WDAT from the store, band
  * after band, checksummed on the way, WEND.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <zlib.h>
@@ -32,6 +33,7 @@
 #include "entropy_stage.h"
 #include "layout.h"
 #include "meta.h"
+#include "parallel.h"
 #include "plan.h"
 #include "quantizer.h"
 #include "rle.h"
@@ -48,12 +50,23 @@ typedef struct sband {
 
 struct senc;
 
+/* A component: its transform, bands and coder scratch. Components run
+ * side by side (one worker each), so each has its own; only the store is
+ * shared (under the lock). */
 typedef struct scomp {
     struct senc *e;
     uint32_t c;
     int family; /* 53 or 97 */
     dwl *t;
     sband band[WC_MAX_BANDS];
+    uint16_t *tok;
+    uint32_t *scratch;
+    int32_t *values;
+    uint8_t *tokens, *out; /* a block's tokens (deflate) and bytes */
+    uint8_t *piece;        /* a row of blocks' bytes */
+    size_t piece_size, piece_cap;
+    wc_status status;
+    wc_err err;
 } scomp;
 
 typedef struct senc {
@@ -72,11 +85,8 @@ typedef struct senc {
     uint32_t *block_size;
     uint64_t *piece_off; /* per row of blocks: its bytes in the store */
     size_t npieces;
-    uint16_t *tok;
-    uint32_t *scratch;
-    int32_t *values;
-    uint8_t *tokens, *out;
     size_t out_cap;
+    pthread_mutex_t lock; /* the store and `stored` */
     /* the store: the caller's, or memory */
     const wc_byte_store *store;
     uint8_t *mem;
@@ -85,18 +95,18 @@ typedef struct senc {
     wc_status status;
 } senc;
 
-static wc_status store_append(senc *e, const void *data, size_t n)
+static wc_status store_append(senc *e, const void *data, size_t n, wc_err *err)
 {
     if (e->store) {
         const wc_status s = e->store->append(e->store->user, data, n);
-        WC_RETURN_IF(s != WC_OK, &e->ctx->err, s, "the payload store refused %zu bytes: %s", n,
+        WC_RETURN_IF(s != WC_OK, err, s, "the payload store refused %zu bytes: %s", n,
                      wc_strerror(s));
     } else {
         if (e->mem_size + n > e->mem_cap) {
             size_t cap = e->mem_cap ? e->mem_cap : (size_t)1 << 20;
             while (cap < e->mem_size + n) cap *= 2;
             uint8_t *m = wc_realloc(e->mem, cap);
-            WC_RETURN_IF(!m, &e->ctx->err, WC_ERR_NOMEM, "out of memory (%zu payload bytes)", cap);
+            WC_RETURN_IF(!m, err, WC_ERR_NOMEM, "out of memory (%zu payload bytes)", cap);
             e->mem = m;
             e->mem_cap = cap;
         }
@@ -128,45 +138,52 @@ static void put_varint(uint8_t **p, uint32_t v)
     *(*p)++ = (uint8_t)v;
 }
 
-/* One block as entropy_stage.c codes it: its bytes into e->out. */
-static wc_status code_block(senc *e, const bc_block *b, unsigned c, unsigned cls, size_t *size)
+/* Rows read and converted at a time; each component then takes them
+ * through its transform on a worker of its own. */
+enum { SENC_BATCH = 16 };
+
+/* One block as entropy_stage.c codes it: its bytes into sc->out. */
+static wc_status code_block(senc *e, scomp *sc, const bc_block *b, unsigned cls, size_t *size)
 {
+    const unsigned c = sc->c;
     const int tiled = e->h.entropy == WC_ENTROPY_HUFFMAN_TILES;
     if (e->h.entropy != WC_ENTROPY_DEFLATE) {
         bc_freq *f = &(e->pass == 1 ? e->freq : e->junk_freq)[c * WC_NCLASS + cls];
-        const size_t ntok = tiled ? bct_symbolize(b, *f, e->tok, e->scratch)
-                                  : bc_symbolize(b, *f, e->tok, e->scratch);
+        const size_t ntok = tiled ? bct_symbolize(b, *f, sc->tok, sc->scratch)
+                                  : bc_symbolize(b, *f, sc->tok, sc->scratch);
         if (e->pass == 1) return WC_OK;
-        *size = tiled ? bct_emit(b, e->tok, ntok, e->enc[c][cls], e->out, e->out_cap, e->scratch)
-                      : bc_emit(b, e->tok, ntok, e->enc[c][cls], e->out, e->out_cap, e->scratch);
+        *size = tiled ? bct_emit(b, sc->tok, ntok, e->enc[c][cls], sc->out, e->out_cap, sc->scratch)
+                      : bc_emit(b, sc->tok, ntok, e->enc[c][cls], sc->out, e->out_cap, sc->scratch);
         return WC_OK;
     }
     const size_t n = (size_t)b->w * b->h;
     if (b->predict) {
-        bc_residuals(b, e->values);
+        bc_residuals(b, sc->values);
     } else {
         for (uint32_t y = 0; y < b->h; y++)
-            memcpy(e->values + (size_t)y * b->w, b->data + y * b->stride, b->w * sizeof(int32_t));
+            memcpy(sc->values + (size_t)y * b->w, b->data + y * b->stride, b->w * sizeof(int32_t));
     }
-    const size_t ntok = rle_encode(e->values, n, e->tokens);
-    uint8_t *p = e->out;
+    const size_t ntok = rle_encode(sc->values, n, sc->tokens);
+    uint8_t *p = sc->out;
     put_varint(&p, (uint32_t)ntok);
     size_t zsize;
-    WC_FORWARD_IF_ERROR(zc_compress(e->tokens, ntok, e->p->deflate_level, p,
-                                    e->out_cap - (size_t)(p - e->out), &zsize, &e->ctx->err));
-    *size = (size_t)(p - e->out) + zsize;
+    WC_FORWARD_IF_ERROR(zc_compress(sc->tokens, ntok, e->p->deflate_level, p,
+                                    e->out_cap - (size_t)(p - sc->out), &zsize, &sc->err));
+    *size = (size_t)(p - sc->out) + zsize;
     return WC_OK;
 }
 
-/* The buffered row of blocks of band b: coded, its bytes stored. */
-static wc_status code_block_row(senc *e, uint32_t c, uint32_t b)
+/* The buffered row of blocks of band b: coded into sc->piece, then (the
+ * second pass) stored in one piece under the lock. */
+static wc_status code_block_row(senc *e, scomp *sc, uint32_t b)
 {
+    const uint32_t c = sc->c;
     const wc_band_info *bi = &e->lay.band[c][b];
-    sband *sb = &e->comp[c].band[b];
+    sband *sb = &sc->band[b];
     const uint32_t nbx = wc_ceil_div(bi->w, e->side);
     const int orient = bi->orient == 1 ? BC_VERT : bi->orient == 2 ? BC_HORZ : BC_ISO;
     const uint32_t run_max = (e->h.flags & 1) ? 1 : 3;
-    if (e->pass == 2) e->piece_off[sb->first_piece + sb->block_row] = e->stored;
+    sc->piece_size = 0;
     for (uint32_t bx = 0; bx < nbx; bx++) {
         const uint32_t x = bx * e->side;
         bc_block blk = {sb->rows + x, bi->w - x < e->side ? bi->w - x : e->side,
@@ -174,15 +191,31 @@ static wc_status code_block_row(senc *e, uint32_t c, uint32_t b)
                         bi->predict,  orient,
                         run_max};
         size_t size = 0;
-        WC_FORWARD_IF_ERROR(code_block(e, &blk, c, bi->cls, &size));
+        WC_FORWARD_IF_ERROR(code_block(e, sc, &blk, bi->cls, &size));
         if (e->pass == 1) continue;
-        WC_RETURN_IF(size > 0x7FFFFFFFu, &e->ctx->err, WC_ERR_LIMIT, "code block too large");
+        WC_RETURN_IF(size > 0x7FFFFFFFu, &sc->err, WC_ERR_LIMIT, "code block too large");
         e->block_size[sb->first_block + (size_t)sb->block_row * nbx + bx] = (uint32_t)size;
-        WC_FORWARD_IF_ERROR(store_append(e, e->out, size));
+        if (sc->piece_size + size > sc->piece_cap) {
+            size_t cap = sc->piece_cap ? sc->piece_cap : (size_t)1 << 16;
+            while (cap < sc->piece_size + size) cap *= 2;
+            uint8_t *q = wc_realloc(sc->piece, cap);
+            WC_RETURN_IF(!q, &sc->err, WC_ERR_NOMEM, "out of memory (%zu-byte row of blocks)", cap);
+            sc->piece = q;
+            sc->piece_cap = cap;
+        }
+        memcpy(sc->piece + sc->piece_size, sc->out, size);
+        sc->piece_size += size;
+    }
+    wc_status s = WC_OK;
+    if (e->pass == 2) {
+        pthread_mutex_lock(&e->lock);
+        e->piece_off[sb->first_piece + sb->block_row] = e->stored;
+        s = store_append(e, sc->piece, sc->piece_size, &sc->err);
+        pthread_mutex_unlock(&e->lock);
     }
     sb->block_row++;
     sb->filled = 0;
-    return WC_OK;
+    return s;
 }
 
 /* A finished piece of component c's plane (dwt_lines.h): quantized into
@@ -191,7 +224,7 @@ static void put_piece(void *arg, uint32_t y, uint32_t x0, uint32_t n, const void
 {
     scomp *sc = arg;
     senc *e = sc->e;
-    if (e->status != WC_OK) return;
+    if (sc->status != WC_OK) return;
     const uint32_t c = sc->c;
     for (uint32_t b = 0; b < e->lay.nbands[c]; b++) {
         const wc_band_info *bi = &e->lay.band[c][b];
@@ -213,11 +246,8 @@ static void put_piece(void *arg, uint32_t y, uint32_t x0, uint32_t n, const void
         }
         sb->filled++;
         if (sb->filled == e->side || y + 1 == bi->y0 + bi->h) {
-            wc_status s = code_block_row(e, c, b);
-            if (s != WC_OK) {
-                e->status = s;
-                return;
-            }
+            sc->status = code_block_row(e, sc, b);
+            if (sc->status != WC_OK) return;
         }
     }
 }
@@ -227,7 +257,14 @@ static void senc_free(senc *e)
     for (uint32_t c = 0; c < 4; c++) {
         dwl_free(e->comp[c].t);
         e->comp[c].t = NULL;
-        for (uint32_t b = 0; b < WC_MAX_BANDS; b++) wc_free(e->comp[c].band[b].rows);
+        scomp *sc = &e->comp[c];
+        for (uint32_t b = 0; b < WC_MAX_BANDS; b++) wc_free(sc->band[b].rows);
+        wc_free(sc->tok);
+        wc_free(sc->scratch);
+        wc_free(sc->values);
+        wc_free(sc->tokens);
+        wc_free(sc->out);
+        wc_free(sc->piece);
     }
     wc_free(e->freq);
     wc_free(e->junk_freq);
@@ -235,11 +272,6 @@ static void senc_free(senc *e)
     es_output_free(&e->tabs);
     wc_free(e->block_size);
     wc_free(e->piece_off);
-    wc_free(e->tok);
-    wc_free(e->scratch);
-    wc_free(e->values);
-    wc_free(e->tokens);
-    wc_free(e->out);
     wc_free(e->mem);
 }
 
@@ -294,11 +326,15 @@ uint64_t wc_encode_rows_memory(const wc_image *shape, const wc_params *p, int st
     uint64_t n = (uint64_t)1 << 20; /* the context, tables, small buffers */
     n += (uint64_t)shape->components * WC_NCLASS * BC_NTAB * BC_NSYM * 8 * 2; /* counts */
     n += (uint64_t)shape->components * sizeof(huf_enc) * WC_NCLASS * BC_NTAB;
-    n += w * shape->components * 2 * 2; /* the row read and its planes */
-    n += block_out_cap(e.side) + block_tok_cap(e.side) * 2 + side * side * 4 * 2;
+    const uint64_t bps = shape->bit_depth > 8 ? 2 : 1;
+    n += SENC_BATCH * w * shape->components * bps; /* the rows read at a time */
     for (uint32_t c = 0; c < shape->components; c++) {
         n += dwl_bytes(shape->width, e.h.levels);
-        n += w * 4 * 2; /* a row of each plane (int and float) */
+        n += SENC_BATCH * w * 4 * 2; /* their planes (int and float) */
+        /* the block coder's scratch, and a row of blocks coded (about the
+         * samples' size lossless) */
+        n += block_out_cap(e.side) + block_tok_cap(e.side) * 2 + side * side * 4 * 2;
+        n += w * side * bps;
         for (uint32_t b = 0; b < e.lay.nbands[c]; b++) n += (uint64_t)e.lay.band[c][b].w * side * 4;
     }
     n += (uint64_t)e.lay.nblocks * 4 + e.lay.nblocks * 8 / side; /* index, pieces */
@@ -317,21 +353,22 @@ static wc_status senc_alloc(senc *e, const wc_image *shape)
     e->junk_freq = wc_calloc(nf, sizeof(bc_freq));
     e->enc = wc_calloc(e->h.components, sizeof *e->enc);
     e->block_size = wc_malloc_array(e->lay.nblocks ? e->lay.nblocks : 1, sizeof(uint32_t));
-    e->tok = wc_malloc_array(block_tok_cap(side), sizeof(uint16_t));
-    e->scratch = wc_malloc_array(bc_scratch_elems(), sizeof(uint32_t));
-    e->values = wc_malloc_array((size_t)side * side, sizeof(int32_t));
-    e->tokens = wc_malloc(rle_bound((size_t)side * side));
     e->out_cap = block_out_cap(side);
-    e->out = wc_malloc(e->out_cap);
-    WC_RETURN_IF(!e->freq || !e->junk_freq || !e->enc || !e->block_size || !e->tok || !e->scratch ||
-                     !e->values || !e->tokens || !e->out,
-                 err, WC_ERR_NOMEM, "out of memory (streaming encoder)");
+    WC_RETURN_IF(!e->freq || !e->junk_freq || !e->enc || !e->block_size, err, WC_ERR_NOMEM,
+                 "out of memory (streaming encoder)");
     size_t block = 0, piece = 0;
     for (uint32_t c = 0; c < e->h.components; c++) {
         scomp *sc = &e->comp[c];
         sc->e = e;
         sc->c = c;
         sc->family = dwt_family(e->h.wavelet[c]);
+        sc->tok = wc_malloc_array(block_tok_cap(side), sizeof(uint16_t));
+        sc->scratch = wc_malloc_array(bc_scratch_elems(), sizeof(uint32_t));
+        sc->values = wc_malloc_array((size_t)side * side, sizeof(int32_t));
+        sc->tokens = wc_malloc(rle_bound((size_t)side * side));
+        sc->out = wc_malloc(e->out_cap);
+        WC_RETURN_IF(!sc->tok || !sc->scratch || !sc->values || !sc->tokens || !sc->out, err,
+                     WC_ERR_NOMEM, "out of memory (block coder scratch)");
         for (uint32_t b = 0; b < e->lay.nbands[c]; b++) {
             const wc_band_info *bi = &e->lay.band[c][b];
             sband *sb = &sc->band[b];
@@ -352,6 +389,25 @@ static wc_status senc_alloc(senc *e, const wc_image *shape)
     return WC_OK;
 }
 
+typedef struct batch_job {
+    senc *e;
+    uint32_t rows, w;
+    int32_t **ip;
+    float **fp;
+} batch_job;
+
+static void push_rows(void *arg, size_t c, int worker)
+{
+    (void)worker;
+    const batch_job *j = arg;
+    scomp *sc = &j->e->comp[c];
+    for (uint32_t k = 0; k < j->rows && sc->status == WC_OK; k++) {
+        const size_t off = (size_t)k * j->w;
+        dwl_push(sc->t, sc->family == 97 ? (const void *)(j->fp[c] + off)
+                                         : (const void *)(j->ip[c] + off));
+    }
+}
+
 /* One pass over the rows: colour, DWT, quantization, blocks. */
 static wc_status senc_pass(senc *e, const wc_image *shape, const wc_row_source *src)
 {
@@ -363,47 +419,56 @@ static wc_status senc_pass(senc *e, const wc_image *shape, const wc_row_source *
         sc->t = dwl_create(sc->family, w, shape->height, e->h.levels, put_piece, sc);
         WC_RETURN_IF(!sc->t, err, WC_ERR_NOMEM, "out of memory (line transform)");
         for (uint32_t b = 0; b < WC_MAX_BANDS; b++) sc->band[b].filled = sc->band[b].block_row = 0;
+        sc->status = WC_OK;
     }
-    wc_image row = *shape;
-    row.height = 1;
-    row.stride = 0;
-    const size_t rb = wc_packed_row_bytes(&row);
-    row.pixels = wc_malloc(rb);
+    wc_image rows = *shape;
+    rows.height = SENC_BATCH;
+    rows.stride = 0;
+    const size_t rb = wc_packed_row_bytes(&rows);
+    rows.pixels = wc_malloc_array(SENC_BATCH, rb);
     int32_t *ip[4] = {NULL, NULL, NULL, NULL};
     float *fp[4] = {NULL, NULL, NULL, NULL};
-    wc_status s = row.pixels ? WC_OK : wc_fail(err, WC_ERR_NOMEM, "out of memory (row)");
+    wc_status s = rows.pixels ? WC_OK : wc_fail(err, WC_ERR_NOMEM, "out of memory (rows)");
     for (uint32_t c = 0; c < nc && s == WC_OK; c++) {
-        ip[c] = wc_malloc_array(w, sizeof(int32_t));
-        fp[c] = wc_malloc_array(w, sizeof(float));
+        ip[c] = wc_malloc_array((size_t)SENC_BATCH * w, sizeof(int32_t));
+        fp[c] = wc_malloc_array((size_t)SENC_BATCH * w, sizeof(float));
         if (!ip[c] || !fp[c]) s = wc_fail(err, WC_ERR_NOMEM, "out of memory (row planes)");
     }
     const int ict = e->h.colour == WC_COLOUR_ICT, rct = e->h.colour == WC_COLOUR_RCT;
-    for (uint32_t y = 0; y < shape->height && s == WC_OK; y++) {
-        wc_status r = src->read(src->user, row.pixels);
-        if (r != WC_OK) {
-            s = wc_fail(err, r, "reading row %u of %u: %s", y, shape->height, wc_strerror(r));
-            break;
+    const int workers =
+        wc_thread_count(e->p->threads) < (int)nc ? wc_thread_count(e->p->threads) : (int)nc;
+    for (uint32_t y0 = 0; y0 < shape->height && s == WC_OK; y0 += SENC_BATCH) {
+        const uint32_t n = shape->height - y0 < SENC_BATCH ? shape->height - y0 : SENC_BATCH;
+        for (uint32_t k = 0; k < n && s == WC_OK; k++) {
+            wc_status r = src->read(src->user, (uint8_t *)rows.pixels + k * rb);
+            if (r != WC_OK)
+                s = wc_fail(err, r, "reading row %u of %u: %s", y0 + k, shape->height,
+                            wc_strerror(r));
         }
+        if (s != WC_OK) break;
+        /* The batch as an image of n rows: every sample gets the
+         * whole-image call's arithmetic. */
+        rows.height = n;
         uint32_t first = 0;
         if (rct) {
-            colour_extract_rct(&row, ip[0], ip[1], ip[2]);
+            colour_extract_rct(&rows, ip[0], ip[1], ip[2]);
             first = 3;
         } else if (ict) {
-            colour_extract_ict(&row, fp[0], fp[1], fp[2]);
+            colour_extract_ict(&rows, fp[0], fp[1], fp[2]);
             first = 3;
         }
         for (uint32_t c = first; c < nc; c++) {
-            colour_extract(&row, c, ip[c]);
+            colour_extract(&rows, c, ip[c]);
             if (e->comp[c].family == 97)
-                for (uint32_t x = 0; x < w; x++) fp[c][x] = (float)ip[c][x];
+                for (size_t x = 0; x < (size_t)n * w; x++) fp[c][x] = (float)ip[c][x];
         }
-        for (uint32_t c = 0; c < nc && s == WC_OK; c++) {
-            dwl_push(e->comp[c].t,
-                     e->comp[c].family == 97 ? (const void *)fp[c] : (const void *)ip[c]);
-            s = e->status;
-        }
+        batch_job j = {e, n, w, ip, fp};
+        wc_parallel_for(workers, nc, push_rows, &j);
+        for (uint32_t c = 0; c < nc && s == WC_OK; c++)
+            if (e->comp[c].status != WC_OK)
+                s = wc_fail(err, e->comp[c].status, "%s", e->comp[c].err.msg);
     }
-    wc_free(row.pixels);
+    wc_free(rows.pixels);
     for (uint32_t c = 0; c < 4; c++) {
         wc_free(ip[c]);
         wc_free(fp[c]);
@@ -560,6 +625,7 @@ wc_status wc_encode_rows(wc_ctx *ctx, const wc_params *p, const wc_image *shape,
     senc_plan(&e, shape);
     WC_RETURN_IF(e.lay.nblocks > WC_MAX_BLOCKS, err, WC_ERR_LIMIT,
                  "%zu code blocks exceed the limit of %zu", e.lay.nblocks, WC_MAX_BLOCKS);
+    pthread_mutex_init(&e.lock, NULL);
     wc_status s = senc_alloc(&e, shape);
     const double t0 = ctx_now();
     if (s == WC_OK && e.h.entropy != WC_ENTROPY_DEFLATE) {
@@ -594,5 +660,6 @@ wc_status wc_encode_rows(wc_ctx *ctx, const wc_params *p, const wc_image *shape,
                  e.h.entropy == WC_ENTROPY_DEFLATE ? "one" : "two", (double)need / (1 << 20));
     }
     senc_free(&e);
+    pthread_mutex_destroy(&e.lock);
     return s;
 }

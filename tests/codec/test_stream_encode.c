@@ -2,10 +2,10 @@
  * test_stream_encode.c -- wc_encode_rows (codec/stream_encoder.c) writes
  * wc_encode's bytes: lossless and lossy, 5/3 and 9/7, Huffman, tiled
  * Huffman and deflate, every level count of small images, sizes 1x1, 1xN,
- * Nx1, odd and prime, 8 and 16 bits, 1 to 4 components, the payload in
- * memory and in a caller's store, metadata; a failing reader, store, sink
- * or allocation gives an error naming the problem (and, but for the sink,
- * nothing written); unsupported modes are refused.
+ * Nx1, odd and prime, 8 and 16 bits, 1 to 4 components on 1 to 3 workers,
+ * the payload in memory and in a caller's store, metadata; a failing
+ * reader, store, sink or allocation gives an error naming the problem
+ * (and, but for the sink, nothing written); unsupported modes are refused.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -128,7 +128,7 @@ static void test_rows_equal_whole(void **state)
             wc_image img = make_image(&r, sizes[k][0], sizes[k][1], nc, depth);
             wc_params p;
             wc_params_init(&p);
-            p.threads = 1;
+            p.threads = 1 + (int)(k % 3); /* components on 1 to 3 workers */
             /* lossless, 5 levels (capped to the image), and auto */
             p.levels = 5;
             check_same(ctx, &p, &img, (int)(k & 1));
