@@ -587,6 +587,12 @@ static wc_status png_rows_body(png_rows *r)
     png_get_IHDR(png, info, &w, &h, &depth, &ctype, &interlace, NULL, NULL);
     WC_RETURN_IF(interlace != PNG_INTERLACE_NONE, r->err, WC_ERR_UNSUPPORTED,
                  "PNG: interlaced rows come in passes");
+    /* Sides the encoder takes (plan_check): libpng's row buffers, which
+     * png_read_update_info allocates below, stay under 256 MiB. Others go
+     * to the whole reader, whose limits say why. */
+    WC_RETURN_IF(w > (1u << 24) || h > (1u << 24), r->err, WC_ERR_UNSUPPORTED,
+                 "PNG: %" PRIu32 "x%" PRIu32 " is beyond the encoder's sides", (uint32_t)w,
+                 (uint32_t)h);
     png_color_8p sig = NULL;
     WC_RETURN_IF(ctype != PNG_COLOR_TYPE_PALETTE && png_get_sBIT(png, info, &sig) && sig, r->err,
                  WC_ERR_UNSUPPORTED, "PNG: sBIT may name a smaller depth");
