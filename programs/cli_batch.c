@@ -120,10 +120,16 @@ typedef struct rows_job {
     int reader_failed;
 } rows_job;
 
+typedef struct rows_out {
+    FILE *fp;
+    uint64_t bytes; /* counted here: standard output cannot say */
+} rows_out;
+
 static wc_status rows_sink(void *user, const void *data, size_t n)
 {
-    FILE *fp = user;
-    return fwrite(data, 1, n, fp) == n ? WC_OK : WC_ERR_IO;
+    rows_out *o = user;
+    o->bytes += n;
+    return fwrite(data, 1, n, o->fp) == n ? WC_OK : WC_ERR_IO;
 }
 
 static wc_status rows_write(FILE *fp, const char *name, void *arg, wc_err *err)
@@ -131,9 +137,10 @@ static wc_status rows_write(FILE *fp, const char *name, void *arg, wc_err *err)
     rows_job *j = arg;
     wc_row_source src = {img_rows_read, img_rows_rewind, j->rows};
     wc_byte_store store = {tmp_store_append, tmp_store_read, j->store};
-    wc_status s = wc_encode_rows(j->ctx, j->p, j->shape, &src, &store, rows_sink, fp);
+    rows_out out = {fp, 0};
+    wc_status s = wc_encode_rows(j->ctx, j->p, j->shape, &src, &store, rows_sink, &out);
     if (s == WC_OK) {
-        j->written = (uint64_t)ftello(fp);
+        j->written = out.bytes;
         return WC_OK;
     }
     /* The reader's own message names the file and the row. */
