@@ -54,10 +54,10 @@ expect 0 "encoded by rows" "$wcodec" encode rgb.ppm rows.wcx --stream -v
 expect 0 "" "$wcodec" encode rgb.ppm rows.wcx --no-stream -v
 grep -q "encoded by rows" err.txt && fail "--no-stream encoded by rows"
 # to standard output: the same bytes, and the line counts them
-"$wcodec" encode rgb.ppm - --stream >stdout.wcx 2>err.txt || fail "--stream to '-' failed"
+"$wcodec" encode rgb.ppm - --stream >stdout.wcx 2>line.txt || fail "--stream to '-' failed"
 expect 0 "" "$wcodec" encode -q rgb.ppm whole.wcx --no-stream
 cmp -s stdout.wcx whole.wcx || fail "--stream to '-' differs"
-grep -q -- "-> $(stat -c %s whole.wcx) bytes" err.txt || fail "--stream to '-': $(cat err.txt)"
+grep -q -- "-> $(stat -c %s whole.wcx) bytes" line.txt || fail "--stream to '-': $(cat line.txt)"
 # the automatic layout of a photograph is 5 levels either way, and says so
 same rgb.png --levels auto
 expect 0 "photograph layout" "$wcodec" encode "$image" rows.wcx --stream -v
