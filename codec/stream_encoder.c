@@ -2,10 +2,11 @@
  * stream_encoder.c -- wc_encode_rows: an image coded in memory that grows
  * with its width, not its area (wcodec.h, issue 15).
  *
- * Rows arrive one at a time. Each goes through the level shift and colour
- * transform (codec/colour.c on a one-row image: the whole-image call's
- * arithmetic) and into one line-based DWT a component
- * (transform/dwt_lines.c: the whole-plane forward's coefficients). The
+ * Rows arrive from the top, 16 at a time. They go through the level shift
+ * and colour transform (codec/colour.c on an image of those rows: the
+ * whole-image call's arithmetic) and into one line-based DWT a component
+ * (transform/dwt_lines.c: the whole-plane forward's coefficients), the
+ * components side by side on a worker each. The
  * finished pieces of the Mallat plane are quantized as they come
  * (transform/quantizer.h, as codec/quant.c) into a buffer of one row of
  * code blocks a band; a full row of blocks is coded at once (the block

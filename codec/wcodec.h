@@ -223,7 +223,9 @@ WC_API uint64_t wc_encode_memory(const wc_image *img, const wc_params *p);
  * area), the code-block index and, where no store is given, the coded
  * payload (about the file's size). With Huffman coding (entropy 0 and 2)
  * the source is read twice (a rewind between): the first pass counts the
- * symbols the tables are built from, the second codes. The file's bytes
+ * symbols the tables are built from, the second codes. The components go
+ * side by side on up to p->threads workers (calls of src, store and write
+ * come from the calling thread, or under a lock). The file's bytes
  * are wc_encode's for the same parameters (levels WC_LEVELS_AUTO takes the
  * photograph layout, 5 levels, as wc_encode does for any image that does
  * not look synthetic). The separable DWT only, on the host: lossless, or
