@@ -2,7 +2,7 @@
  * image_rows.c -- input a row at a time and a temporary byte store, for
  * encoding in bounded memory (wc_encode_rows): a PGM/PPM file's raster is
  * one seek from its header, so a row is one read and a second pass one
- * seek; a PNG's rows come from libpng (image_png.c's png_rows), a second
+ * seek; a PNG's rows come from libpng (image_png.c's png_in_rows), a second
  * pass starts it again; the store is an unnamed temporary file.
  */
 #define _FILE_OFFSET_BITS 64
@@ -15,7 +15,7 @@
 
 struct img_rows {
     FILE *fp;
-    png_rows *png; /* a PNG; else a PGM/PPM */
+    png_in_rows *png; /* a PNG; else a PGM/PPM */
     uint64_t file_size;
     char name[256];
     wc_image shape;
@@ -56,7 +56,7 @@ wc_status img_rows_open(const char *path, wc_image *shape, img_rows **out, wc_er
         r->file_size = (uint64_t)st.st_size;
         snprintf(r->name, sizeof r->name, "%s", path);
         wc_err e = {{0}};
-        wc_status s = png_rows_open(fp, r->name, r->file_size, &r->shape, &r->png, &e);
+        wc_status s = png_in_rows_open(fp, r->name, r->file_size, &r->shape, &r->png, &e);
         if (s != WC_OK) {
             img_rows_close(r);
             return wc_fail(err, s, "%s: %s", path, e.msg);
@@ -103,7 +103,7 @@ wc_status img_rows_read(void *rows, void *row)
     const wc_image *sh = &r->shape;
     if (r->png) {
         wc_err e = {{0}};
-        const wc_status s = png_rows_read(r->png, row, &e);
+        const wc_status s = png_in_rows_read(r->png, row, &e);
         WC_RETURN_IF(s != WC_OK, &r->err, s, "%s: row %u: %s", r->name, r->y, e.msg);
         r->y++;
         return WC_OK;
@@ -134,7 +134,7 @@ wc_status img_rows_rewind(void *rows)
     img_rows *r = rows;
     if (r->png) {
         wc_err e = {{0}};
-        const wc_status s = png_rows_rewind(r->png, &e);
+        const wc_status s = png_in_rows_rewind(r->png, &e);
         WC_RETURN_IF(s != WC_OK, &r->err, s, "%s: %s", r->name, e.msg);
         r->y = 0;
         return WC_OK;
@@ -150,7 +150,7 @@ const char *img_rows_error(const img_rows *r) { return r ? r->err.msg : ""; }
 void img_rows_close(img_rows *r)
 {
     if (!r) return;
-    png_rows_close(r->png);
+    png_in_rows_close(r->png);
     if (r->fp) fclose(r->fp);
     wc_free(r->buf);
     wc_free(r);

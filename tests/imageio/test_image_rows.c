@@ -1,5 +1,5 @@
 /*
- * test_image_rows.c -- input by rows (imageio/image_rows.c, png_rows in
+ * test_image_rows.c -- input by rows (imageio/image_rows.c, png_in_rows in
  * image_png.c): PNG (gray 8 and 16 bits, GA, RGB, RGBA) and
  * PGM/PPM (8 and 16 bits) give image_read's rows, the same again after a
  * rewind; a truncated file fails with its name; unsupported inputs say so;

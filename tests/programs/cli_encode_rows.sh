@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# cli_stream.sh -- wcodec encode by rows (issue 15, --stream): the file is
+# cli_encode_rows.sh -- wcodec encode by rows (issue 15, --stream): the file is
 # byte for byte the whole-image encode's for PNG (RGB, RGBA, 16-bit gray,
 # metadata) and PGM/PPM inputs, lossless and lossy; --max-memory below
 # the whole image's need but above the rows' takes the rows path on its
 # own; a truncated or damaged input exits 1 with a message naming the
 # file and leaves no output; --verbose says the layout.
-#   usage: cli_stream.sh WCODEC IMAGE.png WORK_DIR
+#   usage: cli_encode_rows.sh WCODEC IMAGE.png WORK_DIR
 set -uo pipefail
 wcodec="$1" image="$2" work="$3"
 rm -rf "$work"
@@ -85,4 +85,4 @@ printf 'P5\n4 2\n100\n' >bad.pgm
 printf '\001\002\003\004\005\006\007\377' >>bad.pgm
 expect 1 "bad.pgm.*maxval" "$wcodec" encode -q bad.pgm out.wcx --stream
 [ ! -e out.wcx ] || fail "a bad PGM left an output"
-echo "cli_stream: all passed"
+echo "cli_encode_rows: all passed"
