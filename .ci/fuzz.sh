@@ -30,7 +30,7 @@ llvm="$(clang -dumpversion | cut -d. -f1)"
 
 seconds="${FUZZ_SECONDS:-60}"
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_decode fuzz_png fuzz_pnm fuzz_tiff fuzz_png_meta fuzz_huffman fuzz_roundtrip)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_decode fuzz_png fuzz_pnm fuzz_tiff fuzz_png_meta fuzz_huffman fuzz_roundtrip fuzz_rows)
 
 build="${FUZZ_BUILD_DIR:-build-fuzzer}"
 CC=clang cmake -S . -B "$build" -DWCODEC_FUZZ=ON -DWCODEC_CUDA=OFF \

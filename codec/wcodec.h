@@ -222,6 +222,57 @@ WC_API wc_status wc_ctx_prepare(wc_ctx *ctx, const wc_params *p, const wc_image 
  * what wc_encode compares with p->max_memory. 0 on bad args. */
 WC_API uint64_t wc_encode_memory(const wc_image *img, const wc_params *p);
 
+/* ---- encode in bounded memory: rows in, bytes out (issue 15) -------------
+ *
+ * wc_encode_rows codes an image it never holds whole: rows come from a
+ * source, one at a time from the top, and the file goes out through a sink
+ * in one sequential pass. It holds a few rows per transform level and a row
+ * of code blocks per band (memory that grows with the width, not the
+ * area), the code-block index and, where no store is given, the coded
+ * payload (about the file's size). With Huffman coding (entropy 0 and 2)
+ * the source is read twice (a rewind between): the first pass counts the
+ * symbols the tables are built from, the second codes. The components go
+ * side by side on up to p->threads workers (calls of src, store and write
+ * come from the calling thread, or under a lock). The file's bytes
+ * are wc_encode's for the same parameters (levels WC_LEVELS_AUTO takes the
+ * photograph layout, 5 levels, as wc_encode does for any image that does
+ * not look synthetic). The separable DWT only, on the host: lossless, or
+ * lossy at a step or quality (no bpp target, no DCT/LOT, no Monolithic
+ * scheme); wc_encode_rows_supported says. */
+typedef struct wc_row_source {
+    /* The next row's samples, packed as wc_image_row_bytes gives, into
+     * row. A status other than WC_OK stops the encode (its message, when
+     * the source has one, is the caller's to show). */
+    wc_status (*read)(void *user, void *row);
+    /* Back to the first row (the second pass). */
+    wc_status (*rewind)(void *user);
+    void *user;
+} wc_row_source;
+
+/* Where the coded payload waits while the file is not yet complete: NULL
+ * keeps it in memory. append stores bytes after those stored before; read
+ * gives back n bytes from offset (a temporary file, say). */
+typedef struct wc_byte_store {
+    wc_status (*append)(void *user, const void *data, size_t n);
+    wc_status (*read)(void *user, uint64_t offset, void *data, size_t n);
+    void *user;
+} wc_byte_store;
+
+/* Receives the file, in order. */
+typedef wc_status (*wc_write_fn)(void *user, const void *data, size_t n);
+
+/* 1 when wc_encode_rows codes an image of shape's size with p, else 0. */
+WC_API int wc_encode_rows_supported(const wc_image *shape, const wc_params *p);
+/* The bytes wc_encode_rows holds at its peak for an image of shape's size
+ * (shape->pixels is not read), with the payload in a store (store != 0)
+ * or in memory: what it compares with p->max_memory. 0 on bad args. */
+WC_API uint64_t wc_encode_rows_memory(const wc_image *shape, const wc_params *p, int store);
+/* Encodes the shape->height rows src gives (shape: width, height,
+ * components, bit_depth; pixels not read) and writes the file to write. */
+WC_API wc_status wc_encode_rows(wc_ctx *ctx, const wc_params *p, const wc_image *shape,
+                                const wc_row_source *src, const wc_byte_store *store,
+                                wc_write_fn write, void *write_user);
+
 /* An upper bound on the encoded size of img with params p; 0 on bad args. */
 WC_API size_t wc_encode_bound(const wc_image *img, const wc_params *p);
 

@@ -322,6 +322,24 @@ wc_status file_write(const char *path, const void *data, size_t size, wc_err *er
     return write_output(path, write_bytes, &b, err);
 }
 
+/* file_write_with: write_output with the caller's writer and argument. */
+typedef struct with_arg {
+    file_writer_fn fn;
+    void *arg;
+} with_arg;
+
+static wc_status write_with(FILE *fp, const char *name, const void *arg, wc_err *err)
+{
+    const with_arg *w = arg;
+    return w->fn(fp, name, w->arg, err);
+}
+
+wc_status file_write_with(const char *path, file_writer_fn fn, void *arg, wc_err *err)
+{
+    with_arg w = {fn, arg};
+    return write_output(path, write_with, &w, err);
+}
+
 static int ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);

@@ -84,6 +84,17 @@ typedef wc_status (*img_src_reader)(const img_source *, const img_limits *, wc_i
 wc_status img_read_path(const char *path, uint64_t max_pixels, const char *what,
                         img_src_reader read, wc_image *img, wc_err *err);
 wc_status png_read_src(const img_source *src, const img_limits *lim, wc_image *img, wc_err *err);
+/* A PNG read a row at a time from fp (seekable; name for messages,
+ * file_size 0 if unknown), for image_rows.c: the shape as png_read_src
+ * gives it (pixels NULL); an interlaced file or one with sBIT is
+ * WC_ERR_UNSUPPORTED (read those whole). Rows come as png_read_src stores
+ * them; the last one also reads to IEND. rewind starts again at row 0. */
+typedef struct png_in_rows png_in_rows;
+wc_status png_in_rows_open(FILE *fp, const char *name, uint64_t file_size, wc_image *shape,
+                           png_in_rows **out, wc_err *err);
+wc_status png_in_rows_read(png_in_rows *r, void *row, wc_err *err);
+wc_status png_in_rows_rewind(png_in_rows *r, wc_err *err);
+void png_in_rows_close(png_in_rows *r);
 /* Writes gray (1/2/4/8/16-bit), GA, RGB, RGBA at 8 or 16 bits. Depths
  * other than 1,2,4,8,16 are written at the next larger PNG depth with
  * an sBIT chunk recording the true depth. The values are written unchanged
@@ -107,6 +118,10 @@ wc_status pnm_read_file(const char *path, uint64_t max_pixels, wc_image *img, wc
  * checked against lim and a regular file's size against the raster it
  * claims, then the raster into a buffer that grows as bytes arrive. */
 wc_status pnm_read_src(const img_source *src, const img_limits *lim, wc_image *img, wc_err *err);
+/* The header alone: the shape (pixels NULL), the raster's offset from the
+ * start of src and the maxval, for a reader of rows (image_rows.c). */
+wc_status pnm_read_shape(const img_source *src, wc_image *shape, uint64_t *data_at,
+                         uint32_t *maxval, wc_err *err);
 /* Writes P5 for 1 component, P6 for 3, with maxval 2^bit_depth - 1;
  * other component counts are WC_ERR_UNSUPPORTED. */
 wc_status pnm_write_file(const char *path, const wc_image *img, wc_err *err);
@@ -176,6 +191,39 @@ wc_status png_meta_read(const uint8_t *png, size_t size, wc_meta *meta, wc_err *
  * inches or centimetres is converted to pixels per metre. */
 wc_status png_meta_insert(const uint8_t *png, size_t size, const wc_meta *meta, uint8_t **out,
                           size_t *out_size, wc_err *err);
+
+/* ---- images by rows, for encoding in bounded memory (image_rows.c) ------ */
+
+/* A seekable PGM/PPM or PNG file read a row at a time (wc_row_source's
+ * read and rewind take an img_rows as their user pointer). img_rows_open
+ * fills shape (pixels NULL) and, for a PGM/PPM, checks that the file holds
+ * the whole raster it claims; WC_ERR_UNSUPPORTED for any other input (a
+ * TIFF, a pipe, an interlaced PNG or one with sBIT), which the caller reads
+ * whole. A sample above maxval, a short read or damage is an error whose
+ * message img_rows_error gives. img_rows_meta appends a PNG's metadata
+ * (png_meta_read of its chunks but IDAT; nothing for a PGM/PPM). */
+typedef struct img_rows img_rows;
+wc_status img_rows_open(const char *path, wc_image *shape, img_rows **out, wc_err *err);
+wc_status img_rows_read(void *rows, void *row);
+wc_status img_rows_rewind(void *rows);
+const char *img_rows_error(const img_rows *r);
+wc_status img_rows_meta(img_rows *r, wc_meta *meta, wc_err *err);
+void img_rows_close(img_rows *r);
+
+/* A byte store in an unnamed temporary file (tmpfile: nothing is left
+ * behind, whatever happens), as wc_byte_store's user pointer. */
+typedef struct tmp_store tmp_store;
+wc_status tmp_store_open(tmp_store **out, wc_err *err);
+wc_status tmp_store_append(void *store, const void *data, size_t n);
+wc_status tmp_store_read(void *store, uint64_t offset, void *data, size_t n);
+void tmp_store_close(tmp_store *s);
+
+/* Writes path as file_write does (never partial, a temporary file renamed
+ * at the end, "-" for standard output), the bytes coming from fn, which
+ * writes them to fp (name is for messages). A failure of fn leaves no
+ * file. */
+typedef wc_status (*file_writer_fn)(FILE *fp, const char *name, void *arg, wc_err *err);
+wc_status file_write_with(const char *path, file_writer_fn fn, void *arg, wc_err *err);
 
 /* ---- whole files (files.c) ----------------------------------------------- */
 

@@ -439,6 +439,157 @@ wc_status png_read_file(const char *path, uint64_t max_pixels, wc_image *img, wc
     return img_read_path(path, max_pixels, "PNG", png_read_src, img, err);
 }
 
+/* ---- reading by rows (image_rows.c) ------------------------------------- */
+
+struct png_in_rows {
+    png_io io;
+    png_structp png;
+    png_infop info;
+    img_source src;
+    uint8_t head[PNG_SIG_BYTES + 16];
+    wc_image shape;
+    uint32_t y;
+    wc_err *err;
+};
+
+/* The header, checked as png_read_body checks it; an interlaced image and
+ * one whose sBIT may name a smaller depth (known only once every sample
+ * was seen) are WC_ERR_UNSUPPORTED: those are read whole. */
+static wc_status png_in_rows_body(png_in_rows *r)
+{
+    png_structp png = r->png;
+    png_infop info = r->info;
+    png_set_sig_bytes(png, PNG_SIG_BYTES);
+    png_set_read_fn(png, &r->io, png_cb_read);
+    png_set_user_limits(png, PNG_UINT_31_MAX, PNG_UINT_31_MAX);
+    png_set_chunk_cache_max(png, PNG_CHUNKS_MAX);
+    png_set_chunk_malloc_max(png, PNG_CHUNK_BYTES_MAX);
+    png_read_info(png, info);
+    png_uint_32 w, h;
+    int depth, ctype, interlace;
+    png_get_IHDR(png, info, &w, &h, &depth, &ctype, &interlace, NULL, NULL);
+    WC_RETURN_IF(interlace != PNG_INTERLACE_NONE, r->err, WC_ERR_UNSUPPORTED,
+                 "PNG: interlaced rows come in passes");
+    /* Sides the encoder takes (plan_check): libpng's row buffers, which
+     * png_read_update_info allocates below, stay under 256 MiB. Others go
+     * to the whole reader, whose limits say why. */
+    WC_RETURN_IF(w > (1u << 24) || h > (1u << 24), r->err, WC_ERR_UNSUPPORTED,
+                 "PNG: %" PRIu32 "x%" PRIu32 " is beyond the encoder's sides", (uint32_t)w,
+                 (uint32_t)h);
+    png_color_8p sig = NULL;
+    WC_RETURN_IF(ctype != PNG_COLOR_TYPE_PALETTE && png_get_sBIT(png, info, &sig) && sig, r->err,
+                 WC_ERR_UNSUPPORTED, "PNG: sBIT may name a smaller depth");
+    uint32_t comps = png_get_channels(png, info);
+    if (ctype == PNG_COLOR_TYPE_PALETTE) comps = png_get_valid(png, info, PNG_INFO_tRNS) ? 4 : 3;
+    wc_image out = {w, h, comps, ctype == PNG_COLOR_TYPE_PALETTE ? 8u : (uint32_t)depth, 0, NULL};
+    /* png_check_header's test: a file too small for its rows fails now. */
+    const uint64_t file_row =
+        ((uint64_t)w * (uint64_t)png_get_channels(png, info) * (uint64_t)depth + 7) / 8;
+    const uint64_t least = (uint64_t)h * (file_row + 1) / 1032;
+    WC_RETURN_IF(r->src.file_size && r->src.file_size < least, r->err, WC_ERR_TRUNCATED,
+                 "PNG: truncated: %llu bytes cannot hold a %" PRIu32 "x%" PRIu32
+                 " image (its rows need at least %llu bytes compressed)",
+                 (unsigned long long)r->src.file_size, out.width, out.height,
+                 (unsigned long long)least);
+    png_setup_transforms(png, info, depth, ctype);
+    WC_RETURN_IF(png_get_channels(png, info) != comps, r->err, WC_ERR_UNSUPPORTED,
+                 "PNG: unexpected channel count %u (expected %" PRIu32 ")",
+                 (unsigned)png_get_channels(png, info), comps);
+    WC_RETURN_IF(png_get_rowbytes(png, info) != wc_packed_row_bytes(&out), r->err,
+                 WC_ERR_UNSUPPORTED, "PNG: unexpected row layout");
+    r->shape = out;
+    return WC_OK;
+}
+
+static wc_status png_in_rows_guarded(png_in_rows *r)
+{
+    if (setjmp(png_jmpbuf(r->png))) return png_io_fail(&r->io, r->err);
+    return png_in_rows_body(r);
+}
+
+static void png_in_rows_end(png_in_rows *r)
+{
+    if (r->png) png_destroy_read_struct(&r->png, &r->info, NULL);
+    r->png = NULL;
+    r->info = NULL;
+}
+
+/* (Re)starts libpng on the file from its first byte. */
+static wc_status png_in_rows_start(png_in_rows *r)
+{
+    png_in_rows_end(r);
+    WC_RETURN_IF(fseek(r->src.fp, 0, SEEK_SET) != 0, r->err, WC_ERR_IO, "%s: cannot seek: %s",
+                 r->src.name, strerror(errno));
+    size_t pos = 0;
+    size_t got = img_source_read(&r->src, &pos, r->head, sizeof r->head, r->err);
+    if (got == SIZE_MAX) return WC_ERR_IO;
+    WC_FORWARD_IF_ERROR(png_verify_sig(r->head, got, r->src.name, r->err));
+    WC_FORWARD_IF_ERROR(png_precheck_size(r->head + PNG_SIG_BYTES, got - PNG_SIG_BYTES, 0, r->err));
+    const png_io io = {.data = r->head + PNG_SIG_BYTES,
+                       .size = got - PNG_SIG_BYTES,
+                       .src = &r->src,
+                       .src_pos = pos,
+                       .path = r->src.name,
+                       .fallback = WC_ERR_CORRUPT,
+                       .alloc_max = png_alloc_cap(r->head + PNG_SIG_BYTES, got - PNG_SIG_BYTES)};
+    r->io = io;
+    r->y = 0;
+    r->png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, &r->io, png_cb_error, png_cb_warning,
+                                      &r->io, png_cb_malloc, png_cb_free);
+    if (r->png) r->info = png_create_info_struct(r->png);
+    WC_RETURN_IF(!r->info, r->err, WC_ERR_NOMEM, "PNG: cannot create the libpng reader");
+    return png_in_rows_guarded(r);
+}
+
+wc_status png_in_rows_open(FILE *fp, const char *name, uint64_t file_size, wc_image *shape,
+                           png_in_rows **out, wc_err *err)
+{
+    *out = NULL;
+    png_in_rows *r = wc_calloc(1, sizeof *r);
+    WC_RETURN_IF(!r, err, WC_ERR_NOMEM, "out of memory");
+    r->src = (img_source){NULL, 0, fp, name, file_size};
+    r->err = err;
+    wc_status s = png_in_rows_start(r);
+    if (s != WC_OK) {
+        png_in_rows_close(r);
+        return s;
+    }
+    *shape = r->shape;
+    *out = r;
+    return WC_OK;
+}
+
+static wc_status png_in_rows_next(png_in_rows *r, void *row)
+{
+    if (setjmp(png_jmpbuf(r->png))) return png_io_fail(&r->io, r->err);
+    png_read_row(r->png, row, NULL);
+    if (++r->y == r->shape.height) png_read_end(r->png, r->info); /* a cut-off file fails */
+    return WC_OK;
+}
+
+wc_status png_in_rows_read(png_in_rows *r, void *row, wc_err *err)
+{
+    r->err = err;
+    WC_RETURN_IF(!r->png || r->y >= r->shape.height, err, WC_ERR_ARG,
+                 "PNG: read past the last row");
+    wc_status s = png_in_rows_next(r, row);
+    if (s != WC_OK) png_in_rows_end(r); /* libpng's state after a longjmp is not to be reused */
+    return s;
+}
+
+wc_status png_in_rows_rewind(png_in_rows *r, wc_err *err)
+{
+    r->err = err;
+    return png_in_rows_start(r);
+}
+
+void png_in_rows_close(png_in_rows *r)
+{
+    if (!r) return;
+    png_in_rows_end(r);
+    wc_free(r);
+}
+
 /* ---- writing ------------------------------------------------------------- */
 
 /* Checks the layout and that every sample lies in [0, 2^bit_depth - 1]

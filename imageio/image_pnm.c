@@ -256,6 +256,23 @@ wc_status pnm_read_src(const img_source *src, const img_limits *lim, wc_image *i
     return WC_OK;
 }
 
+wc_status pnm_read_shape(const img_source *src, wc_image *shape, uint64_t *data_at,
+                         uint32_t *maxval, wc_err *err)
+{
+    WC_RETURN_IF(shape == NULL || src == NULL, err, WC_ERR_ARG, "PNM: no input or no shape");
+    memset(shape, 0, sizeof *shape);
+    uint8_t *head = NULL;
+    size_t len = 0, pos = 0;
+    pnm_header h = {0};
+    wc_status s = pnm_read_header(src, &pos, &head, &len, &h, err);
+    wc_free(head);
+    if (s != WC_OK) return s;
+    *shape = (wc_image){h.width, h.height, h.components, pnm_bits_for(h.maxval), 0, NULL};
+    *data_at = h.data_at;
+    *maxval = h.maxval;
+    return WC_OK;
+}
+
 wc_status pnm_read_mem(const uint8_t *data, size_t size, uint64_t max_pixels, wc_image *img,
                        wc_err *err)
 {

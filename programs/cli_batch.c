@@ -109,12 +109,103 @@ static void *warm_thread(void *arg)
     return NULL;
 }
 
+/* Encoding by rows: the file goes out through file_write_with. */
+typedef struct rows_job {
+    wc_ctx *ctx;
+    const wc_params *p;
+    const wc_image *shape;
+    img_rows *rows;
+    tmp_store *store;
+    uint64_t written;
+    int reader_failed;
+} rows_job;
+
+typedef struct rows_out {
+    FILE *fp;
+    uint64_t bytes; /* counted here: standard output cannot say */
+} rows_out;
+
+static wc_status rows_sink(void *user, const void *data, size_t n)
+{
+    rows_out *o = user;
+    o->bytes += n;
+    return fwrite(data, 1, n, o->fp) == n ? WC_OK : WC_ERR_IO;
+}
+
+static wc_status rows_write(FILE *fp, const char *name, void *arg, wc_err *err)
+{
+    rows_job *j = arg;
+    wc_row_source src = {img_rows_read, img_rows_rewind, j->rows};
+    wc_byte_store store = {tmp_store_append, tmp_store_read, j->store};
+    rows_out out = {fp, 0};
+    wc_status s = wc_encode_rows(j->ctx, j->p, j->shape, &src, &store, rows_sink, &out);
+    if (s == WC_OK) {
+        j->written = out.bytes;
+        return WC_OK;
+    }
+    /* The reader's own message names the file and the row. */
+    const char *why = img_rows_error(j->rows)[0] ? img_rows_error(j->rows) : wc_ctx_error(j->ctx);
+    j->reader_failed = img_rows_error(j->rows)[0] != 0;
+    return wc_fail(err, s, "%s", why[0] ? why : name);
+}
+
+/* Encodes a PGM/PPM or PNG input by rows (wc_encode_rows) when o asks or the
+ * whole image would need too much memory; 1 when it did (r filled), 0
+ * when the input is for the whole-image path. */
+static int encode_rows_job(const cli_batch_opts *o, file_result *r, const char *in,
+                           const wc_params *p, wc_meta *meta, wc_ctx *ctx)
+{
+    if (o->stream < 0 || (o->page && o->page > 1)) return 0;
+    wc_image shape;
+    img_rows *rows = NULL;
+    wc_err e = {{0}};
+    wc_status s = img_rows_open(in, &shape, &rows, &e);
+    if (s == WC_ERR_UNSUPPORTED) return 0;
+    if (s == WC_OK) {
+        const uint64_t whole = wc_encode_memory(&shape, p);
+        const int want =
+            o->stream > 0 || whole > CLI_STREAM_ABOVE || (p->max_memory && whole > p->max_memory);
+        if (!want || !wc_encode_rows_supported(&shape, p)) {
+            img_rows_close(rows);
+            return 0;
+        }
+    }
+    if (s == WC_OK) s = img_rows_meta(rows, meta, &e);
+    tmp_store *store = NULL;
+    if (s == WC_OK) s = tmp_store_open(&store, &e);
+    rows_job j = {ctx, p, &shape, rows, store, 0, 0};
+    const double t0 = cli_now();
+    if (s == WC_OK) s = file_write_with(r->out, rows_write, &j, &e);
+    const double t1 = cli_now();
+    tmp_store_close(store);
+    img_rows_close(rows);
+    if (s != WC_OK) {
+        set_error(r, e.msg, s, in);
+    } else {
+        const double raw =
+            (double)shape.width * shape.height * shape.components * (shape.bit_depth > 8 ? 2 : 1);
+        r->in_bytes = (uint64_t)raw;
+        r->out_bytes = j.written;
+        r->pixels = (uint64_t)shape.width * shape.height;
+        snprintf(r->line, sizeof r->line,
+                 "%s -> %s: %ux%u, %u x %u-bit -> %llu bytes, ratio %.2f:1, %.4f bpp, %.1f ms%s",
+                 in, r->out, shape.width, shape.height, shape.components, shape.bit_depth,
+                 (unsigned long long)j.written, raw / (double)j.written,
+                 j.written * 8.0 / ((double)shape.width * shape.height), (t1 - t0) * 1e3,
+                 p->lossless ? " (lossless)" : "");
+        if (o->verbose) add_note(r, wc_ctx_note(ctx));
+    }
+    r->status = s;
+    return 1;
+}
+
 /* One file each: p is the options on this worker's threads and device;
  * meta is NULL with --strip; single: the only file of the command. */
 static void encode_job(const cli_batch_opts *o, file_result *r, const char *in, wc_params p,
                        wc_meta *meta, wc_ctx *ctx, int single)
 {
     p.meta = meta;
+    if (encode_rows_job(o, r, in, &p, meta, ctx)) return;
     wc_image img = {0};
     void *buf = NULL;
     size_t size = 0;

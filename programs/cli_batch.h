@@ -24,7 +24,13 @@ typedef struct cli_batch_opts {
     int devices[CLI_MAX_DEVICES];
     int has_region;   /* decode: --region or --reduce given */
     wc_region region; /* decode: the part (wc_decode_region) */
+    int stream;       /* encode by rows: 0 when the whole image would need more
+                         than CLI_STREAM_ABOVE bytes (or --max-memory), 1 always
+                         (--stream), -1 never (--no-stream) */
 } cli_batch_opts;
+
+/* Encoding by rows (wc_encode_rows) is automatic above this in-memory need. */
+#define CLI_STREAM_ABOVE ((uint64_t)1 << 30)
 
 /* With out: encodes (decode = 0) or decodes the one file args[0] into out
  * and prints its line. Without: every file and folder of args (folders give

@@ -54,6 +54,10 @@ static int common_option(int argc, char **argv, int *i, cli_batch_opts *o)
         o->strip = 1;
     else if (!strcmp(a, "-v") || !strcmp(a, "--verbose"))
         o->verbose = 1;
+    else if (!strcmp(a, "--stream"))
+        o->stream = 1;
+    else if (!strcmp(a, "--no-stream"))
+        o->stream = -1;
     else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
         o->quiet = 1;
         char *end;
@@ -215,6 +219,10 @@ static int cmd_encode(int argc, char **argv)
                "  --max-memory N        refuse inputs whose encode needs more than N bytes,\n"
                "                        the image included (default 8 GiB: 8589934592)\n"
                "  --page N              the page of a multi-page TIFF to encode (default 1)\n"
+               "  --stream, --no-stream encode a PNG/PGM/PPM file by rows in memory that grows\n"
+               "                        with its width (always / never; by default when the\n"
+               "                        whole image would need over 1 GiB or --max-memory);\n"
+               "                        the same bytes (levels auto: the photograph layout)\n"
                "  --strip               leave the metadata out\n"
                "  --out-dir DIR         encode every input into DIR (created if missing)\n"
                "%s"
