@@ -410,13 +410,6 @@ BC_INLINE int decode_sym(bitr *r, const bc_dectab *T, unsigned t, unsigned *sym)
 
 #define FAST_BASE_LIMIT (1u << 22) /* classes whose smallest magnitude fits the entry */
 
-static unsigned reverse_bits(unsigned code, unsigned n)
-{
-    unsigned r = 0;
-    for (unsigned i = 0; i < n; i++, code >>= 1) r = (r << 1) | (code & 1);
-    return r;
-}
-
 /* The entry of `fast` for symbol sym with a code of clen bits; 0 (the long
  * way) for a class too large for the entry. */
 static uint32_t fast_entry(unsigned sym, unsigned clen)
@@ -441,14 +434,13 @@ static void fast_fill(uint32_t *fast, const huf_dec *d)
     for (unsigned l = 1; l <= BC_FAST_BITS; l++)
         covered += (unsigned)d->count[l] << (BC_FAST_BITS - l);
     if (covered < BC_FAST_SIZE) memset(fast, 0, BC_FAST_SIZE * sizeof *fast);
-    unsigned code = 0, idx = 0;
-    for (unsigned l = 1; l <= BC_FAST_BITS; l++) {
-        for (unsigned k = 0; k < d->count[l]; k++, idx++, code++) {
+    unsigned rev = 0, idx = 0; /* the current canonical code, reversed */
+    for (unsigned l = 1; l <= BC_FAST_BITS; l++)
+        for (unsigned k = 0; k < d->count[l]; k++, idx++) {
             const uint32_t e = fast_entry(d->sorted[idx], l);
-            for (unsigned i = reverse_bits(code, l); i < BC_FAST_SIZE; i += 1u << l) fast[i] = e;
+            for (unsigned i = rev; i < BC_FAST_SIZE; i += 1u << l) fast[i] = e;
+            rev = huf_reverse_next(rev, l);
         }
-        code <<= 1;
-    }
 }
 
 wc_status bc_dectab_build(bc_dectab *T, const uint8_t (*len)[BC_NSYM], const uint8_t *used,
