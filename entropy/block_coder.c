@@ -420,9 +420,9 @@ static uint32_t fast_entry(unsigned sym, unsigned clen)
 
 /* Fills a table's `fast` from its built decoder: a code of at most
  * BC_FAST_BITS bits owns every index whose low bits are its reversed code
- * (as in huf_dec_build), so each code writes its own entries once instead
- * of every entry being derived from huf_dec's larger table; the rest
- * (longer codes) stay 0. */
+ * (as in huf_dec_build), so the codes are placed directly instead of
+ * every entry being derived from huf_dec's larger table; the rest (longer
+ * codes) stay 0. */
 static void fast_fill(uint32_t *fast, const huf_dec *d)
 {
     if (d->single) {
@@ -430,17 +430,17 @@ static void fast_fill(uint32_t *fast, const huf_dec *d)
         for (unsigned i = 0; i < BC_FAST_SIZE; i++) fast[i] = e;
         return;
     }
-    unsigned covered = 0;
-    for (unsigned l = 1; l <= BC_FAST_BITS; l++)
-        covered += (unsigned)d->count[l] << (BC_FAST_BITS - l);
-    if (covered < BC_FAST_SIZE) memset(fast, 0, BC_FAST_SIZE * sizeof *fast);
+    /* Grown by doubling as huf_dec_build's table is. */
     unsigned rev = 0, idx = 0; /* the current canonical code, reversed */
-    for (unsigned l = 1; l <= BC_FAST_BITS; l++)
+    fast[0] = 0;
+    for (unsigned l = 1; l <= BC_FAST_BITS; l++) {
+        const unsigned half = 1u << (l - 1);
+        memcpy(fast + half, fast, half * sizeof *fast);
         for (unsigned k = 0; k < d->count[l]; k++, idx++) {
-            const uint32_t e = fast_entry(d->sorted[idx], l);
-            for (unsigned i = rev; i < BC_FAST_SIZE; i += 1u << l) fast[i] = e;
+            fast[rev] = fast_entry(d->sorted[idx], l);
             rev = huf_reverse_next(rev, l);
         }
+    }
 }
 
 wc_status bc_dectab_build(bc_dectab *T, const uint8_t (*len)[BC_NSYM], const uint8_t *used,

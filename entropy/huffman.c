@@ -221,15 +221,20 @@ wc_status huf_dec_build(huf_dec *dec, const uint8_t *len, unsigned nsym, wc_err 
 
     /* Canonical codes in sorted order; a code of l <= HUF_FAST_BITS bits
      * owns every table index whose low l bits are its reversed code. The
-     * reversed code is kept directly (huf_reverse_next): reversing each
-     * code bit by bit was a third of the build, paid per table per file. */
+     * table is grown by doubling: once the first 2^(l-1) entries are right
+     * for every code up to l-1 bits (0 where only longer codes fit), a copy
+     * makes the first 2^l so, and each code of l bits then writes its one
+     * new entry. Writing every index of every code one store at a time
+     * was most of the decoder's set-up on a small file (hundreds of tables
+     * per image). Reversed codes step by huf_reverse_next. */
+    for (unsigned l = 1; l <= HUF_MAX_LEN; l++) dec->count[l] = (uint16_t)count[l];
     unsigned rev = 0, idx = 0;
-    for (unsigned l = 1; l <= HUF_MAX_LEN; l++) {
-        dec->count[l] = (uint16_t)count[l];
+    dec->fast[0] = 0; /* a table of one entry: no code yet */
+    for (unsigned l = 1; l <= HUF_FAST_BITS; l++) {
+        const unsigned half = 1u << (l - 1);
+        memcpy(dec->fast + half, dec->fast, half * sizeof dec->fast[0]);
         for (unsigned k = 0; k < count[l]; k++, idx++) {
-            if (l > HUF_FAST_BITS) continue;
-            uint16_t e = (uint16_t)(dec->sorted[idx] | l << 8);
-            for (unsigned i = rev; i < (1u << HUF_FAST_BITS); i += 1u << l) dec->fast[i] = e;
+            dec->fast[rev] = (uint16_t)(dec->sorted[idx] | l << 8);
             rev = huf_reverse_next(rev, l);
         }
         /* code <<= 1 appends a 0 bit: the reversed code keeps its value. */
