@@ -95,6 +95,7 @@ static void huf_package_merge(const uint32_t *freq, const uint8_t *order, unsign
         unsigned npkg = cnt[d + 1] / 2, i = 0, j = 0;
         /* The package after the last weighs UINT64_MAX: a leaf (<=) wins.
          * below[2 * npkg] is at most the unpaired last item, unused. */
+        const uint64_t saved[2] = {below[2 * npkg], below[2 * npkg + 1]};
         below[2 * npkg] = UINT64_MAX;
         below[2 * npkg + 1] = 0;
         unsigned total = n + npkg, end = keep < total ? keep : total;
@@ -107,8 +108,21 @@ static void huf_package_merge(const uint32_t *freq, const uint8_t *order, unsign
             i += leaf;
             j += !leaf;
         }
+        below[2 * npkg] = saved[0];
+        below[2 * npkg + 1] = saved[1];
         cnt[d] = end;
         cur ^= 1;
+        /* A level's list is a function of the list below it alone: once
+         * two neighbours are equal, every level above repeats this one.
+         * Tables whose codes are much shorter than the limit (most) get
+         * there levels early. */
+        if (d > 0 && end == cnt[d + 1] && memcmp(w, below, end * sizeof *w) == 0) {
+            for (unsigned e = d; e-- > 0;) {
+                memcpy(is_pkg[e], is_pkg[d], end);
+                cnt[e] = end;
+            }
+            break;
+        }
     }
 
     unsigned need = keep;
