@@ -410,28 +410,57 @@ BC_INLINE int decode_sym(bitr *r, const bc_dectab *T, unsigned t, unsigned *sym)
 
 #define FAST_BASE_LIMIT (1u << 22) /* classes whose smallest magnitude fits the entry */
 
+/* The entry of `fast` for symbol sym with a code of clen bits; 0 (the long
+ * way) for a class too large for the entry. */
+static uint32_t fast_entry(unsigned sym, unsigned clen)
+{
+    if (sym >= BC_NSYM || class_base[sym] >= FAST_BASE_LIMIT) return 0;
+    return clen | (uint32_t)class_bits[sym] << 4 | BC_FAST_OK | class_base[sym] << 10;
+}
+
+/* Fills a table's `fast` from its built decoder: a code of at most
+ * BC_FAST_BITS bits owns every index whose low bits are its reversed code
+ * (as in huf_dec_build), so the codes are placed directly instead of
+ * every entry being derived from huf_dec's larger table; the rest (longer
+ * codes) stay 0. */
+static void fast_fill(uint32_t *fast, const huf_dec *d)
+{
+    if (d->single) {
+        const uint32_t e = fast_entry(d->single_sym, 0);
+        for (unsigned i = 0; i < BC_FAST_SIZE; i++) fast[i] = e;
+        return;
+    }
+    /* Grown by doubling as huf_dec_build's table is. */
+    unsigned rev = 0, idx = 0; /* the current canonical code, reversed */
+    fast[0] = 0;
+    for (unsigned l = 1; l <= BC_FAST_BITS; l++) {
+        const unsigned half = 1u << (l - 1);
+        memcpy(fast + half, fast, half * sizeof *fast);
+        for (unsigned k = 0; k < d->count[l]; k++, idx++) {
+            fast[rev] = fast_entry(d->sorted[idx], l);
+            rev = huf_reverse_next(rev, l);
+        }
+    }
+}
+
 wc_status bc_dectab_build(bc_dectab *T, const uint8_t (*len)[BC_NSYM], const uint8_t *used,
                           wc_err *err)
 {
-    memset(T, 0, sizeof *T);
+    /* Only what a decoder reads is written: an unused table's lookups
+     * (`fast` and its huf_dec, read before `used` is) are zeroed so they
+     * lead to the "unused table" error; a used table's are overwritten
+     * whole. Clearing all of T first cost as much as building it. */
     for (unsigned t = 0; t < BC_NTAB; t++) {
         T->used[t] = used[t] != 0;
-        if (!used[t]) continue;
+        if (!used[t]) {
+            memset(T->fast[t], 0, sizeof T->fast[t]);
+            memset(&T->t[t], 0, sizeof T->t[t]);
+            continue;
+        }
         wc_err e = {{0}};
         wc_status s = huf_dec_build(&T->t[t], len[t], BC_NSYM, &e);
         WC_RETURN_IF(s != WC_OK, err, s, "table %u: %s", t, e.msg);
-        const huf_dec *d = &T->t[t];
-        for (unsigned i = 0; i < BC_FAST_SIZE; i++) {
-            /* A code of at most BC_FAST_BITS bits owns the same low bits
-             * in huf_dec's larger table. */
-            unsigned sym = d->single ? d->single_sym : d->fast[i] & 0xFF;
-            unsigned clen = d->single ? 0 : d->fast[i] >> 8;
-            if ((!d->single && (clen == 0 || clen > BC_FAST_BITS)) || sym >= BC_NSYM ||
-                class_base[sym] >= FAST_BASE_LIMIT)
-                continue; /* long code or huge class: the long way */
-            T->fast[t][i] =
-                clen | (uint32_t)class_bits[sym] << 4 | BC_FAST_OK | class_base[sym] << 10;
-        }
+        fast_fill(T->fast[t], &T->t[t]);
     }
     return WC_OK;
 }

@@ -75,33 +75,54 @@ static unsigned huf_min_len(unsigned n)
 static void huf_package_merge(const uint32_t *freq, const uint8_t *order, unsigned n,
                               unsigned levels, uint8_t *len)
 {
+    /* +1 leaf and +2 items: the sentinels that let the merge run without
+     * checking which list ran out (the whole encoder's tables, one image
+     * after another, on one host thread in a batch). */
     uint8_t is_pkg[HUF_MAX_LEN][HUF_LIST_MAX];
-    uint64_t weight[2][HUF_LIST_MAX];
+    uint64_t weight[2][HUF_LIST_MAX + 2], leaf_w[HUF_MAX_SYMS + 1];
     unsigned cnt[HUF_MAX_LEN];
     unsigned keep = 2 * n - 2;
 
+    for (unsigned i = 0; i < n; i++) leaf_w[i] = freq[order[i]];
+    leaf_w[n] = UINT64_MAX; /* never taken while a package is left */
     unsigned cur = 0;
-    for (unsigned i = 0; i < n; i++) {
-        weight[cur][i] = freq[order[i]];
-        is_pkg[levels - 1][i] = 0;
-    }
+    memcpy(weight[cur], leaf_w, n * sizeof leaf_w[0]);
+    memset(is_pkg[levels - 1], 0, n);
     cnt[levels - 1] = n < keep ? n : keep;
     for (unsigned d = levels - 1; d-- > 0;) {
-        const uint64_t *below = weight[cur];
+        uint64_t *below = weight[cur];
         uint64_t *w = weight[cur ^ 1];
-        unsigned npkg = cnt[d + 1] / 2, i = 0, j = 0, k = 0;
-        while (k < keep && (i < n || j < npkg)) {
-            uint64_t pw = j < npkg ? below[2 * j] + below[2 * j + 1] : 0;
-            int leaf = j == npkg || (i < n && freq[order[i]] <= pw);
-            w[k] = leaf ? freq[order[i]] : pw;
-            is_pkg[d][k++] = (uint8_t)!leaf;
-            if (leaf)
-                i++;
-            else
-                j++;
+        unsigned npkg = cnt[d + 1] / 2, i = 0, j = 0;
+        /* The package after the last weighs UINT64_MAX: a leaf (<=) wins.
+         * below[2 * npkg] is at most the unpaired last item, unused. */
+        const uint64_t saved[2] = {below[2 * npkg], below[2 * npkg + 1]};
+        below[2 * npkg] = UINT64_MAX;
+        below[2 * npkg + 1] = 0;
+        unsigned total = n + npkg, end = keep < total ? keep : total;
+        uint8_t *pk = is_pkg[d];
+        for (unsigned k = 0; k < end; k++) {
+            uint64_t pw = below[2 * j] + below[2 * j + 1], lw = leaf_w[i];
+            unsigned leaf = lw <= pw;
+            w[k] = leaf ? lw : pw;
+            pk[k] = (uint8_t)!leaf;
+            i += leaf;
+            j += !leaf;
         }
-        cnt[d] = k;
+        below[2 * npkg] = saved[0];
+        below[2 * npkg + 1] = saved[1];
+        cnt[d] = end;
         cur ^= 1;
+        /* A level's list is a function of the list below it alone: once
+         * two neighbours are equal, every level above repeats this one.
+         * Tables whose codes are much shorter than the limit (most) get
+         * there levels early. */
+        if (d > 0 && end == cnt[d + 1] && memcmp(w, below, end * sizeof *w) == 0) {
+            for (unsigned e = d; e-- > 0;) {
+                memcpy(is_pkg[e], is_pkg[d], end);
+                cnt[e] = end;
+            }
+            break;
+        }
     }
 
     unsigned need = keep;
@@ -213,17 +234,24 @@ wc_status huf_dec_build(huf_dec *dec, const uint8_t *len, unsigned nsym, wc_err 
         if (len[s] != 0) dec->sorted[offs[len[s]]++] = (uint8_t)s;
 
     /* Canonical codes in sorted order; a code of l <= HUF_FAST_BITS bits
-     * owns every table index whose low l bits are its reversed code. */
-    unsigned code = 0, idx = 0;
-    for (unsigned l = 1; l <= HUF_MAX_LEN; l++) {
-        dec->count[l] = (uint16_t)count[l];
-        for (unsigned k = 0; k < count[l]; k++, idx++, code++) {
-            if (l > HUF_FAST_BITS) continue;
-            uint16_t e = (uint16_t)(dec->sorted[idx] | l << 8);
-            for (unsigned i = huf_reverse(code, l); i < (1u << HUF_FAST_BITS); i += 1u << l)
-                dec->fast[i] = e;
+     * owns every table index whose low l bits are its reversed code. The
+     * table is grown by doubling: once the first 2^(l-1) entries are right
+     * for every code up to l-1 bits (0 where only longer codes fit), a copy
+     * makes the first 2^l so, and each code of l bits then writes its one
+     * new entry. Writing every index of every code one store at a time
+     * was most of the decoder's set-up on a small file (hundreds of tables
+     * per image). Reversed codes step by huf_reverse_next. */
+    for (unsigned l = 1; l <= HUF_MAX_LEN; l++) dec->count[l] = (uint16_t)count[l];
+    unsigned rev = 0, idx = 0;
+    dec->fast[0] = 0; /* a table of one entry: no code yet */
+    for (unsigned l = 1; l <= HUF_FAST_BITS; l++) {
+        const unsigned half = 1u << (l - 1);
+        memcpy(dec->fast + half, dec->fast, half * sizeof dec->fast[0]);
+        for (unsigned k = 0; k < count[l]; k++, idx++) {
+            dec->fast[rev] = (uint16_t)(dec->sorted[idx] | l << 8);
+            rev = huf_reverse_next(rev, l);
         }
-        code <<= 1;
+        /* code <<= 1 appends a 0 bit: the reversed code keeps its value. */
     }
     return WC_OK;
 }

@@ -38,6 +38,20 @@ typedef struct huf_enc {
     uint8_t bits[HUF_MAX_SYMS];
 } huf_enc;
 
+/* The bit reversal of code + 1 in l bits, given rev, the reversal of code
+ * (code + 1 < 2^l): the carry of the increment runs from the top bit
+ * down. Canonical codes are consecutive, so table builders step through
+ * their reversed forms with this instead of reversing each code. */
+static inline unsigned huf_reverse_next(unsigned rev, unsigned l)
+{
+    unsigned bit = 1u << (l - 1);
+    while (rev & bit) {
+        rev ^= bit;
+        bit >>= 1;
+    }
+    return rev | bit;
+}
+
 /* Makes canonical codes from valid lengths (as huf_dec_build accepts). */
 void huf_enc_build(huf_enc *enc, const uint8_t *len, unsigned nsym);
 

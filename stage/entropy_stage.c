@@ -627,8 +627,9 @@ wc_status es_decode(const wcx_header *h, const wc_layout *lay, const es_input *i
         s = wc_fail(err, WC_ERR_NOMEM, "out of memory (decoder bookkeeping)");
     if (s == WC_OK) s = es_block_offsets(lay, in, j.offset, err);
     if (s == WC_OK && huffman_of(h)) {
-        /* Zeroed: unused tables must decode to nothing but an error. */
-        tabs = wc_calloc((size_t)h->components * WC_NCLASS, sizeof *tabs);
+        /* Not zeroed (2 MB a colour image): es_read_tables writes every
+         * table of every class, unused ones as lookups that fail. */
+        tabs = wc_malloc_array((size_t)h->components * WC_NCLASS, sizeof *tabs);
         if (!tabs)
             s = wc_fail(err, WC_ERR_NOMEM, "out of memory (Huffman tables)");
         else
