@@ -63,6 +63,19 @@ wc_status es_read_tables(const wcx_header *h, const es_input *in, bc_dectab *tab
  * checks that the sizes cover each component's data exactly. */
 wc_status es_block_offsets(const wc_layout *lay, const es_input *in, size_t *offset, wc_err *err);
 
+/* One code block at a time, for a decoder that reads the blocks it needs
+ * as it goes (codec/stream_decode.c): the tables read and checked once
+ * (es_read_tables), then block i (layout order) from its size coded bytes
+ * into dst, rows stride elements apart, with es_decode's messages. */
+typedef struct es_block_decoder es_block_decoder;
+wc_status es_block_decoder_create(const wcx_header *h, const wc_layout *lay, const es_input *in,
+                                  es_block_decoder **out, wc_err *err);
+wc_status es_block_decode(es_block_decoder *d, size_t i, const uint8_t *src, size_t size,
+                          int32_t *dst, size_t stride, wc_err *err);
+/* The bytes a decoder holds (tables and scratch), for memory estimates. */
+size_t es_block_decoder_bytes(const wcx_header *h);
+void es_block_decoder_free(es_block_decoder *d);
+
 /* Names of bands for messages and `wcodec info`: "LL5", "HL2", "DCT(3,1)". */
 void es_band_name(const wcx_header *h, const wc_layout *lay, uint32_t c, uint32_t b, char out[16]);
 
