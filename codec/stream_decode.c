@@ -55,8 +55,8 @@ static wc_status src_read(const wc_stream_source *src, uint64_t off, void *dst, 
 typedef struct walk {
     wcx_chunk *chunks;
     size_t n;
-    uint64_t held;                                 /* bytes of the chunks kept */
-    uint8_t *piece;                                /* PIECE_BYTES */
+    uint64_t held;  /* bytes of the chunks kept */
+    uint8_t *piece; /* PIECE_BYTES */
 } walk;
 
 static void walk_free(walk *w)
