@@ -101,9 +101,17 @@ static wc_status walk_one(const wc_stream_source *src, walk *w, uint64_t off, un
     uLong crc = crc32(0L, head + 4, 4);
     uint8_t *data = NULL;
     if (kept(type)) {
-        WC_RETURN_IF(max_mem && w->held + len > max_mem, err, WC_ERR_LIMIT,
-                     "chunk %u (%s) at byte %zu: %lu bytes to keep, over the memory limit of %llu",
-                     index, name, (size_t)off, (unsigned long)len, (unsigned long long)max_mem);
+        /* The header's few bytes are always read; past them, the chunks
+         * kept count against the limit before they are allocated, with
+         * what the decode needs at the least beside them. */
+        const uint64_t least = STREAM_FIXED_BYTES + w->held + len;
+        if (index > 0 && max_mem && least > max_mem) {
+            wcx_header h;
+            wc_err e = {{0}};
+            memset(&h, 0, sizeof h);
+            wcx_header_parse(w->chunks[0].data, w->chunks[0].size, &h, &e);
+            return dec_check_memory(&h, least, &(wc_params){.max_memory = max_mem}, err);
+        }
         data = wc_malloc(len ? len : 1);
         WC_RETURN_IF(!data, err, WC_ERR_NOMEM, "out of memory (chunk %u)", index);
         wc_status s = src_read(src, off + 8, data, len, err);

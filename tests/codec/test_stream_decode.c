@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <zlib.h>
 
 #include "test_support.h"
 #include "wc_common.h"
@@ -310,6 +311,74 @@ static void test_damage(void **state)
     wc_ctx_free(ctx);
 }
 
+/* Damage the CRCs do not see (bytes of a code block changed, the chunk's
+ * CRC made again): the stream finds it when a strip decodes the block,
+ * after some rows went out; whatever wc_decode says of such a file, the
+ * stream says the same (the same status and message, or the same rows). */
+static void test_block_damage(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    wc_image im;
+    make_image(&im, 150, 200, 3, 8, 21);
+    wc_params p;
+    wc_params_init(&p);
+    p.quality = 85;
+    p.block_size = 16;
+    size_t n;
+    uint8_t *file = encode(ctx, &p, &im, &n);
+    uint8_t *bad = malloc(n);
+    test_rng r;
+    test_rng_seed(&r, 77);
+    int errors = 0;
+    for (int k = 0; k < 60; k++) {
+        memcpy(bad, file, n);
+        /* the chunks: magic, then length, type, data, CRC; one WDAT of
+         * the three components' */
+        size_t dat[4], nd = 0;
+        for (size_t off = 8; off + 12 <= n;) {
+            const uint32_t len = (uint32_t)bad[off] | (uint32_t)bad[off + 1] << 8 |
+                                 (uint32_t)bad[off + 2] << 16 | (uint32_t)bad[off + 3] << 24;
+            if (!memcmp(bad + off + 4, "WDAT", 4) && nd < 4) dat[nd++] = off;
+            off += 12 + (size_t)len;
+        }
+        assert_int_equal(nd, 3);
+        const size_t off = dat[k % 3];
+        const uint32_t len = (uint32_t)bad[off] | (uint32_t)bad[off + 1] << 8 |
+                             (uint32_t)bad[off + 2] << 16 | (uint32_t)bad[off + 3] << 24;
+        const size_t at = off + 8 + (size_t)test_rng_range(&r, 0, (int32_t)len - 1);
+        bad[at] ^= (uint8_t)test_rng_range(&r, 1, 255);
+        const uint32_t crc = (uint32_t)crc32(0L, bad + off + 4, len + 4);
+        for (int b = 0; b < 4; b++) bad[off + 8 + len + b] = (uint8_t)(crc >> (8 * b));
+        wc_image ref;
+        wc_status want = wc_decode(ctx, NULL, bad, n, &ref);
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", wc_ctx_error(ctx));
+        mem_src m = {bad, n, 0};
+        wc_stream_source src = {mem_read, &m, n};
+        collect c;
+        memset(&c, 0, sizeof c);
+        wc_stream_sink sink = {on_begin, on_rows, &c};
+        wc_status got = wc_decode_stream(ctx, NULL, &src, &sink, NULL);
+        if (got != want || (want != WC_OK && strcmp(msg, wc_ctx_error(ctx)) != 0))
+            fail_msg("byte %zu: wc_decode %d \"%s\", the stream %d \"%s\"", at, want, msg, got,
+                     wc_ctx_error(ctx));
+        if (want == WC_OK) {
+            assert_int_equal(c.next_row, ref.height);
+            assert_memory_equal(ref.pixels, c.img.pixels, wc_image_row_bytes(&ref) * ref.height);
+            wc_image_free(&ref);
+        } else {
+            errors++;
+        }
+        wc_image_free(&c.img);
+    }
+    assert_true(errors > 0); /* some of the damage was found */
+    free(bad);
+    wc_free(file);
+    wc_image_free(&im);
+    wc_ctx_free(ctx);
+}
+
 /* A source that fails, and a sink that refuses, stop the decode with
  * their status; no source or sink is an argument error. */
 static int failing_read(void *user, uint64_t off, void *dst, size_t n)
@@ -404,11 +473,9 @@ static void test_memory_limit(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_stream_equals_decode),
-        cmocka_unit_test(test_every_level_count),
-        cmocka_unit_test(test_other_layouts),
-        cmocka_unit_test(test_damage),
-        cmocka_unit_test(test_io_errors),
+        cmocka_unit_test(test_stream_equals_decode), cmocka_unit_test(test_every_level_count),
+        cmocka_unit_test(test_other_layouts),        cmocka_unit_test(test_damage),
+        cmocka_unit_test(test_block_damage),         cmocka_unit_test(test_io_errors),
         cmocka_unit_test(test_memory_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
