@@ -286,11 +286,25 @@ static wc_status cache_fill(streamer *st, uint32_t c, uint32_t bnd, uint32_t a, 
         const size_t first_off = st->offset[bc->next];
         const size_t nbytes = st->offset[last] + st->block_size[last] - first_off;
         WC_FORWARD_IF_ERROR(src_read(st->src, st->data_off[c] + first_off, st->bytes, nbytes, err));
-        for (size_t i = bc->next; i <= last; i++) {
-            const wc_cblk *k = &st->lay->blocks[i];
-            WC_FORWARD_IF_ERROR(es_block_decode(st->bd, i, st->bytes + (st->offset[i] - first_off),
-                                                st->block_size[i], st->blk + (k->x0 - bi->x0), w,
-                                                err));
+        for (size_t i = bc->next; i <= last; i += 2) {
+            if (i == last) {
+                const wc_cblk *k = &st->lay->blocks[i];
+                WC_FORWARD_IF_ERROR(
+                    es_block_decode(st->bd, i, st->bytes + (st->offset[i] - first_off),
+                                    st->block_size[i], st->blk + (k->x0 - bi->x0), w, err));
+                break;
+            }
+            /* two side by side, decoded in turns */
+            const size_t ij[2] = {i, i + 1};
+            const uint8_t *src[2];
+            size_t size[2];
+            int32_t *dst[2];
+            for (int q = 0; q < 2; q++) {
+                src[q] = st->bytes + (st->offset[ij[q]] - first_off);
+                size[q] = st->block_size[ij[q]];
+                dst[q] = st->blk + (st->lay->blocks[ij[q]].x0 - bi->x0);
+            }
+            WC_FORWARD_IF_ERROR(es_block_decode_pair(st->bd, ij, src, size, dst, w, err));
         }
         for (uint32_t y = bc->r1; y < re; y++) {
             const int32_t *q = st->blk + (size_t)(y - rs) * w;

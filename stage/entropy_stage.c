@@ -672,6 +672,28 @@ wc_status es_block_decode(es_block_decoder *d, size_t i, const uint8_t *src, siz
     return decode_view(d->h, d->lay, d->tabs, i, src, size, &b, d->ws, err);
 }
 
+wc_status es_block_decode_pair(es_block_decoder *d, const size_t i[2], const uint8_t *const src[2],
+                               const size_t size[2], int32_t *const dst[2], size_t stride,
+                               wc_err *err)
+{
+    if (d->h->entropy == 0) {
+        bc_block b[2];
+        const bc_dectab *T[2];
+        for (int q = 0; q < 2; q++) {
+            const wc_cblk *k = &d->lay->blocks[i[q]];
+            b[q] = block_view_at(d->h, d->lay, k, dst[q], stride);
+            T[q] = &d->tabs[k->comp * WC_NCLASS + d->lay->band[k->comp][k->band].cls];
+        }
+        const bc_block *bp[2] = {&b[0], &b[1]};
+        uint32_t *const scratch[2] = {d->ws->scratch, d->ws->scratch2};
+        wc_err e = {{0}};
+        if (bc_decode_pair(src, size, bp, T, scratch, &e) == WC_OK) return WC_OK;
+    }
+    /* one at a time: the failing block named as es_decode names it */
+    WC_FORWARD_IF_ERROR(es_block_decode(d, i[0], src[0], size[0], dst[0], stride, err));
+    return es_block_decode(d, i[1], src[1], size[1], dst[1], stride, err);
+}
+
 size_t es_block_decoder_bytes(const wcx_header *h)
 {
     const size_t side = (size_t)1 << h->block_log2, vals = side * side;

@@ -72,6 +72,11 @@ wc_status es_block_decoder_create(const wcx_header *h, const wc_layout *lay, con
                                   es_block_decoder **out, wc_err *err);
 wc_status es_block_decode(es_block_decoder *d, size_t i, const uint8_t *src, size_t size,
                           int32_t *dst, size_t stride, wc_err *err);
+/* Blocks i[0] and i[1] at once (bc_decode_pair, in turns: faster), with
+ * es_block_decode's results and messages. */
+wc_status es_block_decode_pair(es_block_decoder *d, const size_t i[2], const uint8_t *const src[2],
+                               const size_t size[2], int32_t *const dst[2], size_t stride,
+                               wc_err *err);
 /* The bytes a decoder holds (tables and scratch), for memory estimates. */
 size_t es_block_decoder_bytes(const wcx_header *h);
 void es_block_decoder_free(es_block_decoder *d);
