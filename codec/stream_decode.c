@@ -40,7 +40,7 @@
  * (measured: /usr/bin/time on bench/stream_memory.sh's images). */
 #define STREAM_FIXED_BYTES ((uint64_t)3 << 20)
 /* Strip heights tried, the first whose need fits the memory limit. */
-static const uint32_t strip_choices[] = {64, 32, 16, 8};
+static const uint32_t strip_choices[] = {32, 16, 8};
 
 static wc_status src_read(const wc_stream_source *src, uint64_t off, void *dst, size_t n,
                           wc_err *err)

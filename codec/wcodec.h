@@ -383,8 +383,8 @@ typedef struct wc_stream_sink {
  * CRC, header, index) is reported so, with the same status and message,
  * before begin is called; damage inside a code block, found only when a
  * strip decodes it, comes after some rows were delivered (a program
- * writing a file discards it). The strip height is the largest of 64
- * rows down to 8 whose need (wc_ctx_note names both) is within
+ * writing a file discards it). The strip height is the largest of 32
+ * rows, 16 and 8 whose need (wc_ctx_note names both) is within
  * p->max_memory, else WC_ERR_LIMIT. Runs on the host, one thread,
  * whatever p->backend asks; p->memory must be WC_MEMORY_HOST. A file of
  * the Monolithic DWT (wavelets 153, 197) has no window inverse: it is read

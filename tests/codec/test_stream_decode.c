@@ -118,7 +118,7 @@ static void check_stream(wc_ctx *ctx, const wc_params *p, const uint8_t *file, s
     wc_image_free(&c.img);
 }
 
-/* Every strip height the limit can pick (64, 32, 16, 8), by limits just
+/* Every strip height the limit can pick (32, 16, 8), by limits just
  * at each one's need. */
 static void check_all_strips(wc_ctx *ctx, const uint8_t *file, size_t n, const char *what)
 {
