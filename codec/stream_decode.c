@@ -30,6 +30,7 @@
 #include "lot8.h"
 #include "meta.h"
 #include "palette.h"
+#include "parallel.h"
 #include "plan.h"
 #include "quantizer.h"
 #include "region.h"
@@ -39,6 +40,9 @@
 /* What the program, the thread and libc hold beside the buffers counted
  * (measured: /usr/bin/time on bench/stream_memory.sh's images). */
 #define STREAM_FIXED_BYTES ((uint64_t)3 << 20)
+/* Most workers a streaming decode uses (wc_params.threads beyond is
+ * this many). */
+#define WC_STREAM_MAX_WORKERS 64
 /* Strip heights tried, the first whose need fits the memory limit. */
 static const uint32_t strip_choices[] = {32, 16, 8};
 
@@ -230,6 +234,7 @@ typedef struct streamer {
     float *lot_scratch;
     uint8_t *strip_px, *idx_px; /* the strip's samples (and a palette file's indices) */
     uint32_t strip;
+    int workers;         /* host threads for the blocks and the window inverse */
     uint8_t band_of[64]; /* DCT/LOT: the band of frequency v * 8 + u */
 } streamer;
 
@@ -252,6 +257,62 @@ static void band_rows(const streamer *st, uint32_t c, uint32_t b, uint32_t y0, u
     const uint32_t grow = st->comp[c].tf == WC_TRANSFORM_LOT, nbh = st->lay->plane_h[c] / 8;
     *ra = y0 / 8 > grow ? y0 / 8 - grow : 0;
     *rb = (y1 + 7) / 8 + grow < nbh ? (y1 + 7) / 8 + grow : nbh;
+}
+
+/* A row of blocks [first, last] of one band, side by side in st->blk
+ * (rows w apart), in pairs decoded in turns, the pairs on the workers. */
+typedef struct row_job {
+    streamer *st;
+    size_t first, last, first_off;
+    uint32_t x0, w;
+    wc_err *errs;       /* per worker */
+    size_t *fail_block; /* per worker: its lowest failing block, SIZE_MAX if none */
+    wc_status *status;
+} row_job;
+
+static void decode_pair_item(void *arg, size_t p, int worker)
+{
+    row_job *j = arg;
+    if (j->fail_block[worker] != SIZE_MAX) return; /* its first failure is the one to tell */
+    const streamer *st = j->st;
+    size_t ij[2] = {j->first + 2 * p, j->first + 2 * p + 1};
+    const uint8_t *src[2];
+    size_t size[2];
+    int32_t *dst[2];
+    for (int q = 0; q < 2; q++) {
+        const size_t i = ij[q] <= j->last ? ij[q] : ij[0];
+        src[q] = st->bytes + (st->offset[i] - j->first_off);
+        size[q] = st->block_size[i];
+        dst[q] = st->blk + (st->lay->blocks[i].x0 - j->x0);
+    }
+    wc_status s = ij[1] <= j->last ? es_block_decode_pair(st->bd, worker, ij, src, size, dst, j->w,
+                                                          &j->errs[worker])
+                                   : es_block_decode(st->bd, worker, ij[0], src[0], size[0], dst[0],
+                                                     j->w, &j->errs[worker]);
+    if (s != WC_OK) {
+        j->fail_block[worker] = ij[0];
+        j->status[worker] = s;
+    }
+}
+
+static wc_status decode_row(streamer *st, size_t first, size_t last, size_t first_off, uint32_t x0,
+                            uint32_t w, wc_err *err)
+{
+    wc_err errs[WC_STREAM_MAX_WORKERS];
+    size_t fail[WC_STREAM_MAX_WORKERS];
+    wc_status status[WC_STREAM_MAX_WORKERS];
+    for (int k = 0; k < st->workers; k++) {
+        fail[k] = SIZE_MAX;
+        errs[k].msg[0] = '\0';
+    }
+    row_job j = {st, first, last, first_off, x0, w, errs, fail, status};
+    const size_t pairs = (last - first) / 2 + 1;
+    wc_parallel_for(pairs > 1 ? st->workers : 1, pairs, decode_pair_item, &j);
+    int worst = -1;
+    for (int k = 0; k < st->workers; k++)
+        if (fail[k] != SIZE_MAX && (worst < 0 || fail[k] < fail[worst])) worst = k;
+    if (worst >= 0) return wc_fail(err, status[worst], "%s", errs[worst].msg);
+    return WC_OK;
 }
 
 /* Rows [a, b) of a band present in its cache: rows before a dropped, rows
@@ -286,26 +347,7 @@ static wc_status cache_fill(streamer *st, uint32_t c, uint32_t bnd, uint32_t a, 
         const size_t first_off = st->offset[bc->next];
         const size_t nbytes = st->offset[last] + st->block_size[last] - first_off;
         WC_FORWARD_IF_ERROR(src_read(st->src, st->data_off[c] + first_off, st->bytes, nbytes, err));
-        for (size_t i = bc->next; i <= last; i += 2) {
-            if (i == last) {
-                const wc_cblk *k = &st->lay->blocks[i];
-                WC_FORWARD_IF_ERROR(
-                    es_block_decode(st->bd, i, st->bytes + (st->offset[i] - first_off),
-                                    st->block_size[i], st->blk + (k->x0 - bi->x0), w, err));
-                break;
-            }
-            /* two side by side, decoded in turns */
-            const size_t ij[2] = {i, i + 1};
-            const uint8_t *src[2];
-            size_t size[2];
-            int32_t *dst[2];
-            for (int q = 0; q < 2; q++) {
-                src[q] = st->bytes + (st->offset[ij[q]] - first_off);
-                size[q] = st->block_size[ij[q]];
-                dst[q] = st->blk + (st->lay->blocks[ij[q]].x0 - bi->x0);
-            }
-            WC_FORWARD_IF_ERROR(es_block_decode_pair(st->bd, ij, src, size, dst, w, err));
-        }
+        WC_FORWARD_IF_ERROR(decode_row(st, bc->next, last, first_off, bi->x0, w, err));
         for (uint32_t y = bc->r1; y < re; y++) {
             const int32_t *q = st->blk + (size_t)(y - rs) * w;
             uint8_t *row = bc->rows + (size_t)(y - bc->r0) * w * 4;
@@ -362,9 +404,9 @@ static wc_status strip_comp(streamer *st, uint32_t c, uint32_t y0, uint32_t y1, 
         dwt_window_plan(W, h->height, h->levels, 0, (dwt_rect){0, y0, W, y1}, &win);
         fetch_ctx f = {st, c};
         const dwt_window_src src = {fetch_at, &f};
-        const int bad = cs->is_float
-                            ? dwt97_inverse_window_src(&src, &win, cs->fpl, st->scratch, 1)
-                            : dwt53_inverse_window_src(&src, &win, cs->ipl, st->scratch, 1);
+        const int bad =
+            cs->is_float ? dwt97_inverse_window_src(&src, &win, cs->fpl, st->scratch, st->workers)
+                         : dwt53_inverse_window_src(&src, &win, cs->ipl, st->scratch, st->workers);
         WC_RETURN_IF(bad, err, WC_ERR_NOMEM, "out of memory (window scratch)");
         return WC_OK;
     }
@@ -472,11 +514,11 @@ static uint64_t plan_need(const streamer *st, const stream_plan *sp, uint64_t he
     uint64_t need = STREAM_FIXED_BYTES + held + (uint64_t)ps->nchunks * sizeof(wcx_chunk);
     /* the layout's blocks, their sizes and offsets */
     need += (uint64_t)lay->nblocks * (sizeof(wc_cblk) + sizeof(uint32_t) + sizeof(size_t));
-    need += es_block_decoder_bytes(h) + sp->blk_elems * 4 + sp->bytes;
+    need += es_block_decoder_bytes(h, st->workers) + sp->blk_elems * 4 + sp->bytes;
     need += (uint64_t)sp->scratch_elems * 4 + (uint64_t)sp->lot_elems * 4;
     /* the scratch of the window inverse's levels (dwt_threads, one worker) */
     const uint64_t mt = (uint64_t)DWT_MT_STRIP * (sh + 64);
-    need += (mt > W ? mt : W) * 4;
+    need += (mt > W ? mt : W) * 4 * (uint64_t)st->workers;
     for (uint32_t c = 0; c < h->components; c++) {
         for (uint32_t b = 0; b < lay->nbands[c]; b++)
             need += (uint64_t)sp->cap[c][b] * lay->band[c][b].w * 4;
@@ -507,9 +549,11 @@ static void streamer_free(streamer *st)
 
 /* The streamer of a parsed file (no buffers yet): components, offsets. */
 static wc_status streamer_init(streamer *st, const parsed *ps, const walk *w,
-                               const wc_stream_source *src, wc_err *err)
+                               const wc_stream_source *src, int threads, wc_err *err)
 {
     memset(st, 0, sizeof *st);
+    st->workers = wc_thread_count(threads);
+    if (st->workers > WC_STREAM_MAX_WORKERS) st->workers = WC_STREAM_MAX_WORKERS;
     st->h = &ps->h;
     st->lay = &ps->lay;
     st->src = src;
@@ -563,7 +607,7 @@ static wc_status streamer_alloc(streamer *st, const parsed *ps, const stream_pla
 {
     const wcx_header *h = &ps->h;
     const size_t W = h->width, sh = sp->strip;
-    wc_status s = es_block_decoder_create(h, &ps->lay, &ps->in, &st->bd, err);
+    wc_status s = es_block_decoder_create(h, &ps->lay, &ps->in, st->workers, &st->bd, err);
     if (s != WC_OK) return s;
     int bad = 0;
     for (uint32_t c = 0; c < h->components; c++) {
@@ -685,7 +729,7 @@ static wc_status stream_open(wc_ctx *ctx, const wc_params *p, const wc_stream_so
         *whole = 1;
         return WC_OK;
     }
-    WC_FORWARD_IF_ERROR(streamer_init(st, ps, w, src, err));
+    WC_FORWARD_IF_ERROR(streamer_init(st, ps, w, src, p ? p->threads : 0, err));
     return choose_plan(st, ps, w->held, p, sp, err);
 }
 

@@ -385,8 +385,9 @@ typedef struct wc_stream_sink {
  * strip decodes it, comes after some rows were delivered (a program
  * writing a file discards it). The strip height is the largest of 32
  * rows, 16 and 8 whose need (wc_ctx_note names both) is within
- * p->max_memory, else WC_ERR_LIMIT. Runs on the host, one thread,
- * whatever p->backend asks; p->memory must be WC_MEMORY_HOST. A file of
+ * p->max_memory, else WC_ERR_LIMIT. Runs on the host, on p->threads
+ * threads (the blocks of a row, the window's transform; the rows do not
+ * depend on them), whatever p->backend asks; p->memory must be WC_MEMORY_HOST. A file of
  * the Monolithic DWT (wavelets 153, 197) has no window inverse: it is read
  * whole and decoded by wc_decode (under p's limits), then handed out in
  * strips. meta, when not NULL, gets the file's metadata (wc_meta_read's).

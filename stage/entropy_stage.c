@@ -638,25 +638,27 @@ wc_status es_decode(const wcx_header *h, const wc_layout *lay, const es_input *i
 struct es_block_decoder {
     const wcx_header *h;
     const wc_layout *lay;
-    bc_dectab *tabs;
+    bc_dectab *tabs; /* shared by the workers: read only */
     worker_state *ws;
+    int workers;
 };
 
 wc_status es_block_decoder_create(const wcx_header *h, const wc_layout *lay, const es_input *in,
-                                  es_block_decoder **out, wc_err *err)
+                                  int workers, es_block_decoder **out, wc_err *err)
 {
     *out = NULL;
     es_block_decoder *d = wc_calloc(1, sizeof *d);
     WC_RETURN_IF(!d, err, WC_ERR_NOMEM, "out of memory (block decoder)");
     d->h = h;
     d->lay = lay;
+    d->workers = workers > 0 ? workers : 1;
     wc_status s = WC_OK;
     if (huffman_of(h)) {
         d->tabs = wc_calloc((size_t)h->components * WC_NCLASS, sizeof *d->tabs);
         s = d->tabs ? es_read_tables(h, in, d->tabs, err)
                     : wc_fail(err, WC_ERR_NOMEM, "out of memory (Huffman tables)");
     }
-    if (s == WC_OK) s = workers_alloc(h, 1, 0, &d->ws, err);
+    if (s == WC_OK) s = workers_alloc(h, d->workers, 0, &d->ws, err);
     if (s != WC_OK) {
         es_block_decoder_free(d);
         return s;
@@ -665,16 +667,16 @@ wc_status es_block_decoder_create(const wcx_header *h, const wc_layout *lay, con
     return WC_OK;
 }
 
-wc_status es_block_decode(es_block_decoder *d, size_t i, const uint8_t *src, size_t size,
-                          int32_t *dst, size_t stride, wc_err *err)
+wc_status es_block_decode(es_block_decoder *d, int worker, size_t i, const uint8_t *src,
+                          size_t size, int32_t *dst, size_t stride, wc_err *err)
 {
     bc_block b = block_view_at(d->h, d->lay, &d->lay->blocks[i], dst, stride);
-    return decode_view(d->h, d->lay, d->tabs, i, src, size, &b, d->ws, err);
+    return decode_view(d->h, d->lay, d->tabs, i, src, size, &b, &d->ws[worker], err);
 }
 
-wc_status es_block_decode_pair(es_block_decoder *d, const size_t i[2], const uint8_t *const src[2],
-                               const size_t size[2], int32_t *const dst[2], size_t stride,
-                               wc_err *err)
+wc_status es_block_decode_pair(es_block_decoder *d, int worker, const size_t i[2],
+                               const uint8_t *const src[2], const size_t size[2],
+                               int32_t *const dst[2], size_t stride, wc_err *err)
 {
     if (d->h->entropy == 0) {
         bc_block b[2];
@@ -685,20 +687,22 @@ wc_status es_block_decode_pair(es_block_decoder *d, const size_t i[2], const uin
             T[q] = &d->tabs[k->comp * WC_NCLASS + d->lay->band[k->comp][k->band].cls];
         }
         const bc_block *bp[2] = {&b[0], &b[1]};
-        uint32_t *const scratch[2] = {d->ws->scratch, d->ws->scratch2};
+        uint32_t *const scratch[2] = {d->ws[worker].scratch, d->ws[worker].scratch2};
         wc_err e = {{0}};
         if (bc_decode_pair(src, size, bp, T, scratch, &e) == WC_OK) return WC_OK;
     }
     /* one at a time: the failing block named as es_decode names it */
-    WC_FORWARD_IF_ERROR(es_block_decode(d, i[0], src[0], size[0], dst[0], stride, err));
-    return es_block_decode(d, i[1], src[1], size[1], dst[1], stride, err);
+    WC_FORWARD_IF_ERROR(es_block_decode(d, worker, i[0], src[0], size[0], dst[0], stride, err));
+    return es_block_decode(d, worker, i[1], src[1], size[1], dst[1], stride, err);
 }
 
-size_t es_block_decoder_bytes(const wcx_header *h)
+size_t es_block_decoder_bytes(const wcx_header *h, int workers)
 {
     const size_t side = (size_t)1 << h->block_log2, vals = side * side;
-    size_t n = sizeof(es_block_decoder) + 2 * bc_scratch_elems() * sizeof(uint32_t) +
-               vals * sizeof(int32_t) + rle_bound(vals);
+    size_t n = sizeof(es_block_decoder) +
+               (size_t)(workers > 0 ? workers : 1) *
+                   (sizeof(worker_state) + 2 * bc_scratch_elems() * sizeof(uint32_t) +
+                    vals * sizeof(int32_t) + rle_bound(vals));
     if (huffman_of(h)) n += (size_t)h->components * WC_NCLASS * sizeof(bc_dectab);
     return n;
 }
@@ -706,7 +710,7 @@ size_t es_block_decoder_bytes(const wcx_header *h)
 void es_block_decoder_free(es_block_decoder *d)
 {
     if (!d) return;
-    workers_free(d->ws, 1);
+    workers_free(d->ws, d->workers);
     wc_free(d->tabs);
     wc_free(d);
 }

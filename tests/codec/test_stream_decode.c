@@ -120,12 +120,13 @@ static void check_stream(wc_ctx *ctx, const wc_params *p, const uint8_t *file, s
 
 /* Every strip height the limit can pick (32, 16, 8), by limits just
  * at each one's need. */
-static void check_all_strips(wc_ctx *ctx, const uint8_t *file, size_t n, const char *what)
+static void check_strips(wc_ctx *ctx, const uint8_t *file, size_t n, const char *what, int threads)
 {
     mem_src m = {file, n, 0};
     wc_stream_source src = {mem_read, &m, n};
     wc_params p;
     wc_params_init(&p);
+    p.threads = threads;
     uint32_t rows = 0;
     uint64_t need = wc_decode_stream_memory(ctx, &p, &src, &rows);
     if (!need) { /* a Monolithic file: decoded whole */
@@ -141,6 +142,13 @@ static void check_all_strips(wc_ctx *ctx, const uint8_t *file, size_t n, const c
         if (need) assert_true(smaller < rows);
         rows = smaller;
     }
+}
+
+/* On one worker, and on several (the blocks of a row, the window). */
+static void check_all_strips(wc_ctx *ctx, const uint8_t *file, size_t n, const char *what)
+{
+    check_strips(ctx, file, n, what, 1);
+    check_strips(ctx, file, n, what, 3);
 }
 
 static uint8_t *encode(wc_ctx *ctx, const wc_params *p, const wc_image *im, size_t *n)
