@@ -14,21 +14,9 @@
 #include "palette.h"
 #include "plan.h"
 #include "region.h"
+#include "decode_parse.h"
 
-typedef struct parsed {
-    wcx_chunk *chunks;
-    size_t nchunks;
-    /* The coded planes' header: the file's, or for a palette file (colour
-     * 3) its view as one plane of indices; fh is the file's as written. */
-    wcx_header h, fh;
-    int has_palette;
-    wcx_palette pal;
-    wc_layout lay;
-    es_input in;
-    uint32_t *block_size;
-} parsed;
-
-static void parsed_free(parsed *ps)
+void parsed_free(parsed *ps)
 {
     wc_free(ps->chunks);
     wc_free(ps->block_size);
@@ -173,6 +161,8 @@ static wc_status read_palette(parsed *ps, wc_err *err)
     return WC_OK;
 }
 
+static wc_status parse_header(parsed *ps, wc_err *err);
+
 /* threads: for the CRCs of large chunks (wcx_read_chunks_mt). */
 static wc_status parse(const void *src, size_t size, parsed *ps, int threads, wc_err *err)
 {
@@ -186,6 +176,12 @@ static wc_status parse(const void *src, size_t size, parsed *ps, int threads, wc
     ps->chunks = wc_malloc_array(max, sizeof(wcx_chunk));
     WC_RETURN_IF(!ps->chunks, err, WC_ERR_NOMEM, "out of memory (chunk list)");
     WC_FORWARD_IF_ERROR(wcx_read_chunks_mt(src, size, ps->chunks, max, &ps->nchunks, threads, err));
+    return parse_header(ps, err);
+}
+
+/* The header and what it implies, from a checked chunk list. */
+static wc_status parse_header(parsed *ps, wc_err *err)
+{
     const wcx_chunk *k = &ps->chunks[0];
     wc_err e = {{0}};
     wc_status s = wcx_header_parse(k->data, k->size, &ps->h, &e);
@@ -440,6 +436,27 @@ static wc_status parse_file(wc_ctx *ctx, const wc_params *p, const void *src, si
     if (s == WC_OK) s = collect(ps, &ctx->err);
     ctx->times.container = ctx_now() - t0;
     return s;
+}
+
+wc_status dec_parse_list(wc_ctx *ctx, const wc_params *p, wcx_chunk *chunks, size_t n, parsed *ps)
+{
+    double t0 = ctx_now();
+    memset(ps, 0, sizeof *ps);
+    ps->chunks = chunks;
+    ps->nchunks = n;
+    wc_status s = parse_header(ps, &ctx->err);
+    if (s == WC_OK) layout_bands(&ps->h, &ps->lay);
+    if (s == WC_OK) s = check_limits(&ps->h, &ps->lay, 0, p, NULL, &ctx->err);
+    if (s == WC_OK) s = check_blocks(ps, &ctx->err);
+    if (s == WC_OK) s = layout_build(&ps->h, WC_MAX_BLOCKS, &ps->lay, &ctx->err);
+    if (s == WC_OK) s = collect(ps, &ctx->err);
+    ctx->times.container += ctx_now() - t0;
+    return s;
+}
+
+wc_status dec_check_memory(const wcx_header *h, uint64_t need, const wc_params *p, wc_err *err)
+{
+    return check_memory(h, need, p, err);
 }
 
 static wc_status decode(wc_ctx *ctx, const wc_params *p, const void *src, size_t size,

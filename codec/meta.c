@@ -172,19 +172,26 @@ wc_status wc_meta_read(wc_ctx *ctx, const void *src, size_t size, wc_meta *m)
     WC_RETURN_IF(!chunks, &ctx->err, WC_ERR_NOMEM, "out of memory (chunk list)");
     size_t n = 0;
     wc_status s = wcx_read_chunks(src, size, chunks, max, &n, &ctx->err);
+    if (s == WC_OK) s = meta_from_chunks(chunks, n, m, &ctx->err);
+    wc_free(chunks);
+    return s;
+}
+
+wc_status meta_from_chunks(const wcx_chunk *chunks, size_t n, wc_meta *m, wc_err *err)
+{
+    wc_status s = WC_OK;
     for (size_t i = 0; s == WC_OK && i < n; i++) {
         if (chunks[i].type != WCX_WMET) continue;
         wcx_meta_item it;
-        s = wcx_meta_parse(&chunks[i], &it, &ctx->err);
+        s = wcx_meta_parse(&chunks[i], &it, err);
         if (s != WC_OK || !kind_known(it.kind)) continue; /* later kinds: skipped */
         wc_err e = {{0}};
         s = meta_add(m, (wc_meta_kind)it.kind, it.flags, (const char *)it.key, it.key_len, it.value,
                      it.size, &e);
         if (s == WC_ERR_ARG) s = WC_ERR_CORRUPT; /* from a file, a bad item is damage */
         if (s != WC_OK)
-            wc_fail(&ctx->err, s, "chunk %u (WMET) at byte %zu: %s", chunks[i].index,
-                    chunks[i].offset, e.msg);
+            wc_fail(err, s, "chunk %u (WMET) at byte %zu: %s", chunks[i].index, chunks[i].offset,
+                    e.msg);
     }
-    wc_free(chunks);
     return s;
 }

@@ -247,8 +247,7 @@ static void window_comp(void *arg, size_t c, int worker)
         j->status[c] = window_int(j, (uint32_t)c);
 }
 
-/* The window's samples into img, as the CPU backend's inverse does. */
-static void window_samples(const wc_stage_plan *plan, int32_t **ipl, float **fpl, wc_image *img)
+void region_window_samples(const wc_stage_plan *plan, int32_t **ipl, float **fpl, wc_image *img)
 {
     const size_t n = (size_t)img->width * img->height;
     uint32_t first = 0;
@@ -370,7 +369,7 @@ wc_status region_decode(const wcx_header *h, const wc_layout *lay, const es_inpu
         for (uint32_t c = 0; c < h->components && s == WC_OK; c++)
             if (j.status[c] != WC_OK) s = wc_fail(err, j.status[c], "%s", j.errs[c].msg);
     }
-    if (s == WC_OK) window_samples(&plan, ipl, fpl, img);
+    if (s == WC_OK) region_window_samples(&plan, ipl, fpl, img);
     for (int c = 0; c < 4; c++) {
         pool_free(pool, q[c]);
         pool_free(pool, ipl[c]);

@@ -39,4 +39,9 @@ wc_status region_decode(const wcx_header *h, const wc_layout *lay, const es_inpu
  * the layout's blocks (layout_build). */
 uint64_t region_memory(const wcx_header *h, const wc_layout *lay, const wc_region *r, int threads);
 
+/* A window's planes (img's size: ipl per component, fpl too for a float
+ * one) into img's samples, as the CPU backend's inverse does: colour,
+ * rounding, clamping (the streaming decoder's strips too). */
+void region_window_samples(const wc_stage_plan *plan, int32_t **ipl, float **fpl, wc_image *img);
+
 #endif

@@ -408,6 +408,60 @@ WC_API wc_status wc_decode_batch(wc_ctx *ctx, const wc_params *p, const void *co
 WC_API wc_status wc_decode_check_head(wc_ctx *ctx, const wc_params *p, const void *head, size_t n,
                                       uint64_t file_size, size_t *max_file);
 
+/* ---- decoding in bounded memory (streaming) ---------------------------------- */
+
+/* Where a streaming decode reads the file: read(user, offset, dst, n) puts
+ * the n bytes at offset into dst and returns 0, else non-zero (an I/O
+ * error); size is the file's size in bytes. */
+typedef struct wc_stream_source {
+    int (*read)(void *user, uint64_t offset, void *dst, size_t n);
+    void *user;
+    uint64_t size;
+} wc_stream_source;
+
+/* Where its rows go. begin (may be NULL) gets the image's shape (pixels
+ * NULL) once the whole file has been checked, before any row; rows gets
+ * each strip in order, top to bottom: a width x height image (packed,
+ * owned by the library, valid during the call) of the image's rows y ..
+ * y + height - 1. A status other than WC_OK from either stops the decode
+ * with that status. */
+typedef struct wc_stream_sink {
+    wc_status (*begin)(void *user, const wc_image *shape);
+    wc_status (*rows)(void *user, const wc_image *rows, uint32_t y);
+    void *user;
+} wc_stream_sink;
+
+/*
+ * Decodes a file in working memory that grows with the image's width, not
+ * its area: the file is read by ranges (first every chunk once, its CRC
+ * checked, keeping only the small ones: header, tables, index, metadata;
+ * then each code block when a strip first needs it), and the image is
+ * made as full-width strips, each the exact window of the inverse
+ * transform (so the rows are wc_decode's, byte for byte), handed to
+ * sink->rows. Any damage wc_decode reports in a file's chunks (framing,
+ * CRC, header, index) is reported so, with the same status and message,
+ * before begin is called; damage inside a code block, found only when a
+ * strip decodes it, comes after some rows were delivered (a program
+ * writing a file discards it). The strip height is the largest of 32
+ * rows, 16 and 8 whose need (wc_ctx_note names both) is within
+ * p->max_memory, else WC_ERR_LIMIT. Runs on the host, on p->threads
+ * threads (the blocks of a row, the window's transform; the rows do not
+ * depend on them), whatever p->backend asks; p->memory must be WC_MEMORY_HOST. A file of
+ * the Monolithic DWT (wavelets 153, 197) has no window inverse: it is read
+ * whole and decoded by wc_decode (under p's limits), then handed out in
+ * strips. meta, when not NULL, gets the file's metadata (wc_meta_read's).
+ */
+WC_API wc_status wc_decode_stream(wc_ctx *ctx, const wc_params *p, const wc_stream_source *src,
+                                  const wc_stream_sink *sink, struct wc_meta *meta);
+
+/* The bytes a wc_decode_stream of the file would hold at its peak with
+ * p's limit (its estimate), and the strip height it would take; the file
+ * is read (every chunk, CRCs checked) but nothing decoded. 0 on any error
+ * (wc_ctx_error says it), e.g. when even the smallest strips pass the
+ * limit. */
+WC_API uint64_t wc_decode_stream_memory(wc_ctx *ctx, const wc_params *p,
+                                        const wc_stream_source *src, uint32_t *strip_rows);
+
 /* ---- metadata ---------------------------------------------------------------- */
 
 /*

@@ -292,6 +292,33 @@ static wc_status out_close(const char *path, out_file *o, wc_status s, wc_err *e
     return s;
 }
 
+struct file_out {
+    out_file o;
+};
+
+wc_status file_out_open(const char *path, file_out **o, FILE **fp, wc_err *err)
+{
+    *o = wc_calloc(1, sizeof **o);
+    WC_RETURN_IF(!*o, err, WC_ERR_NOMEM, "out of memory");
+    wc_status s = out_open(path, &(*o)->o, err);
+    if (s != WC_OK) {
+        wc_free(*o);
+        *o = NULL;
+        return s;
+    }
+    *fp = (*o)->o.fp;
+    return WC_OK;
+}
+
+wc_status file_out_close(const char *path, file_out *o, wc_status s, wc_err *err)
+{
+    if (!o) return s;
+    const char *name = !path ? "" : !strcmp(path, "-") ? "standard output" : path;
+    s = out_close(name, &o->o, s, err);
+    wc_free(o);
+    return s;
+}
+
 typedef wc_status (*write_fn)(FILE *fp, const char *name, const void *arg, wc_err *err);
 
 static wc_status write_output(const char *path, write_fn fn, const void *arg, wc_err *err)

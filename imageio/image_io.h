@@ -128,6 +128,20 @@ wc_status pnm_write_file(const char *path, const wc_image *img, wc_err *err);
 /* Writes to an open stream (not closed; flushed); name is for messages. */
 wc_status pnm_write_fp(FILE *fp, const char *name, const wc_image *img, wc_err *err);
 
+/* Row by row, for a streaming decode (image_stream.c): the header of an
+ * image of shape's size (its pixels are not read), then rows->height rows
+ * at image row y, each checked as pnm_write_fp checks them. */
+wc_status pnm_rows_head(FILE *fp, const char *name, const wc_image *shape, wc_err *err);
+wc_status pnm_rows_put(FILE *fp, const char *name, const wc_image *rows, uint32_t y, wc_err *err);
+/* PNG row by row: png_rows_open writes the signature, IHDR, meta's chunks
+ * (as png_meta_insert puts them: the same file as png_write_fp and
+ * png_meta_insert give) and sBIT; png_rows_put compresses rows in order;
+ * png_rows_close frees the writer (WC_ERR_ARG when rows are missing). */
+typedef struct png_row_writer png_row_writer;
+wc_status png_rows_open(FILE *fp, const char *name, const wc_image *shape, const wc_meta *meta,
+                        png_row_writer **out, wc_err *err);
+wc_status png_rows_put(png_row_writer *w, const wc_image *rows, wc_err *err);
+wc_status png_rows_close(png_row_writer *w, wc_err *err);
 /* ---- TIFF (image_tiff.c) ---------------------------------------------------- */
 
 /* 1..16-bit unsigned samples, gray (min-is-black or min-is-white, the
@@ -318,6 +332,22 @@ wc_status inspect_file(wc_ctx *ctx, const char *path, wc_info *info, wc_err *err
 wc_status inspect_file_meta(wc_ctx *ctx, const char *path, wc_info *info, wc_meta *meta,
                             wc_err *err);
 
+/* An output file as image_write writes one: "-" for standard output; else
+ * a temporary file beside path, renamed over it by file_out_close when s
+ * is WC_OK, removed otherwise (a device is written straight into). */
+typedef struct file_out file_out;
+wc_status file_out_open(const char *path, file_out **o, FILE **fp, wc_err *err);
+wc_status file_out_close(const char *path, file_out *o, wc_status s, wc_err *err);
+/* Decodes the .wcx file at path (a regular file: read by ranges) with
+ * wc_decode_stream into out as format (IMAGE_BY_NAME: by out's name) with
+ * meta's items (meta NULL: none; else the file's are appended to it and
+ * written as image_write_meta writes them), row by row for PNG and PGM/PPM
+ * (TIFF: the rows gathered, then written whole). *shape gets the image's
+ * size (pixels NULL); *dropped as image_write_meta's. Nothing is left at
+ * out on failure. */
+wc_status decode_file_stream(wc_ctx *ctx, const wc_params *p, const char *path, const char *out,
+                             image_format format, wc_meta *meta, wc_image *shape, unsigned *dropped,
+                             wc_err *err);
 /* "libpng 1.6.39, libtiff 4.5.0, zlib 1.2.13": the versions linked. */
 void image_io_versions(char *buf, size_t cap);
 

@@ -706,3 +706,154 @@ wc_status png_write_file(const char *path, const wc_image *img, wc_err *err)
     if (s != WC_OK) remove(path); /* leave no half-written file behind */
     return s;
 }
+
+/* ---- writing row by row (a streaming decode's output) -------------------------- */
+
+struct png_row_writer {
+    png_writer w;
+    const wc_meta *meta;
+    uint8_t head[33]; /* the signature and IHDR, held until the metadata goes after them */
+    size_t held;
+    int packed; /* png_set_packing was asked for */
+    uint32_t rows_left;
+};
+
+/* Writes as png_cb_write does, but holds the first 33 bytes (signature
+ * and IHDR, which libpng writes first) to put the metadata chunks after
+ * them, as png_meta_insert does to a whole file: the same bytes. */
+static void png_cb_write_meta(png_structp png, png_bytep data, size_t n)
+{
+    png_row_writer *rw = (png_row_writer *)png_get_io_ptr(png);
+    png_io *io = &rw->w.io;
+    if (rw->held < sizeof rw->head) {
+        const size_t take = n < sizeof rw->head - rw->held ? n : sizeof rw->head - rw->held;
+        memcpy(rw->head + rw->held, data, take);
+        rw->held += take;
+        data += take;
+        n -= take;
+        if (rw->held == sizeof rw->head) {
+            uint8_t *out = NULL;
+            size_t size = 0;
+            wc_err e = {{0}};
+            if (png_meta_insert(rw->head, sizeof rw->head, rw->meta, &out, &size, &e) != WC_OK)
+                png_io_jump(png, io, WC_ERR_NOMEM, "%s", e.msg);
+            const int bad = fwrite(out, 1, size, io->fp) != size;
+            wc_free(out);
+            if (bad)
+                png_io_jump(png, io, WC_ERR_IO, "cannot write %s: %s", io->path, strerror(errno));
+        }
+    }
+    if (n && fwrite(data, 1, n, io->fp) != n)
+        png_io_jump(png, io, WC_ERR_IO, "cannot write %s: %s", io->path, strerror(errno));
+}
+
+static void png_cb_flush_meta(png_structp png)
+{
+    png_row_writer *rw = (png_row_writer *)png_get_io_ptr(png);
+    if (fflush(rw->w.io.fp) != 0)
+        png_io_jump(png, &rw->w.io, WC_ERR_IO, "cannot write %s: %s", rw->w.io.path,
+                    strerror(errno));
+}
+
+static wc_status png_rows_head(png_row_writer *rw, wc_err *err)
+{
+    png_writer *w = &rw->w;
+    if (setjmp(png_jmpbuf(w->png))) return png_io_fail(&w->io, err);
+    static const int ctypes[4] = {PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
+                                  PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
+    const wc_image *img = w->img;
+    int fdepth = png_file_depth(img->components, img->bit_depth);
+    png_set_write_fn(w->png, rw, png_cb_write_meta, png_cb_flush_meta);
+    png_set_user_limits(w->png, PNG_UINT_31_MAX, PNG_UINT_31_MAX);
+    png_set_compression_level(w->png, 6);
+    png_set_IHDR(w->png, w->info, img->width, img->height, fdepth, ctypes[img->components - 1],
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    if ((uint32_t)fdepth != img->bit_depth) {
+        png_color_8 sig = {0};
+        png_byte d = (png_byte)img->bit_depth;
+        if (img->components >= 3)
+            sig.red = sig.green = sig.blue = d;
+        else
+            sig.gray = d;
+        if (img->components % 2 == 0) sig.alpha = d;
+        png_set_sBIT(w->png, w->info, &sig);
+    }
+    png_write_info(w->png, w->info);
+    if (fdepth < 8) png_set_packing(w->png);
+    if (fdepth == 16 && png_host_little_endian()) png_set_swap(w->png);
+    return WC_OK;
+}
+
+wc_status png_rows_open(FILE *fp, const char *name, const wc_image *shape, const wc_meta *meta,
+                        png_row_writer **out, wc_err *err)
+{
+    *out = NULL;
+    WC_RETURN_IF(!fp || !shape, err, WC_ERR_ARG, "PNG: no output stream or image");
+    WC_RETURN_IF(shape->width == 0 || shape->height == 0 || shape->width > PNG_UINT_31_MAX ||
+                     shape->height > PNG_UINT_31_MAX,
+                 err, WC_ERR_ARG, "PNG: cannot write a %" PRIu32 "x%" PRIu32 " image", shape->width,
+                 shape->height);
+    WC_RETURN_IF(shape->components < 1 || shape->components > 4 || shape->bit_depth < 1 ||
+                     shape->bit_depth > 16,
+                 err, WC_ERR_ARG, "PNG: cannot write %" PRIu32 " components at %" PRIu32 " bits",
+                 shape->components, shape->bit_depth);
+    png_row_writer *rw = wc_calloc(1, sizeof *rw);
+    WC_RETURN_IF(!rw, err, WC_ERR_NOMEM, "PNG: out of memory");
+    rw->meta = meta;
+    rw->rows_left = shape->height;
+    png_writer *w = &rw->w;
+    w->img = shape;
+    w->io.fp = fp;
+    w->io.path = name;
+    w->io.fallback = WC_ERR_ARG;
+    wc_status s = WC_ERR_NOMEM;
+    w->png = png_create_write_struct_2(PNG_LIBPNG_VER_STRING, &w->io, png_cb_error, png_cb_warning,
+                                       &w->io, png_cb_malloc, png_cb_free);
+    if (w->png != NULL) w->info = png_create_info_struct(w->png);
+    if (w->info != NULL)
+        s = png_rows_head(rw, err);
+    else
+        wc_fail(err, s, "PNG: cannot create the libpng writer");
+    w->img = NULL; /* the caller's shape is not kept */
+    if (s != WC_OK) {
+        png_destroy_write_struct(&w->png, &w->info);
+        wc_free(rw);
+        return s;
+    }
+    *out = rw;
+    return WC_OK;
+}
+
+static wc_status png_rows_body(png_row_writer *rw, const wc_image *rows, size_t stride, wc_err *err)
+{
+    png_writer *w = &rw->w;
+    if (setjmp(png_jmpbuf(w->png))) return png_io_fail(&w->io, err);
+    for (uint32_t y = 0; y < rows->height; y++)
+        png_write_row(w->png, (const uint8_t *)rows->pixels + (size_t)y * stride);
+    rw->rows_left -= rows->height;
+    if (rw->rows_left == 0) png_write_end(w->png, w->info);
+    return WC_OK;
+}
+
+wc_status png_rows_put(png_row_writer *rw, const wc_image *rows, wc_err *err)
+{
+    size_t stride = 0;
+    WC_FORWARD_IF_ERROR(png_check_image(rows, &stride, err));
+    WC_RETURN_IF(rows->height > rw->rows_left, err, WC_ERR_ARG,
+                 "PNG: %" PRIu32 " rows more than the image has left (%" PRIu32 ")", rows->height,
+                 rw->rows_left);
+    return png_rows_body(rw, rows, stride, err);
+}
+
+wc_status png_rows_close(png_row_writer *rw, wc_err *err)
+{
+    if (!rw) return WC_OK;
+    wc_status s = WC_OK;
+    if (rw->rows_left)
+        s = wc_fail(err, WC_ERR_ARG, "PNG: %" PRIu32 " rows were never written", rw->rows_left);
+    if (fflush(rw->w.io.fp) != 0 && s == WC_OK)
+        s = wc_fail(err, WC_ERR_IO, "PNG: cannot write %s: %s", rw->w.io.path, strerror(errno));
+    png_destroy_write_struct(&rw->w.png, &rw->w.info);
+    wc_free(rw);
+    return s;
+}

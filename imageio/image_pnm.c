@@ -372,3 +372,37 @@ wc_status pnm_write_file(const char *path, const wc_image *img, wc_err *err)
     if (s != WC_OK) remove(path); /* leave no half-written file behind */
     return s;
 }
+
+/* ---- writing row by row (a streaming decode's output) -------------------------- */
+
+wc_status pnm_rows_head(FILE *fp, const char *name, const wc_image *shape, wc_err *err)
+{
+    wc_image one = *shape; /* checked as an image: the pixels are not read */
+    uint8_t dummy = 0;
+    one.pixels = &dummy;
+    one.stride = 0;
+    size_t row = 0;
+    WC_FORWARD_IF_ERROR(pnm_check_image(&one, &row, err));
+    WC_RETURN_IF(fprintf(fp, "P%c\n%" PRIu32 " %" PRIu32 "\n%" PRIu32 "\n",
+                         shape->components == 1 ? '5' : '6', shape->width, shape->height,
+                         (1u << shape->bit_depth) - 1) < 0,
+                 err, WC_ERR_IO, "PNM: cannot write %s: %s", name, strerror(errno));
+    return WC_OK;
+}
+
+wc_status pnm_rows_put(FILE *fp, const char *name, const wc_image *rows, uint32_t y, wc_err *err)
+{
+    size_t row = 0;
+    WC_FORWARD_IF_ERROR(pnm_check_image(rows, &row, err));
+    const size_t stride = rows->stride ? rows->stride : row;
+    uint8_t *buf = wc_malloc(row);
+    WC_RETURN_IF(buf == NULL, err, WC_ERR_NOMEM, "PNM: cannot allocate %zu bytes", row);
+    wc_status s = WC_OK;
+    for (uint32_t j = 0; s == WC_OK && j < rows->height; j++) {
+        s = pnm_pack_row(rows, y + j, (const uint8_t *)rows->pixels + (size_t)j * stride, buf, err);
+        if (s == WC_OK && fwrite(buf, 1, row, fp) != row)
+            s = wc_fail(err, WC_ERR_IO, "PNM: cannot write %s: %s", name, strerror(errno));
+    }
+    wc_free(buf);
+    return s;
+}

@@ -270,28 +270,48 @@ static void encode_job(const cli_batch_opts *o, file_result *r, const char *in, 
     wc_image_free(&img);
 }
 
+/* Whether a decode goes through wc_decode_stream (strips, in memory that
+ * grows with the width): a whole image from a regular file decoded on the
+ * host, i.e. unless a CUDA device would run it (--backend cuda, or auto
+ * with a device), which decodes the whole image at once. */
+static int decode_streams(const cli_batch_opts *o, const char *in, const wc_params *p)
+{
+    struct stat st;
+    if (o->has_region || !strcmp(in, "-") || stat(in, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+    const char *env = getenv("WC_BACKEND");
+    if (p->backend == WC_BACKEND_CPU || (env && !strcmp(env, "cpu"))) return 1;
+    return p->backend == WC_BACKEND_AUTO && wc_device_count() == 0;
+}
+
 static void decode_job(const cli_batch_opts *o, file_result *r, const char *in, wc_params p,
                        wc_meta *meta, wc_ctx *ctx)
 {
     wc_image img = {0};
     unsigned dropped = 0;
     wc_err e = {{0}};
-    /* The header first, under the limits, then the rest (decode_file). */
-    double t0 = cli_now();
-    wc_status s =
-        decode_file_region(ctx, &p, in, o->has_region ? &o->region : NULL, &img, meta, &e);
-    double t1 = cli_now();
-    if (s != WC_OK) {
-        set_error(r, e.msg, s, in);
-        if (meta && (strstr(e.msg, "WMET") || strstr(e.msg, "metadata"))) {
-            size_t used = strlen(r->error);
-            snprintf(r->error + used, sizeof r->error - used,
-                     " (--strip decodes the image without it)");
+    double t0 = cli_now(), t1;
+    wc_status s;
+    if (decode_streams(o, in, &p)) {
+        /* Read by ranges, written row by row as the strips come. */
+        s = decode_file_stream(ctx, &p, in, r->out, o->out_format, meta, &img, &dropped, &e);
+        t1 = cli_now();
+        if (s != WC_OK) set_error(r, e.msg, s, in);
+    } else {
+        /* The header first, under the limits, then the rest (decode_file). */
+        s = decode_file_region(ctx, &p, in, o->has_region ? &o->region : NULL, &img, meta, &e);
+        t1 = cli_now();
+        if (s != WC_OK) {
+            set_error(r, e.msg, s, in);
+            if (meta && (strstr(e.msg, "WMET") || strstr(e.msg, "metadata"))) {
+                size_t used = strlen(r->error);
+                snprintf(r->error + used, sizeof r->error - used,
+                         " (--strip decodes the image without it)");
+            }
         }
+        if (s == WC_OK &&
+            (s = image_write_meta(r->out, &img, meta, o->out_format, &dropped, &e)) != WC_OK)
+            set_error(r, e.msg, s, r->out);
     }
-    if (s == WC_OK &&
-        (s = image_write_meta(r->out, &img, meta, o->out_format, &dropped, &e)) != WC_OK)
-        set_error(r, e.msg, s, r->out);
     struct stat st;
     uint64_t size = strcmp(in, "-") && stat(in, &st) == 0 ? (uint64_t)st.st_size : 0;
     if (s == WC_OK) {
@@ -317,7 +337,7 @@ static void decode_job(const cli_batch_opts *o, file_result *r, const char *in, 
                             : backend_note(ctx));
     }
     r->status = s;
-    wc_image_free(&img);
+    if (img.pixels) wc_image_free(&img);
 }
 
 /* The device of the worker that owns ctx: workers take the batch's

@@ -263,10 +263,16 @@ static int cmd_decode(int argc, char **argv)
                "                        run on the cpu)\n"
                "  --max-pixels N        refuse files larger than N pixels (default 2^31)\n"
                "  --max-memory N        refuse files needing more than N bytes to decode,\n"
-               "                        the file included (default 8 GiB: 8589934592)\n"
+               "                        the file included (default 8 GiB: 8589934592); a\n"
+               "                        file decoded in strips takes the tallest strips\n"
+               "                        (32 rows down to 8) whose buffers fit in N\n"
                "%s"
-               "  -v, --verbose         say which backend ran\n"
-               "  -q, --quiet           print nothing on success\n%s",
+               "  -v, --verbose         say which backend ran (and the strips, their need)\n"
+               "  -q, --quiet           print nothing on success\n"
+               "A file (not '-') decoded on the host (no CUDA device, --backend cpu or\n"
+               "WC_BACKEND=cpu; not --region/--reduce) is decoded in full-width strips and\n"
+               "written row by row (PNG, PGM/PPM; TIFF gathers the image first): memory grows\n"
+               "with the width, not the area, and the output is the same bytes.\n%s",
                cli_devices_help, cli_spread_help);
         return CLI_OK;
     }

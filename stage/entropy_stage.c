@@ -86,20 +86,22 @@ static int arith_of(const wcx_header *h) { return h->entropy == 3; }
 static int filtered_of(const wcx_header *h) { return h->entropy == WCX_ENTROPY_FILTERED; }
 static int tiled_of(const wcx_header *h) { return h->entropy == 2; }
 
-static bc_block block_view(const wcx_header *h, const wc_layout *lay, int32_t *const *planes,
-                           const wc_cblk *k)
+/* Block k with its top-left coefficient at data, rows stride apart. */
+static bc_block block_view_at(const wcx_header *h, const wc_layout *lay, const wc_cblk *k,
+                              int32_t *data, size_t stride)
 {
     const uint32_t run_max = run_max_of(h);
     const wc_band_info *bi = &lay->band[k->comp][k->band];
     int orient = bi->orient == 1 ? BC_VERT : bi->orient == 2 ? BC_HORZ : BC_ISO;
-    bc_block b = {planes[k->comp] + (size_t)k->y0 * lay->plane_w[k->comp] + k->x0,
-                  k->w,
-                  k->h,
-                  lay->plane_w[k->comp],
-                  bi->predict,
-                  orient,
-                  run_max};
+    bc_block b = {data, k->w, k->h, stride, bi->predict, orient, run_max};
     return b;
+}
+
+static bc_block block_view(const wcx_header *h, const wc_layout *lay, int32_t *const *planes,
+                           const wc_cblk *k)
+{
+    return block_view_at(h, lay, k, planes[k->comp] + (size_t)k->y0 * lay->plane_w[k->comp] + k->x0,
+                         lay->plane_w[k->comp]);
 }
 
 /* Counting pass: contexts and symbols, kept for the coding pass. */
@@ -479,35 +481,47 @@ static wc_status inflate_block(const uint8_t *src, size_t size, const bc_block *
     return WC_OK;
 }
 
-static void decode_block(dec_job *j, size_t i, int w)
+/* Block i of the layout from its coded bytes into b; an error names the
+ * component, band and block (es_decode and es_block_decode alike). */
+static wc_status decode_view(const wcx_header *h, const wc_layout *lay, const bc_dectab *tabs,
+                             size_t i, const uint8_t *src, size_t size, bc_block *b,
+                             worker_state *ws, wc_err *err)
 {
-    const wc_cblk *k = &j->lay->blocks[i];
-    bc_block b = block_view(j->h, j->lay, j->planes, k);
-    const uint8_t *src = j->in->data[k->comp] + j->offset[i];
+    const wc_cblk *k = &lay->blocks[i];
     wc_err e = {{0}};
     wc_status s;
-    if (huffman_of(j->h)) {
-        unsigned cls = j->lay->band[k->comp][k->band].cls;
-        const bc_dectab *T = &j->tabs[k->comp * WC_NCLASS + cls];
-        if (tiled_of(j->h))
-            s = bct_decode(src, j->in->block_size[i], &b, T, j->ws[w].scratch, &e);
+    if (huffman_of(h)) {
+        unsigned cls = lay->band[k->comp][k->band].cls;
+        const bc_dectab *T = &tabs[k->comp * WC_NCLASS + cls];
+        if (tiled_of(h))
+            s = bct_decode(src, size, b, T, ws->scratch, &e);
         else
-            s = bc_decode(src, j->in->block_size[i], &b, T, j->ws[w].scratch, &e);
-    } else if (filtered_of(j->h)) {
-        s = rf_decode(src, j->in->block_size[i], b.data, b.stride, b.w, b.h, &e);
-    } else if (arith_of(j->h)) {
-        s = ac_decode(src, j->in->block_size[i], &b, j->ws[w].ac, &e);
+            s = bc_decode(src, size, b, T, ws->scratch, &e);
+    } else if (filtered_of(h)) {
+        s = rf_decode(src, size, b->data, b->stride, b->w, b->h, &e);
+    } else if (arith_of(h)) {
+        s = ac_decode(src, size, b, ws->ac, &e);
     } else {
-        s = inflate_block(src, j->in->block_size[i], &b, &j->ws[w], &e);
+        s = inflate_block(src, size, b, ws, &e);
     }
     if (s != WC_OK) {
         char name[16];
-        es_band_name(j->h, j->lay, k->comp, k->band, name);
-        size_t first = j->lay->first_block[k->comp];
+        es_band_name(h, lay, k->comp, k->band, name);
+        size_t first = lay->first_block[k->comp];
         size_t nth = 0; /* block number within its band, for the message */
-        for (size_t q = i; q > first && j->lay->blocks[q - 1].band == k->band; q--) nth++;
-        wc_fail(&j->errs[w], s, "component %u, subband %s, block %zu: %s", k->comp, name, nth,
-                e.msg);
+        for (size_t q = i; q > first && lay->blocks[q - 1].band == k->band; q--) nth++;
+        wc_fail(err, s, "component %u, subband %s, block %zu: %s", k->comp, name, nth, e.msg);
+    }
+    return s;
+}
+
+static void decode_block(dec_job *j, size_t i, int w)
+{
+    bc_block b = block_view(j->h, j->lay, j->planes, &j->lay->blocks[i]);
+    wc_status s =
+        decode_view(j->h, j->lay, j->tabs, i, j->in->data[j->lay->blocks[i].comp] + j->offset[i],
+                    j->in->block_size[i], &b, &j->ws[w], &j->errs[w]);
+    if (s != WC_OK) {
         j->status[w] = s;
         j->fail_block[w] = i;
     }
@@ -656,4 +670,86 @@ wc_status es_decode(const wcx_header *h, const wc_layout *lay, const es_input *i
     wc_free(j.fail_block);
     wc_free(j.status);
     return s;
+}
+
+/* ---- one block at a time (a streaming decoder) --------------------------------- */
+
+struct es_block_decoder {
+    const wcx_header *h;
+    const wc_layout *lay;
+    bc_dectab *tabs; /* shared by the workers: read only */
+    worker_state *ws;
+    int workers;
+};
+
+wc_status es_block_decoder_create(const wcx_header *h, const wc_layout *lay, const es_input *in,
+                                  int workers, es_block_decoder **out, wc_err *err)
+{
+    *out = NULL;
+    es_block_decoder *d = wc_calloc(1, sizeof *d);
+    WC_RETURN_IF(!d, err, WC_ERR_NOMEM, "out of memory (block decoder)");
+    d->h = h;
+    d->lay = lay;
+    d->workers = workers > 0 ? workers : 1;
+    wc_status s = WC_OK;
+    if (huffman_of(h)) {
+        d->tabs = wc_calloc((size_t)h->components * WC_NCLASS, sizeof *d->tabs);
+        s = d->tabs ? es_read_tables(h, in, d->tabs, err)
+                    : wc_fail(err, WC_ERR_NOMEM, "out of memory (Huffman tables)");
+    }
+    if (s == WC_OK) s = workers_alloc(h, d->workers, 0, &d->ws, err);
+    if (s != WC_OK) {
+        es_block_decoder_free(d);
+        return s;
+    }
+    *out = d;
+    return WC_OK;
+}
+
+wc_status es_block_decode(es_block_decoder *d, int worker, size_t i, const uint8_t *src,
+                          size_t size, int32_t *dst, size_t stride, wc_err *err)
+{
+    bc_block b = block_view_at(d->h, d->lay, &d->lay->blocks[i], dst, stride);
+    return decode_view(d->h, d->lay, d->tabs, i, src, size, &b, &d->ws[worker], err);
+}
+
+wc_status es_block_decode_pair(es_block_decoder *d, int worker, const size_t i[2],
+                               const uint8_t *const src[2], const size_t size[2],
+                               int32_t *const dst[2], size_t stride, wc_err *err)
+{
+    if (d->h->entropy == 0) {
+        bc_block b[2];
+        const bc_dectab *T[2];
+        for (int q = 0; q < 2; q++) {
+            const wc_cblk *k = &d->lay->blocks[i[q]];
+            b[q] = block_view_at(d->h, d->lay, k, dst[q], stride);
+            T[q] = &d->tabs[k->comp * WC_NCLASS + d->lay->band[k->comp][k->band].cls];
+        }
+        const bc_block *bp[2] = {&b[0], &b[1]};
+        uint32_t *const scratch[2] = {d->ws[worker].scratch, d->ws[worker].scratch2};
+        wc_err e = {{0}};
+        if (bc_decode_pair(src, size, bp, T, scratch, &e) == WC_OK) return WC_OK;
+    }
+    /* one at a time: the failing block named as es_decode names it */
+    WC_FORWARD_IF_ERROR(es_block_decode(d, worker, i[0], src[0], size[0], dst[0], stride, err));
+    return es_block_decode(d, worker, i[1], src[1], size[1], dst[1], stride, err);
+}
+
+size_t es_block_decoder_bytes(const wcx_header *h, int workers)
+{
+    const size_t side = (size_t)1 << h->block_log2, vals = side * side;
+    size_t n = sizeof(es_block_decoder) +
+               (size_t)(workers > 0 ? workers : 1) *
+                   (sizeof(worker_state) + 2 * bc_scratch_elems() * sizeof(uint32_t) +
+                    vals * sizeof(int32_t) + rle_bound(vals));
+    if (huffman_of(h)) n += (size_t)h->components * WC_NCLASS * sizeof(bc_dectab);
+    return n;
+}
+
+void es_block_decoder_free(es_block_decoder *d)
+{
+    if (!d) return;
+    workers_free(d->ws, d->workers);
+    wc_free(d->tabs);
+    wc_free(d);
 }

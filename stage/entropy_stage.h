@@ -63,6 +63,25 @@ wc_status es_read_tables(const wcx_header *h, const es_input *in, bc_dectab *tab
  * checks that the sizes cover each component's data exactly. */
 wc_status es_block_offsets(const wc_layout *lay, const es_input *in, size_t *offset, wc_err *err);
 
+/* One code block at a time, for a decoder that reads the blocks it needs
+ * as it goes (codec/stream_decode.c): the tables read and checked once
+ * (es_read_tables), then block i (layout order) from its size coded bytes
+ * into dst, rows stride elements apart, with es_decode's messages, by
+ * worker 0..workers-1 (each has its own scratch; workers may run at once). */
+typedef struct es_block_decoder es_block_decoder;
+wc_status es_block_decoder_create(const wcx_header *h, const wc_layout *lay, const es_input *in,
+                                  int workers, es_block_decoder **out, wc_err *err);
+wc_status es_block_decode(es_block_decoder *d, int worker, size_t i, const uint8_t *src,
+                          size_t size, int32_t *dst, size_t stride, wc_err *err);
+/* Blocks i[0] and i[1] at once (bc_decode_pair, in turns: faster), with
+ * es_block_decode's results and messages. */
+wc_status es_block_decode_pair(es_block_decoder *d, int worker, const size_t i[2],
+                               const uint8_t *const src[2], const size_t size[2],
+                               int32_t *const dst[2], size_t stride, wc_err *err);
+/* The bytes a decoder of that many workers holds (tables and scratch). */
+size_t es_block_decoder_bytes(const wcx_header *h, int workers);
+void es_block_decoder_free(es_block_decoder *d);
+
 /* Names of bands for messages and `wcodec info`: "LL5", "HL2", "DCT(3,1)". */
 void es_band_name(const wcx_header *h, const wc_layout *lay, uint32_t c, uint32_t b, char out[16]);
 

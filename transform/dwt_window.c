@@ -76,15 +76,14 @@ size_t dwt_window_scratch_elems(const dwt_window *win) { return 2 * window_area(
  * a one-level plane of its own, which INV_MT inverts as the whole plane's
  * inverse does (every row, then every column); then keeps the part the
  * next level (or the output) wants. */
-#define DWT_WINDOW_INVERSE(NAME, T, INV_MT)                                                        \
-    int NAME(const T *plane, const dwt_window *win, T *out, T *scratch, int threads)               \
+#define DWT_WINDOW_INVERSE(NAME, T, INV_MT, SRC, AT)                                               \
+    int NAME(SRC, const dwt_window *win, T *out, T *scratch, int threads)                          \
     {                                                                                              \
         const dwt_rect want = win->want;                                                           \
         const uint32_t ow = want.x1 - want.x0, oh = want.y1 - want.y0;                             \
         if (win->levels == win->stop) {                                                            \
             for (uint32_t y = 0; y < oh; y++)                                                      \
-                memcpy(out + (size_t)y * ow, plane + (size_t)(want.y0 + y) * win->w + want.x0,     \
-                       ow * sizeof(T));                                                            \
+                memcpy(out + (size_t)y * ow, AT(want.y0 + y, want.x0), ow * sizeof(T));            \
             return 0;                                                                              \
         }                                                                                          \
         T *buf = scratch, *cur = scratch + window_area(win);                                       \
@@ -97,13 +96,12 @@ size_t dwt_window_scratch_elems(const dwt_window *win) { return 2 * window_area(
             for (uint32_t j = 0; j < mh; j++) {                                                    \
                 const int hy = j >= nlh;                                                           \
                 const uint32_t py = hy ? lh + cy + (j - nlh) : cy + j;                             \
-                const T *src = plane + (size_t)py * win->w;                                        \
                 T *row = buf + (size_t)j * mw;                                                     \
                 if (!hy && l < win->levels)                                                        \
                     memcpy(row, cur + (size_t)j * nlw, nlw * sizeof(T));                           \
                 else                                                                               \
-                    memcpy(row, src + cx, nlw * sizeof(T));                                        \
-                memcpy(row + nlw, src + lw + cx, (mw - nlw) * sizeof(T));                          \
+                    memcpy(row, AT(py, cx), nlw * sizeof(T));                                      \
+                memcpy(row + nlw, AT(py, lw + cx), (mw - nlw) * sizeof(T));                        \
             }                                                                                      \
             if (INV_MT(buf, mw, mh, 1, threads)) return -1;                                        \
             dwt_rect t = want;                                                                     \
@@ -121,5 +119,11 @@ size_t dwt_window_scratch_elems(const dwt_window *win) { return 2 * window_area(
         return 0;                                                                                  \
     }
 
-DWT_WINDOW_INVERSE(dwt53_inverse_window, int32_t, dwt53_inverse_mt)
-DWT_WINDOW_INVERSE(dwt97_inverse_window, float, dwt97_inverse_mt)
+#define PLANE_AT(py, px) (plane + (size_t)(py)*win->w + (px))
+#define SRC_AT(py, px) (src->at(src->user, (py), (px)))
+DWT_WINDOW_INVERSE(dwt53_inverse_window, int32_t, dwt53_inverse_mt, const int32_t *plane, PLANE_AT)
+DWT_WINDOW_INVERSE(dwt97_inverse_window, float, dwt97_inverse_mt, const float *plane, PLANE_AT)
+DWT_WINDOW_INVERSE(dwt53_inverse_window_src, int32_t, dwt53_inverse_mt, const dwt_window_src *src,
+                   (const int32_t *)SRC_AT)
+DWT_WINDOW_INVERSE(dwt97_inverse_window_src, float, dwt97_inverse_mt, const dwt_window_src *src,
+                   (const float *)SRC_AT)

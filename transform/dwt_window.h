@@ -72,4 +72,17 @@ int dwt53_inverse_window(const int32_t *plane, const dwt_window *win, int32_t *o
 int dwt97_inverse_window(const float *plane, const dwt_window *win, float *out, float *scratch,
                          int threads);
 
+/* The same from coefficients held elsewhere than in one plane (a streaming
+ * decoder keeps a few rows of each band): at(user, py, px) returns where
+ * plane coefficient (py, px) is, the rest of its band's row following it;
+ * it is asked only for the coefficients the plane version reads. */
+typedef struct dwt_window_src {
+    const void *(*at)(const void *user, uint32_t py, uint32_t px);
+    const void *user;
+} dwt_window_src;
+int dwt53_inverse_window_src(const dwt_window_src *src, const dwt_window *win, int32_t *out,
+                             int32_t *scratch, int threads);
+int dwt97_inverse_window_src(const dwt_window_src *src, const dwt_window *win, float *out,
+                             float *scratch, int threads);
+
 #endif
