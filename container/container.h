@@ -8,7 +8,8 @@
  * The CRC (zlib's crc32) covers the type and the data. Known types:
  *   WHDR header (first), WTAB entropy tables, WIDX code-block index,
  *   WDAT code-block data, WMET metadata (optional), WEND (last, empty).
- *   Unknown types are skipped.
+ *   Unknown types are skipped. Or (2.0, a small file of entropy 4) the
+ *   magic and one WONE chunk that holds the parts of all of them.
  */
 #ifndef WC_CONTAINER_H
 #define WC_CONTAINER_H
