@@ -63,7 +63,7 @@ static wc_status one_length(const wcx_chunk *one, size_t *pos, const char *what,
                      "chunk 0 (WONE) at byte %zu: the chunk ends inside the length of its %s",
                      one->offset, what);
         WC_RETURN_IF(i == 4 && one->data[*pos] > 0x07, err, WC_ERR_CORRUPT,
-                     "chunk 0 (WONE) at byte %zu: the length of its %s is over 2^32 - 1",
+                     "chunk 0 (WONE) at byte %zu: the length of its %s is over 2^31 - 1",
                      one->offset, what);
         const uint8_t b = one->data[(*pos)++];
         v |= (uint32_t)(b & 0x7F) << (7 * i);
