@@ -173,6 +173,7 @@ static wc_status parse(const void *src, size_t size, parsed *ps, int threads, wc
      * rather than as one chunk too many. */
     size_t max = (size > WCX_MAGIC_SIZE ? (size - WCX_MAGIC_SIZE) / WCX_CHUNK_OVERHEAD : 0) + 1;
     if (max > WCX_MAX_CHUNKS) max = WCX_MAX_CHUNKS;
+    if (max < WCX_ONE_MAX_PARTS) max = WCX_ONE_MAX_PARTS; /* a WONE file's parts */
     ps->chunks = wc_malloc_array(max, sizeof(wcx_chunk));
     WC_RETURN_IF(!ps->chunks, err, WC_ERR_NOMEM, "out of memory (chunk list)");
     WC_FORWARD_IF_ERROR(wcx_read_chunks_mt(src, size, ps->chunks, max, &ps->nchunks, threads, err));
@@ -299,6 +300,10 @@ static wc_status check_head(const uint8_t *head, size_t n, uint64_t file_size, c
     size_t count = 0;
     const size_t off = WCX_MAGIC_SIZE;
     const uint32_t len = wc_rd32le(head + off);
+    WC_RETURN_IF(wc_rd32le(head + off + 4) == WCX_WONE, err, WC_ERR_CORRUPT,
+                 "chunk 0 (WONE) at byte %zu: a single-chunk file of %zu bytes or more (it must "
+                 "be under %u)",
+                 off, n, WCX_ONE_MAX_FILE);
     WC_RETURN_IF(wc_rd32le(head + off + 4) != WCX_WHDR, err, WC_ERR_CORRUPT,
                  "chunk 0 at byte %zu: the first chunk must be WHDR", off);
     WC_RETURN_IF(len > n - off - WCX_CHUNK_OVERHEAD, err, WC_ERR_CORRUPT,

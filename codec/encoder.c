@@ -151,11 +151,39 @@ static size_t varint_size(uint32_t v)
     return v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
 }
 
+/* The parts of a single-chunk file (WONE, format 2.0): its record, WPAL
+ * payload and planes, when the file is one of entropy 4 without metadata
+ * that comes out under WCX_ONE_MAX_FILE bytes; else 0. Small files save
+ * the framing of the chunks the parts would have had (24 to 60 bytes). */
+static unsigned enc_one_parts(const enc_state *st, const es_output *out, const wcx_header *fh,
+                              uint8_t *rec, const uint8_t **part, size_t *part_size)
+{
+    if (st->h.entropy != WC_ENTROPY_FILTERED || meta_file_bytes(st->p->meta) != 0) return 0;
+    unsigned n = 0;
+    part_size[n] = wcx_header_size(fh); /* the short record: 21 to 24 bytes */
+    wcx_header_write(fh, rec);
+    part[n++] = rec;
+    if (st->pal) {
+        part_size[n] = st->wpal_size;
+        part[n++] = st->wpal;
+    }
+    for (uint32_t c = 0; c < st->h.components; c++) {
+        part_size[n] = out->data_size[c];
+        part[n++] = out->data[c];
+    }
+    return wcx_one_size(part_size, n) < WCX_ONE_MAX_FILE ? n : 0;
+}
+
 /* Exact size of the file the header, layout and payloads make. */
 static size_t enc_file_size(const enc_state *st, const es_output *out)
 {
     wcx_header fh;
     enc_file_header(st, &fh);
+    uint8_t rec[64];
+    const uint8_t *part[WCX_ONE_MAX_PARTS];
+    size_t part_size[WCX_ONE_MAX_PARTS];
+    const unsigned nparts = enc_one_parts(st, out, &fh, rec, part, part_size);
+    if (nparts) return wcx_one_size(part_size, nparts);
     size_t n = WCX_MAGIC_SIZE + WCX_CHUNK_OVERHEAD + wcx_header_size(&fh) + enc_palette_bytes(st) +
                meta_file_bytes(st->p->meta);
     for (uint32_t c = 0; c < st->h.components; c++) {
@@ -295,6 +323,15 @@ static void write_file(const enc_state *st, const es_output *out, uint8_t *dst, 
     wcx_writer_init(&w, dst, cap);
     wcx_header fh;
     enc_file_header(st, &fh);
+    uint8_t rec[64];
+    const uint8_t *part[WCX_ONE_MAX_PARTS];
+    size_t part_size[WCX_ONE_MAX_PARTS];
+    const unsigned nparts = enc_one_parts(st, out, &fh, rec, part, part_size);
+    if (nparts) {
+        wcx_one_put(&w, part, part_size, nparts);
+        wcx_writer_finish(&w, written);
+        return;
+    }
     size_t hs = wcx_header_size(&fh);
     wcx_chunk_begin(&w, WCX_WHDR);
     uint8_t *hp = wcx_chunk_space(&w, hs);

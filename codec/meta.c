@@ -168,6 +168,7 @@ wc_status wc_meta_read(wc_ctx *ctx, const void *src, size_t size, wc_meta *m)
     WC_RETURN_IF(!src || !m, &ctx->err, WC_ERR_ARG, "missing argument");
     size_t max = (size > WCX_MAGIC_SIZE ? (size - WCX_MAGIC_SIZE) / WCX_CHUNK_OVERHEAD : 0) + 1;
     if (max > WCX_MAX_CHUNKS) max = WCX_MAX_CHUNKS;
+    if (max < WCX_ONE_MAX_PARTS) max = WCX_ONE_MAX_PARTS; /* a WONE file's parts */
     wcx_chunk *chunks = wc_malloc_array(max, sizeof *chunks);
     WC_RETURN_IF(!chunks, &ctx->err, WC_ERR_NOMEM, "out of memory (chunk list)");
     size_t n = 0;

@@ -118,8 +118,12 @@ static wc_status wcx_check_order(const wcx_chunk *c, wc_err *err)
 {
     char name[9];
     wcx_type_name(c->type, name);
-    WC_RETURN_IF(c->index == 0 && c->type != WCX_WHDR, err, WC_ERR_CORRUPT,
-                 "chunk 0 (%s) at byte %zu: the first chunk must be WHDR", name, c->offset);
+    WC_RETURN_IF(c->index == 0 && c->type != WCX_WHDR && c->type != WCX_WONE, err, WC_ERR_CORRUPT,
+                 "chunk 0 (%s) at byte %zu: the first chunk must be WHDR (or WONE)", name,
+                 c->offset);
+    WC_RETURN_IF(c->index > 0 && c->type == WCX_WONE, err, WC_ERR_CORRUPT,
+                 "chunk %u (WONE) at byte %zu: a single-chunk file's chunk after others", c->index,
+                 c->offset);
     WC_RETURN_IF(c->index > 0 && c->type == WCX_WHDR, err, WC_ERR_CORRUPT,
                  "chunk %u (WHDR) at byte %zu: a second WHDR", c->index, c->offset);
     WC_RETURN_IF(c->type == WCX_WEND && c->size != 0, err, WC_ERR_CORRUPT,
@@ -146,19 +150,28 @@ wc_status wcx_read_chunks_mt(const uint8_t *src, size_t size, wcx_chunk *chunks,
     unsigned index = 0;
     int ended = 0;
     while (off < size) {
-        WC_RETURN_IF(ended, err, WC_ERR_CORRUPT, "chunk %u at byte %zu: %zu bytes after WEND",
-                     index, off, size - off);
+        WC_RETURN_IF(ended, err, WC_ERR_CORRUPT, "chunk %u at byte %zu: %zu bytes after %s", index,
+                     off, size - off,
+                     chunks[index - 1].type == WCX_WONE ? "a single-chunk file's WONE" : "WEND");
         WC_RETURN_IF(index >= limit, err, WC_ERR_LIMIT,
                      "chunk %u at byte %zu: more than %zu chunks", index, off, limit);
         wcx_chunk *c = &chunks[index];
         WC_FORWARD_IF_ERROR(wcx_read_one(src, size, off, index, threads, c, err));
         WC_FORWARD_IF_ERROR(wcx_check_order(c, err));
-        ended = c->type == WCX_WEND;
+        ended = c->type == WCX_WEND || c->type == WCX_WONE; /* WONE: the whole file */
         off += WCX_CHUNK_OVERHEAD + (size_t)c->size;
         index++;
+        WC_RETURN_IF(c->type == WCX_WONE && off >= WCX_ONE_MAX_FILE, err, WC_ERR_CORRUPT,
+                     "chunk 0 (WONE) at byte %zu: a single-chunk file of %zu bytes (it must be "
+                     "under %u)",
+                     c->offset, off, WCX_ONE_MAX_FILE);
     }
     WC_RETURN_IF(!ended, err, WC_ERR_TRUNCATED,
                  "file ends at byte %zu after %u chunks, without a WEND chunk", size, index);
+    if (chunks[0].type == WCX_WONE) {
+        wcx_chunk one = chunks[0];
+        return wcx_one_split(&one, chunks, limit, count, err);
+    }
     /* Only a fully verified file hands out its list, so no caller can act
      * on the chunks of a file that turned out to be damaged further on. */
     *count = index;

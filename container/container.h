@@ -8,7 +8,8 @@
  * The CRC (zlib's crc32) covers the type and the data. Known types:
  *   WHDR header (first), WTAB entropy tables, WIDX code-block index,
  *   WDAT code-block data, WMET metadata (optional), WEND (last, empty).
- *   Unknown types are skipped.
+ *   Unknown types are skipped. Or (2.0, a small file of entropy 4) the
+ *   magic and one WONE chunk that holds the parts of all of them.
  */
 #ifndef WC_CONTAINER_H
 #define WC_CONTAINER_H
@@ -41,6 +42,8 @@
 #define WCX_WEND WCX_FOURCC('W', 'E', 'N', 'D')
 #define WCX_WMET WCX_FOURCC('W', 'M', 'E', 'T')
 #define WCX_WPAL WCX_FOURCC('W', 'P', 'A', 'L')
+/* Format 2.0: a small file of entropy 4 as one chunk (one_chunk.c). */
+#define WCX_WONE WCX_FOURCC('W', 'O', 'N', 'E')
 
 /* ---- writer ------------------------------------------------------------------ */
 
@@ -96,6 +99,28 @@ wc_status wcx_read_chunks(const uint8_t *src, size_t size, wcx_chunk *chunks, si
  * cores; 1: the caller's alone). */
 wc_status wcx_read_chunks_mt(const uint8_t *src, size_t size, wcx_chunk *chunks, size_t max,
                              size_t *count, int threads, wc_err *err);
+
+/* ---- single-chunk files (WONE; one_chunk.c) --------------------------------- */
+
+/* Format 2.0: a file of entropy 4 may be the magic and one WONE chunk that
+ * holds the header record, the palette (colour 3) and the planes, each part
+ * but the last behind its LEB128 length; no WEND (FORMAT.md, "Single-chunk
+ * files"). Such a file is smaller than WCX_ONE_MAX_FILE bytes. The reader
+ * lists the chunks the parts stand for (WHDR, WPAL, WDAT..., WEND), so a
+ * list for it needs WCX_ONE_MAX_PARTS entries. */
+#define WCX_ONE_MAX_FILE 4096u
+#define WCX_ONE_MAX_PARTS 7u
+/* Bytes of the file that the parts make (magic included). */
+size_t wcx_one_size(const size_t *part_size, unsigned nparts);
+/* Writes the WONE chunk of the parts (the record, the WPAL payload if any,
+ * the WDAT payloads) after the writer's magic. */
+void wcx_one_put(wcx_writer *w, const uint8_t *const *part, const size_t *part_size,
+                 unsigned nparts);
+/* The parts of a checked WONE chunk as the chunks they stand for: offsets
+ * are the parts' own in the file; *count entries (at most max, else
+ * WC_ERR_LIMIT). */
+wc_status wcx_one_split(const wcx_chunk *one, wcx_chunk *out, size_t max, size_t *count,
+                        wc_err *err);
 
 /* Printable name of a chunk type ("WDAT", or hex for unprintable). */
 void wcx_type_name(uint32_t type, char out[9]);

@@ -4,7 +4,7 @@
  * the deal, largest first to the least-loaded rank.
  *
  * Headers: PNG (IHDR), PGM/PPM (P5/P6), TIFF (the first IFD's ImageWidth
- * and ImageLength, either byte order) and .wcx (WHDR); at most 4 KiB of a
+ * and ImageLength, either byte order) and .wcx (WHDR or WONE); at most 4 KiB of a
  * file is read (a TIFF's IFD may lie elsewhere: one more seek).
  */
 #include <ctype.h>
@@ -79,6 +79,9 @@ uint64_t cli_image_pixels(const char *path)
         px = (uint64_t)be32(b + 16) * be32(b + 20);
     else if (n >= 28 && !memcmp(b, "\x89WCX\r\n\x1a\n", 8) && !memcmp(b + 12, "WHDR", 4))
         px = (uint64_t)le32(b + 20) * le32(b + 24);
+    else if (n >= 29 && !memcmp(b, "\x89WCX\r\n\x1a\n", 8) && !memcmp(b + 12, "WONE", 4) &&
+             b[16] < 0x80) /* a single-chunk file: the record behind its 1-byte length */
+        px = (uint64_t)le32(b + 21) * le32(b + 25);
     else if (n >= 3 && b[0] == 'P' && (b[1] == '5' || b[1] == '6'))
         px = pnm_pixels(b, n);
     else if (n >= 8 && (!memcmp(b, "II*\0", 4) || !memcmp(b, "MM\0*", 4)))

@@ -50,6 +50,12 @@ static const damage_case cases[] = {
     /* Format 2.0: filtered deflate, a plane a block (packing, filters). */
     {"filtered gray+alpha 16-bit", 23, 13, 2, 16, 1, WC_TRANSFORM_DWT, 53, WC_ENTROPY_FILTERED, 16,
      0, 0, 0},
+    /* Format 2.0: small files of entropy 4 as one WONE chunk: a 1x1 pixel
+     * (the automatic layout: a palette, WPAL inside), a row of RGB. */
+    {"WONE palette 1x1", 1, 1, 3, 8, 1, WC_TRANSFORM_DWT, 53, WC_ENTROPY_HUFFMAN, 64,
+     WC_LEVELS_AUTO, 0, 0},
+    {"WONE filtered RGB 37x1", 37, 1, 3, 8, 1, WC_TRANSFORM_DWT, 53, WC_ENTROPY_FILTERED, 16, 0, 0,
+     0},
     /* Format 2.0: arithmetic coding (entropy 3), no tables. */
     {"arith lossless RGB", 21, 17, 3, 8, 1, WC_TRANSFORM_DWT, 53, WC_ENTROPY_ARITH, 16, 3, 0, 0},
     {"arith lossy 9/7 gray 12-bit", 30, 19, 1, 12, 0, WC_TRANSFORM_DWT, 97, WC_ENTROPY_ARITH, 32, 2,
@@ -217,6 +223,67 @@ static size_t find_chunk(const uint8_t *buf, size_t size, const char *type)
     for (size_t off = 8; off + 12 <= size; off += 12 + (size_t)wc_rd32le(buf + off))
         if (memcmp(buf + off + 4, type, 4) == 0) return off;
     return 0;
+}
+
+/* A single-chunk file (WONE) whose part lengths or record were changed
+ * and its CRC made good again: refused as corrupt, the message naming
+ * WONE or the part. */
+static void test_one_chunk_behind_crc(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    assert_non_null(ctx);
+    const damage_case *c = NULL;
+    for (size_t k = 0; k < NCASES; k++)
+        if (strcmp(cases[k].name, "WONE filtered RGB 37x1") == 0) c = &cases[k];
+    assert_non_null(c);
+    wc_image img;
+    size_t size;
+    uint8_t *buf = encode_case(ctx, c, &size, &img);
+    assert_memory_equal(buf + 12, "WONE", 4);
+    assert_int_equal(wc_rd32le(buf + 8) + 20, size); /* one chunk, no WEND */
+    const size_t rec = 17, rlen = buf[16];           /* the record behind its length */
+    assert_int_equal(rlen, 23);                      /* the short record of 3 components */
+    const size_t plane0 = rec + rlen;                /* the first plane's length */
+    uint8_t *bad = malloc(size + 12);
+    assert_non_null(bad);
+    struct {
+        size_t at;
+        uint8_t v;
+        wc_status want;
+        int payload; /* only decoding sees it (inspect reads the header) */
+    } edits[] = {
+        {16, 20, WC_ERR_CORRUPT, 0},                  /* a record too short */
+        {16, 0x7F, WC_ERR_CORRUPT, 0},                /* a record past the chunk's end */
+        {rec + 17, 1, WC_ERR_CORRUPT, 0},             /* entropy 1 in a WONE file */
+        {rec + 0, 1, WC_ERR_CORRUPT, 0},              /* format 1.0 */
+        {rec + 0, 3, WC_ERR_VERSION, 0},              /* format 3.0 */
+        {rec + 12, 5, WC_ERR_CORRUPT, 0},             /* 5 components */
+        {plane0, 0xFF, WC_ERR_CORRUPT, 0},            /* plane 0 past the chunk's end */
+        {plane0, 0, WC_ERR_CORRUPT, 1},               /* plane 0 empty */
+        {plane0, buf[plane0] + 1, WC_ERR_CORRUPT, 1}, /* a byte of plane 1 in plane 0 */
+    };
+    for (size_t e = 0; e < sizeof edits / sizeof edits[0]; e++) {
+        memcpy(bad, buf, size);
+        bad[edits[e].at] = edits[e].v;
+        fix_crc(bad, 8);
+        wc_params p;
+        wc_params_init(&p);
+        wc_image out;
+        wc_status s = edits[e].payload ? wc_decode(ctx, &p, bad, size, &out)
+                                       : expect_refused(ctx, bad, size, "WONE edit", edits[e].at);
+        if (s != edits[e].want || wc_ctx_error(ctx)[0] == '\0')
+            fail_msg("edit %zu: %s ('%s')", e, wc_strerror(s), wc_ctx_error(ctx));
+    }
+    /* A WEND after the WONE chunk: the single chunk is the whole file. */
+    memcpy(bad, buf, size);
+    memcpy(bad + size, "\0\0\0\0WEND\x2e\x40\x84\x1e", 12);
+    assert_int_equal(expect_refused(ctx, bad, size + 12, "WONE then WEND", size), WC_ERR_CORRUPT);
+    assert_non_null(strstr(wc_ctx_error(ctx), "WONE"));
+    free(bad);
+    free(buf);
+    wc_image_free(&img);
+    wc_ctx_free(ctx);
 }
 
 /* Damage the CRCs cannot see, because they were recomputed: the file is
@@ -489,9 +556,11 @@ static void test_encode_limits(void **state)
         case_params(&cases[c], &p);
         void *out = NULL;
         const uint64_t pixels = (uint64_t)img.width * img.height;
-        p.max_pixels = pixels - 1;
-        assert_int_equal(wc_encode_alloc(ctx, &p, &img, &out, &size), WC_ERR_LIMIT);
-        assert_non_null(strstr(wc_ctx_error(ctx), "exceeds the limit of"));
+        if (pixels > 1) { /* max_pixels 0 is no limit */
+            p.max_pixels = pixels - 1;
+            assert_int_equal(wc_encode_alloc(ctx, &p, &img, &out, &size), WC_ERR_LIMIT);
+            assert_non_null(strstr(wc_ctx_error(ctx), "exceeds the limit of"));
+        }
         p.max_pixels = pixels;
         const uint64_t need = wc_encode_memory(&img, &p);
         assert_true(need > img.stride * img.height);
@@ -605,13 +674,10 @@ static void test_alloc_failures(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_truncations),
-        cmocka_unit_test(test_bit_flips),
-        cmocka_unit_test(test_damage_behind_crc),
-        cmocka_unit_test(test_arith_damage_behind_crc),
-        cmocka_unit_test(test_limits),
-        cmocka_unit_test(test_alloc_failures),
-        cmocka_unit_test(test_misplaced_chunks),
+        cmocka_unit_test(test_truncations),          cmocka_unit_test(test_bit_flips),
+        cmocka_unit_test(test_damage_behind_crc),    cmocka_unit_test(test_arith_damage_behind_crc),
+        cmocka_unit_test(test_one_chunk_behind_crc), cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_alloc_failures),       cmocka_unit_test(test_misplaced_chunks),
         cmocka_unit_test(test_encode_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -964,6 +964,83 @@ static void test_reader_unknown_chunks(void **state)
     assert_string_equal(name, "WDAT");
 }
 
+/* A single-chunk file (WONE, format 2.0) of a record and parts: the file
+ * wcx_one_size says, read back as the chunks the parts stand for (each
+ * pointing at its own bytes), and refused when cut anywhere, listed in
+ * too short a list, or 4096 bytes long. */
+static size_t one_file(uint8_t *buf, size_t cap, unsigned colour, size_t plane_bytes,
+                       unsigned *nparts, size_t *part_size)
+{
+    wcx_header h;
+    base_header(&h);
+    h.levels = 0;
+    h.entropy = WCX_ENTROPY_FILTERED;
+    h.colour = (uint8_t)colour;
+    h.wavelet[0] = h.wavelet[1] = h.wavelet[2] = 53;
+    wcx_header_stamp_version(&h);
+    static uint8_t rec[64], data[4][5000];
+    wcx_header_write(&h, rec);
+    const uint8_t *part[WCX_ONE_MAX_PARTS];
+    unsigned n = 0;
+    part_size[n] = wcx_header_size(&h);
+    part[n++] = rec;
+    for (unsigned k = 0; k < (colour == 3 ? 2u : 3u); k++) {
+        for (size_t i = 0; i < sizeof data[k]; i++) data[k][i] = (uint8_t)(i * 7 + k);
+        part_size[n] = k == 0 && colour == 3 ? 5 : plane_bytes + k;
+        part[n++] = data[k];
+    }
+    wcx_writer w;
+    wcx_writer_init(&w, buf, cap);
+    wcx_one_put(&w, part, part_size, n);
+    size_t size = 0;
+    assert_int_equal(wcx_writer_finish(&w, &size), WC_OK);
+    assert_int_equal(size, wcx_one_size(part_size, n));
+    *nparts = n;
+    return size;
+}
+
+static void test_one_chunk_file(void **state)
+{
+    (void)state;
+    static uint8_t buf[8192];
+    for (unsigned colour = 0; colour <= 3; colour += 3) {
+        unsigned n;
+        size_t part_size[WCX_ONE_MAX_PARTS];
+        const size_t size = one_file(buf, sizeof buf, colour, 200, &n, part_size);
+        wcx_chunk c[WCX_ONE_MAX_PARTS];
+        size_t count = 0;
+        wc_err err = {{0}};
+        assert_int_equal(wcx_read_chunks(buf, size, c, WCX_ONE_MAX_PARTS, &count, &err), WC_OK);
+        assert_int_equal(count, n + 1);
+        const uint32_t want[] = {WCX_WHDR, colour == 3 ? WCX_WPAL : WCX_WDAT, WCX_WDAT, WCX_WDAT};
+        for (unsigned i = 0; i < n; i++) {
+            assert_int_equal(c[i].type, want[i]);
+            assert_int_equal(c[i].size, part_size[i]);
+            assert_int_equal(c[i].offset, (size_t)(c[i].data - buf));
+        }
+        assert_int_equal(c[n].type, WCX_WEND);
+        assert_ptr_equal(c[n - 1].data + c[n - 1].size, buf + size - 4); /* then the CRC */
+        wcx_header h;
+        assert_int_equal(wcx_header_parse(c[0].data, c[0].size, &h, &err), WC_OK);
+        assert_int_equal(h.colour, colour);
+        for (size_t cut = 8; cut < size; cut++)
+            assert_int_equal(read_exact(buf, cut, WCX_ONE_MAX_PARTS, &count, &err),
+                             WC_ERR_TRUNCATED);
+        assert_int_equal(read_exact(buf, size, n, &count, &err), WC_ERR_LIMIT);
+    }
+    /* 4096 bytes and more: not a single-chunk file. */
+    unsigned n;
+    size_t part_size[WCX_ONE_MAX_PARTS];
+    size_t size = one_file(buf, sizeof buf, 0, 1300, &n, part_size);
+    assert_true(size < WCX_ONE_MAX_FILE);
+    size = one_file(buf, sizeof buf, 0, 1360, &n, part_size);
+    assert_true(size >= WCX_ONE_MAX_FILE);
+    size_t count;
+    wc_err err = {{0}};
+    assert_int_equal(read_exact(buf, size, WCX_ONE_MAX_PARTS, &count, &err), WC_ERR_CORRUPT);
+    assert_non_null(strstr(err.msg, "WONE"));
+}
+
 static void test_reader_chunk_limit(void **state)
 {
     (void)state;
@@ -1019,6 +1096,7 @@ int main(void)
         cmocka_unit_test(test_reader_bytes_after_wend),
         cmocka_unit_test(test_reader_unknown_chunks),
         cmocka_unit_test(test_reader_chunk_limit),
+        cmocka_unit_test(test_one_chunk_file),
         cmocka_unit_test(test_reader_large_chunk_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

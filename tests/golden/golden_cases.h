@@ -58,8 +58,12 @@ static const golden_case golden_cases[] = {
 /* Golden files that the encoder no longer writes (its automatic choice
  * has moved on) but that must still decode to their PNG: the palette
  * cases as the automatic layout coded them before filtered deflate
- * (deflate, 0 levels), which now picks filtered deflate. */
-static const char *const golden_archived[] = {"ga16_palette_deflate", "rgb8_palette_deflate"};
+ * (deflate, 0 levels), which now picks filtered deflate; and the small
+ * files of entropy 4 as chunks (WHDR, WPAL, WDAT, WEND: the _chunked
+ * ones), which the encoder now writes as one WONE chunk. */
+static const char *const golden_archived[] = {"ga16_palette_deflate",   "rgb8_palette_deflate",
+                                              "gray8_filtered_chunked", "rgb8_filtered_chunked",
+                                              "rgb8_palette_chunked",   "ga16_palette_chunked"};
 #define GOLDEN_ARCHIVED_COUNT (sizeof golden_archived / sizeof golden_archived[0])
 
 /* A smooth picture with some texture, the same on every machine (integer
