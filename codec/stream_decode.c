@@ -723,6 +723,16 @@ static wc_status stream_open(wc_ctx *ctx, const wc_params *p, const wc_stream_so
     WC_RETURN_IF(p && p->memory == WC_MEMORY_DEVICE, err, WC_ERR_UNSUPPORTED,
                  "a streaming decode writes host memory");
     const uint64_t max_mem = p ? p->max_memory : WC_DEFAULT_MAX_MEMORY;
+    /* A single-chunk file (WONE: entropy 4, under WCX_ONE_MAX_FILE bytes)
+     * is decoded whole; wc_decode checks it. */
+    if (src->size >= WCX_MAGIC_SIZE + WCX_CHUNK_OVERHEAD && src->size < WCX_ONE_MAX_FILE) {
+        uint8_t head[WCX_MAGIC_SIZE + 8];
+        WC_FORWARD_IF_ERROR(src_read(src, 0, head, sizeof head, err));
+        if (wc_rd32le(head + WCX_MAGIC_SIZE + 4) == WCX_WONE) {
+            *whole = 1;
+            return WC_OK;
+        }
+    }
     double t0 = ctx_now();
     wc_status s = walk_file(src, max_mem, w, err);
     ctx->times.container = ctx_now() - t0;

@@ -263,15 +263,31 @@ static void test_other_layouts(void **state)
     check_all_strips(ctx, file, n, "filtered deflate");
     wc_free(file);
     wc_image_free(&im);
-    /* few colours: the encoder may take the palette layout */
-    make_image(&im, 90, 45, 3, 8, 3);
+    /* A 1x1 image: the automatic layout writes a single-chunk file (WONE). */
+    make_image(&im, 1, 1, 3, 8, 5);
+    wc_params_init(&p);
+    file = encode(ctx, &p, &im, &n);
+    assert_true(n < 100 && memcmp(file + 12, "WONE", 4) == 0);
+    check_all_strips(ctx, file, n, "single-chunk 1x1");
+    wc_free(file);
+    wc_image_free(&im);
+    /* 16 unrelated colours at random: a plane of indices into a palette
+     * is the smallest layout (format 2.0, colour 3); large enough to be
+     * chunked (not one WONE chunk), so that it is decoded in strips. */
+    make_image(&im, 200, 120, 3, 8, 3);
     uint8_t *px = im.pixels;
-    for (size_t i = 0; i < (size_t)90 * 45 * 3; i++) px[i] = (uint8_t)((px[i] / 64) * 64);
+    uint32_t r = 12345;
+    for (size_t i = 0; i < (size_t)200 * 120; i++) {
+        r = r * 1103515245u + 12345u;
+        const uint32_t k = (r >> 16) % 16;
+        for (int c = 0; c < 3; c++) px[i * 3 + c] = (uint8_t)(k * 97 * (c + 1) + 31 * c);
+    }
     wc_params_init(&p);
     file = encode(ctx, &p, &im, &n);
     wc_info info;
     assert_int_equal(wc_inspect(ctx, file, n, &info), WC_OK);
     assert_int_equal(info.colour, 3); /* the palette layout */
+    assert_true(memcmp(file + 12, "WHDR", 4) == 0);
     check_all_strips(ctx, file, n, "few colours");
     wc_free(file);
     wc_image_free(&im);
