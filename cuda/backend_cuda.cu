@@ -111,7 +111,7 @@ void cuda_destroy(void *self)
     cudaFree(c->work);
     cudaFree(c->planes);
     void *dev[] = {c->bands,   c->blocks, c->slots, c->payload, c->sizes,
-                   c->offsets, c->hist,   c->tabs,  c->lens};
+                   c->offsets, c->hist,   c->tabs,  c->lens,    c->ac_work};
     for (void *p : dev) cudaFree(p);
     void *host[] = {c->h_blocks, c->h_lens, c->h_tabs, c->h_sizes, c->h_payload, c->stage};
     for (int i = 0; i < c->pieces; i++) cudaEventDestroy(c->piece[i]);

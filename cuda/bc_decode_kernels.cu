@@ -457,6 +457,7 @@ wc_status wcg_dec_message(const uint32_t *st, char *what, size_t cap)
         snprintf(o, left, "tile %u: its %u bits run past the block's %u bytes", st[1], st[3],
                  st[2]);
         break;
+    case WCG_DEC_ARITH: snprintf(o, left, "arithmetic-coded data is inconsistent"); break;
     default: snprintf(o, left, "%u unused bytes at the end of the block", st[3]); break;
     }
     return s;

@@ -462,7 +462,7 @@ int main(int argc, char **argv)
     if (argc < 2) {
         fprintf(stderr,
                 "usage: %s KODAK_DIR [--reps N] [--ppm OUT.ppm] [--batch-only]\n"
-                "       [--entropy huffman|huffman-tiles] [--no-batch]\n",
+                "       [--entropy huffman|huffman-tiles|arith] [--no-batch]\n",
                 argv[0]);
         return 2;
     }
@@ -476,8 +476,9 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--ppm"))
             ppm = argv[++i];
         else if (!strcmp(argv[i], "--entropy"))
-            g_entropy =
-                !strcmp(argv[++i], "huffman-tiles") ? WC_ENTROPY_HUFFMAN_TILES : WC_ENTROPY_HUFFMAN;
+            g_entropy = !strcmp(argv[++i], "huffman-tiles") ? WC_ENTROPY_HUFFMAN_TILES
+                        : !strcmp(argv[i], "arith")         ? WC_ENTROPY_ARITH
+                                                            : WC_ENTROPY_HUFFMAN;
     }
     for (int i = 2; i < argc; i++)
         if (!strcmp(argv[i], "--batch-only")) { /* the Kodak batch rows alone */

@@ -3,8 +3,10 @@
  * decode): samples up once, colour/transform/quantize, the block coder of
  * entropy_cuda.h (histograms and tables on the device, tables_cuda.h; emit,
  * pack), coded bytes down once; and back: coded bytes up once, blocks
- * decoded on the device, the inverse kernels, samples down once. Deflate
- * mode goes through the host's entropy coder (chain_host.c).
+ * decoded on the device, the inverse kernels, samples down once.
+ * Arithmetic coding (entropy 3) takes the same path with ac_kernels.cu's
+ * thread-a-block coder in place of the tables and emit. Deflate modes go
+ * through the host's entropy coder (chain_host.c).
  */
 #include "blk8_cuda.h"
 #include "cuda_ctx.h"
@@ -173,18 +175,33 @@ wc_status write_tables(const wcx_header *h, const uint8_t *lens, es_output *out,
     return WC_OK;
 }
 
-/* Codes every block, packs the payload and brings it and the sizes back. */
+/* Entropy 3: no tables, and each coding thread's scratch. */
+static int arith_of(const wc_chain *ch) { return ch->header->entropy == 3; }
+
+wc_status ensure_ac_work(cuda_ctx *c, size_t nblocks, wc_err *err)
+{
+    return grow(&c->ac_work, &c->ac_work_cap, wcg_ac_work_bytes((uint32_t)nblocks), err,
+                "allocating the arithmetic coder's scratch");
+}
+
+/* Codes every block, packs the payload and brings it and the sizes back.
+ * Entropy 3's slots are bc_bound bytes too (ac_bound is a far looser
+ * bound): a block past it fails with WC_ERR_BUFFER, and cuda_encode codes
+ * the image on the host instead. */
 wc_status device_code(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, es_output *out,
                       wc_err *err)
 {
     const wc_layout *lay = ch->layout;
     const size_t nb = lay->nblocks;
+    const int arith = arith_of(ch);
     CUDA_TRY(err, cudaMemsetAsync((uint32_t *)c->sizes + nb, 0, 4, c->stream), "clearing a flag");
     CUDA_TRY(err, mark(c, 4), "timing");
-    CUDA_TRY(err,
-             wcg_bc_emit(job, (const wcg_huf *)c->tabs, (uint8_t *)c->slots, (uint32_t *)c->sizes,
-                         c->stream),
-             "coding blocks");
+    CUDA_TRY(
+        err,
+        arith ? wcg_ac_emit(job, (uint8_t *)c->slots, (uint32_t *)c->sizes, c->ac_work, c->stream)
+              : wcg_bc_emit(job, (const wcg_huf *)c->tabs, (uint8_t *)c->slots,
+                            (uint32_t *)c->sizes, c->stream),
+        "coding blocks");
     CUDA_TRY(err, mark(c, 5), "timing");
     CUDA_TRY(err,
              wcg_bc_pack(job, (const uint8_t *)c->slots, (const uint32_t *)c->sizes,
@@ -195,7 +212,7 @@ wc_status device_code(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, es
     CUDA_TRY(err, cudaMemcpyAsync(hs, c->sizes, (nb + 1) * 4, cudaMemcpyDeviceToHost, c->stream),
              "downloading block sizes");
     CUDA_TRY(err, cudaStreamSynchronize(c->stream), "coding blocks");
-    WC_RETURN_IF(hs[nb] != 0, err, WC_ERR_BACKEND,
+    WC_RETURN_IF(hs[nb] != 0, err, arith ? WC_ERR_BUFFER : WC_ERR_BACKEND,
                  "CUDA backend: a code block overflowed its slot");
     out->block_size = (uint32_t *)wc_malloc_array(nb ? nb : 1, sizeof(uint32_t));
     WC_RETURN_IF(!out->block_size, err, WC_ERR_NOMEM, "out of memory (block sizes)");
@@ -219,7 +236,7 @@ wc_status device_code(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, es
     /* The code lengths came down before the sizes: the tables are written
      * while the payload comes down. */
     c->host_t[1] = now_s();
-    WC_FORWARD_IF_ERROR(write_tables(ch->header, (const uint8_t *)c->h_lens, out, err));
+    if (!arith) WC_FORWARD_IF_ERROR(write_tables(ch->header, (const uint8_t *)c->h_lens, out, err));
     c->host_t[2] = now_s();
     CUDA_TRY(err, cudaStreamSynchronize(c->stream), "downloading the payload");
     /* The container is written from the pinned buffer itself: one copy of
@@ -249,6 +266,7 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
     WC_FORWARD_IF_ERROR(ensure_buffers(c, p, 0, err));
     size_t slots = 0;
     WC_FORWARD_IF_ERROR(ensure_coder(c, p, lay, &slots, err));
+    if (arith_of(ch)) WC_FORWARD_IF_ERROR(ensure_ac_work(c, lay->nblocks, err));
     wcg_bc_job job = {};
     job.blocks = (const wcg_cblk *)c->blocks;
     job.nblocks = (uint32_t)lay->nblocks;
@@ -273,7 +291,7 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
              cudaMemcpyAsync(c->blocks, c->h_blocks, lay->nblocks * sizeof(wcg_cblk),
                              cudaMemcpyHostToDevice, c->stream),
              "uploading block descriptors");
-    WC_FORWARD_IF_ERROR(device_tables(c, ch, &job, err));
+    if (!arith_of(ch)) WC_FORWARD_IF_ERROR(device_tables(c, ch, &job, err));
     WC_FORWARD_IF_ERROR(device_code(c, ch, &job, out, err));
     ch->t_transform = elapsed_s(c->ev[0], c->ev[1]);
     ch->t_entropy = now_s() - t_start - ch->t_transform;
@@ -292,13 +310,11 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
     return WC_OK;
 }
 
-/* Whether the code blocks are coded on the host: deflate's, filtered
- * deflate's (entropy 4, a plane a block: row_filter.c) and arithmetic
- * coding's (entropy 3: entropy/ac_model.h is device-ready, a thread a
- * block, but not yet run there). */
+/* Whether the code blocks are coded on the host: deflate's and filtered
+ * deflate's (entropy 4, a plane a block: row_filter.c). */
 static int codes_on_host(const wc_chain *ch)
 {
-    return ch->header->entropy == 1 || ch->header->entropy == 3 || ch->header->entropy == 4;
+    return ch->header->entropy == 1 || ch->header->entropy == 4;
 }
 
 wc_status cuda_encode(void *self, const wc_stage_plan *p, const wc_image *in, wc_chain *ch,
@@ -321,6 +337,10 @@ wc_status cuda_encode(void *self, const wc_stage_plan *p, const wc_image *in, wc
         es_output_free(out);
         /* Leave the stream usable for the next call. */
         cudaStreamSynchronize(c->stream);
+        /* An arithmetic-coded block past its slot: the host's coder has
+         * room for any block (and writes the same bytes). */
+        if (s == WC_ERR_BUFFER && arith_of(ch))
+            return wc_chain_encode_host(wc_backend_cuda(), self, p, in, ch, out, err);
     }
     return s;
 }
@@ -416,6 +436,7 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     if (s == WC_OK)
         s = grow_pinned(&c->h_blocks, &c->h_blocks_cap, nb * sizeof(wcg_cblk), err,
                         "allocating pinned block descriptors");
+    if (s == WC_OK && arith_of(ch)) s = ensure_ac_work(c, lay->nblocks, err);
     if (s == WC_OK) {
         wcg_cblk *d = (wcg_cblk *)c->h_blocks;
         describe_blocks(lay, d);
@@ -444,7 +465,7 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     c->host_t[1] = now_s();
     CUDA_TRY(err, mark(c, 0), "timing");
     table_read tr = {h, in, (bc_dectab *)c->h_tabs, {WC_OK, WC_OK, WC_OK, WC_OK}};
-    const gather_side side = {read_component_tables, &tr, h->components};
+    const gather_side side = {read_component_tables, &tr, arith_of(ch) ? 0u : h->components};
     WC_FORWARD_IF_ERROR(upload_gather(c, (uint8_t *)c->payload, in->data, in->data_size,
                                       (int)h->components, p->threads, &side, err));
     c->host_t[2] = now_s();
@@ -453,10 +474,11 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
             const wc_status s2 = es_read_tables(h, in, (bc_dectab *)c->h_tabs, err);
             return s2 != WC_OK ? s2 : wc_fail(err, tr.status[k], "component %u: bad tables", k);
         }
-    CUDA_TRY(err,
-             cudaMemcpyAsync(c->tabs, c->h_tabs, ntab * sizeof(bc_dectab), cudaMemcpyHostToDevice,
-                             c->stream),
-             "uploading tables");
+    if (!arith_of(ch))
+        CUDA_TRY(err,
+                 cudaMemcpyAsync(c->tabs, c->h_tabs, ntab * sizeof(bc_dectab),
+                                 cudaMemcpyHostToDevice, c->stream),
+                 "uploading tables");
     CUDA_TRY(err,
              cudaMemcpyAsync(c->blocks, c->h_blocks, lay->nblocks * sizeof(wcg_cblk),
                              cudaMemcpyHostToDevice, c->stream),
@@ -476,7 +498,10 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
         job.plane[k] = (int32_t *)((char *)(is_block(p, k) ? c->bands : c->coef) + k * n * 4);
     c->host_t[3] = now_s();
     CUDA_TRY(err, mark(c, 1), "timing");
-    CUDA_TRY(err, wcg_bc_decode(&job, c->stream), "decoding blocks");
+    CUDA_TRY(err,
+             arith_of(ch) ? wcg_ac_decode(&job, c->ac_work, c->stream)
+                          : wcg_bc_decode(&job, c->stream),
+             "decoding blocks");
     CUDA_TRY(err, mark(c, 2), "timing");
     CUDA_TRY(
         err,

@@ -46,6 +46,8 @@ struct cuda_ctx {
     size_t tabs_cap;
     void *lens; /* encode: the tables' code lengths, for the file */
     size_t lens_cap;
+    void *ac_work; /* entropy 3: each coding thread's scratch (ac_kernels.cu) */
+    size_t ac_work_cap;
     /* Pinned host staging of the same, kept between calls. */
     void *h_blocks, *h_lens, *h_tabs, *h_sizes, *h_payload;
     size_t h_blocks_cap, h_lens_cap, h_tabs_cap, h_sizes_cap, h_payload_cap;

@@ -91,7 +91,8 @@ enum {
     WCG_DEC_TILE_WIDTH,    /* detail: the width */
     WCG_DEC_TILE_HEAD,     /* column: the block's bytes; detail: the header's bits */
     WCG_DEC_TILE_SHORTEST, /* row: the width; detail: the width that does */
-    WCG_DEC_TILE_PAST      /* row: the tile; column: the block's bytes; detail: its bits */
+    WCG_DEC_TILE_PAST,     /* row: the tile; column: the block's bytes; detail: its bits */
+    WCG_DEC_ARITH          /* entropy 3: ac_decode's "inconsistent" (ac_kernels.cu) */
 };
 #define BC_NCLASS_ALL WCG_NCLASS
 
@@ -115,5 +116,20 @@ wc_status wcg_dec_message(const uint32_t *status, char *what, size_t cap);
 /* The inverse of wcg_blocks_to_bands. */
 cudaError_t wcg_bands_to_blocks(const int32_t *src, int32_t *dst, uint32_t pw, uint32_t ph,
                                 cudaStream_t st);
+
+/* ---- entropy 3: arithmetic coding (ac_kernels.cu) ----------------------- */
+
+/* A thread a block, entropy/ac_block.c's coder and decoder; at most this
+ * many threads, each with its own scratch in one buffer of
+ * wcg_ac_work_bytes(nblocks). */
+#define WCG_AC_THREADS 8192u
+size_t wcg_ac_work_bytes(uint32_t nblocks);
+/* Every block into its slot (cap bytes; a block that does not fit sets
+ * the flag sizes[nblocks], as wcg_bc_emit does); then wcg_bc_pack. */
+cudaError_t wcg_ac_emit(const wcg_bc_job *job, uint8_t *slots, uint32_t *sizes, void *work,
+                        cudaStream_t st);
+/* Every block of job (tabs unused) into its plane; a block the CPU
+ * refuses gets WCG_DEC_ARITH. */
+cudaError_t wcg_ac_decode(const wcg_dec_job *job, void *work, cudaStream_t st);
 
 #endif /* WC_ENTROPY_CUDA_H */

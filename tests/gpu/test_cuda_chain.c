@@ -29,10 +29,29 @@
 #include "wcodec.h"
 
 /* M_TILES*: entropy 2 (block_tiles.h): a warp codes a block tile by tile,
- * and decodes it a lane a tile. */
-enum { M_LOSSLESS, M_LOSSY97, M_LOSSY53, M_DCT, M_LOT, M_TILES, M_TILES97, M_DEFLATE, NMODES };
-static const char *mode_name[NMODES] = {"lossless",       "9/7",       "lossy 5/3", "DCT", "LOT",
-                                        "tiles lossless", "tiles 9/7", "deflate"};
+ * and decodes it a lane a tile. M_ARITH*: entropy 3 (ac_block.h): a
+ * thread codes or decodes a block (cuda/ac_kernels.cu). */
+enum {
+    M_LOSSLESS,
+    M_LOSSY97,
+    M_LOSSY53,
+    M_DCT,
+    M_LOT,
+    M_TILES,
+    M_TILES97,
+    M_ARITH,
+    M_ARITH97,
+    M_DEFLATE,
+    NMODES
+};
+static const char *mode_name[NMODES] = {
+    "lossless",       "9/7",       "lossy 5/3",      "DCT",       "LOT",
+    "tiles lossless", "tiles 9/7", "arith lossless", "arith 9/7", "deflate"};
+
+static int lossless_mode(int m)
+{
+    return m == M_LOSSLESS || m == M_DEFLATE || m == M_TILES || m == M_ARITH;
+}
 
 typedef struct tcase {
     uint32_t w, h, comps, depth;
@@ -75,13 +94,14 @@ static void set_params(const tcase *t, wc_params *p, wc_backend_kind be)
     wc_params_init(p);
     p->backend = be;
     p->block_size = t->block;
-    p->lossless = t->mode == M_LOSSLESS || t->mode == M_DEFLATE || t->mode == M_TILES;
+    p->lossless = lossless_mode(t->mode);
     p->quality = t->quality;
     if (t->mode == M_LOSSY53) p->wavelet = 53;
     if (t->mode == M_DCT) p->transform = WC_TRANSFORM_DCT;
     if (t->mode == M_LOT) p->transform = WC_TRANSFORM_LOT;
     if (t->mode == M_DEFLATE) p->entropy = WC_ENTROPY_DEFLATE;
     if (t->mode == M_TILES || t->mode == M_TILES97) p->entropy = WC_ENTROPY_HUFFMAN_TILES;
+    if (t->mode == M_ARITH || t->mode == M_ARITH97) p->entropy = WC_ENTROPY_ARITH;
     if (t->flat) p->levels = 0;
 }
 
@@ -115,13 +135,15 @@ static int case_ok(const tcase *t)
                     what, sc, nc, sg, ng, wc_ctx_error(g_ctx_gpu), at);
         ok = 0;
     }
-    /* Huffman files (entropy 0 and 2) are coded on the device; the other
-     * coders on the host (deflate or filtered deflate, which the automatic
-     * lossless layout may keep for a small or flat image): ask the file. */
+    /* Huffman files (entropy 0 and 2) and arithmetic-coded ones (3) are
+     * coded on the device; deflate and filtered deflate on the host (which
+     * the automatic lossless layout may keep for a small or flat image):
+     * ask the file. */
     wc_info info;
-    const int on_device = sg == WC_OK && wc_inspect(g_ctx_cpu, fg, ng, &info) == WC_OK &&
-                          (info.entropy == WC_ENTROPY_HUFFMAN ||
-                           info.entropy == WC_ENTROPY_HUFFMAN_TILES); /* keeps the GPU's note */
+    const int on_device =
+        sg == WC_OK && wc_inspect(g_ctx_cpu, fg, ng, &info) == WC_OK &&
+        (info.entropy == WC_ENTROPY_HUFFMAN || info.entropy == WC_ENTROPY_HUFFMAN_TILES ||
+         info.entropy == WC_ENTROPY_ARITH); /* keeps the GPU's note */
     if (on_device && !strstr(wc_ctx_note(g_ctx_gpu), "entropy coding: device")) {
         print_error("%s: coded on the host (%s)\n", what, wc_ctx_note(g_ctx_gpu));
         ok = 0;
@@ -130,7 +152,7 @@ static int case_ok(const tcase *t)
     memset(&out, 0, sizeof out);
     memset(&outg, 0, sizeof outg);
     const size_t bytes = wc_image_row_bytes(&img) * img.height;
-    const int lossless = t->mode == M_LOSSLESS || t->mode == M_DEFLATE || t->mode == M_TILES;
+    const int lossless = lossless_mode(t->mode);
     if (sg == WC_OK && wc_decode(g_ctx_cpu, &pc, fg, ng, &out) != WC_OK) {
         print_error("%s: the CUDA file on the host: %s\n", what, wc_ctx_error(g_ctx_cpu));
         ok = 0;
@@ -231,7 +253,8 @@ static void test_zero_levels(void **state)
     (void)state;
     static const uint32_t zsizes[][2] = {{1, 1},  {1, 2},   {2, 1},     {3, 5},     {1, 131},
                                          {97, 1}, {31, 17}, {127, 129}, {128, 128}, {257, 131}};
-    static const int modes[] = {M_LOSSLESS, M_TILES, M_LOSSY53, M_TILES97, M_LOSSY97};
+    static const int modes[] = {M_LOSSLESS, M_TILES, M_LOSSY53, M_TILES97,
+                                M_LOSSY97,  M_ARITH, M_ARITH97};
     static const uint32_t depths[] = {8, 16, 1, 12, 10};
     static const int blocks[] = {16, 32, 64, 128};
     int n = 0, bad = 0;
@@ -306,11 +329,11 @@ static int same_verdict(uint8_t *buf, size_t size, const char *what, size_t at)
 static void test_damage(void **state)
 {
     (void)state;
-    static const tcase cases[] = {{37, 29, 3, 8, M_LOSSY97, 16, 60.0f, 71, 0},
-                                  {23, 31, 2, 12, M_LOSSLESS, 16, 75.0f, 72, 0},
-                                  {40, 24, 1, 8, M_DCT, 16, 90.0f, 73, 0},
-                                  {100, 70, 1, 8, M_TILES97, 128, 60.0f, 74, 0},
-                                  {70, 40, 2, 10, M_TILES, 64, 75.0f, 75, 0}};
+    static const tcase cases[] = {
+        {37, 29, 3, 8, M_LOSSY97, 16, 60.0f, 71, 0}, {23, 31, 2, 12, M_LOSSLESS, 16, 75.0f, 72, 0},
+        {40, 24, 1, 8, M_DCT, 16, 90.0f, 73, 0},     {100, 70, 1, 8, M_TILES97, 128, 60.0f, 74, 0},
+        {70, 40, 2, 10, M_TILES, 64, 75.0f, 75, 0},  {45, 33, 3, 8, M_ARITH97, 16, 60.0f, 76, 0},
+        {29, 37, 2, 16, M_ARITH, 32, 75.0f, 77, 0}};
     /* WC_TEST_STRIDE=k tries every k-th byte (for slow runs under
      * compute-sanitizer). */
     const char *env = getenv("WC_TEST_STRIDE");
