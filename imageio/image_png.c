@@ -635,13 +635,15 @@ static int png_file_depth(uint32_t components, uint32_t depth)
     return depth > 2 ? 4 : (int)depth;
 }
 
-static wc_status png_write_body(png_writer *w)
+/* IHDR (and sBIT where the file's depth is wider than the image's) and
+ * the transformations the rows need: what a whole write and a write by
+ * rows share, after the caller has set the write function. */
+static void png_write_head(png_writer *w)
 {
     static const int ctypes[4] = {PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
                                   PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
     const wc_image *img = w->img;
     int fdepth = png_file_depth(img->components, img->bit_depth);
-    png_set_write_fn(w->png, &w->io, png_cb_write, png_cb_flush);
     png_set_user_limits(w->png, PNG_UINT_31_MAX, PNG_UINT_31_MAX); /* default is 10^6 */
     png_set_compression_level(w->png, 6);
     png_set_IHDR(w->png, w->info, img->width, img->height, fdepth, ctypes[img->components - 1],
@@ -659,6 +661,13 @@ static wc_status png_write_body(png_writer *w)
     png_write_info(w->png, w->info);
     if (fdepth < 8) png_set_packing(w->png);
     if (fdepth == 16 && png_host_little_endian()) png_set_swap(w->png);
+}
+
+static wc_status png_write_body(png_writer *w)
+{
+    const wc_image *img = w->img;
+    png_set_write_fn(w->png, &w->io, png_cb_write, png_cb_flush);
+    png_write_head(w);
     for (uint32_t y = 0; y < img->height; y++)
         png_write_row(w->png, (const uint8_t *)img->pixels + (size_t)y * w->stride);
     png_write_end(w->png, w->info);
@@ -759,28 +768,8 @@ static wc_status png_rows_head(png_row_writer *rw, wc_err *err)
 {
     png_writer *w = &rw->w;
     if (setjmp(png_jmpbuf(w->png))) return png_io_fail(&w->io, err);
-    static const int ctypes[4] = {PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
-                                  PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
-    const wc_image *img = w->img;
-    int fdepth = png_file_depth(img->components, img->bit_depth);
     png_set_write_fn(w->png, rw, png_cb_write_meta, png_cb_flush_meta);
-    png_set_user_limits(w->png, PNG_UINT_31_MAX, PNG_UINT_31_MAX);
-    png_set_compression_level(w->png, 6);
-    png_set_IHDR(w->png, w->info, img->width, img->height, fdepth, ctypes[img->components - 1],
-                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    if ((uint32_t)fdepth != img->bit_depth) {
-        png_color_8 sig = {0};
-        png_byte d = (png_byte)img->bit_depth;
-        if (img->components >= 3)
-            sig.red = sig.green = sig.blue = d;
-        else
-            sig.gray = d;
-        if (img->components % 2 == 0) sig.alpha = d;
-        png_set_sBIT(w->png, w->info, &sig);
-    }
-    png_write_info(w->png, w->info);
-    if (fdepth < 8) png_set_packing(w->png);
-    if (fdepth == 16 && png_host_little_endian()) png_set_swap(w->png);
+    png_write_head(w);
     return WC_OK;
 }
 
