@@ -329,19 +329,25 @@ static uint32_t png_sbit_depth(png_structp png, png_infop info, int ctype, const
     return png_max_sample(img) >> bits ? img->bit_depth : bits;
 }
 
-static wc_status png_read_body(png_reader *r)
+/* The reading set-up up to the header: what a whole read and a read by
+ * rows share. Per-dimension limits at the PNG maximum: the real cap is the
+ * pixel product (png_precheck_size, and the callers on the header libpng
+ * parsed), applied before anything image-sized is allocated. */
+static void png_read_head(png_structp png, png_infop info, void *io)
 {
-    png_structp png = r->png;
-    png_infop info = r->info;
     png_set_sig_bytes(png, PNG_SIG_BYTES);
-    png_set_read_fn(png, &r->io, png_cb_read);
-    /* Per-dimension limits at the PNG maximum: the real cap is the pixel
-     * product (png_precheck_size, and below on the header libpng parsed),
-     * applied before anything image-sized is allocated. */
+    png_set_read_fn(png, io, png_cb_read);
     png_set_user_limits(png, PNG_UINT_31_MAX, PNG_UINT_31_MAX);
     png_set_chunk_cache_max(png, PNG_CHUNKS_MAX);
     png_set_chunk_malloc_max(png, PNG_CHUNK_BYTES_MAX);
     png_read_info(png, info);
+}
+
+static wc_status png_read_body(png_reader *r)
+{
+    png_structp png = r->png;
+    png_infop info = r->info;
+    png_read_head(png, info, &r->io);
 
     png_uint_32 w, h;
     int depth, ctype, interlace;
@@ -459,12 +465,7 @@ static wc_status png_in_rows_body(png_in_rows *r)
 {
     png_structp png = r->png;
     png_infop info = r->info;
-    png_set_sig_bytes(png, PNG_SIG_BYTES);
-    png_set_read_fn(png, &r->io, png_cb_read);
-    png_set_user_limits(png, PNG_UINT_31_MAX, PNG_UINT_31_MAX);
-    png_set_chunk_cache_max(png, PNG_CHUNKS_MAX);
-    png_set_chunk_malloc_max(png, PNG_CHUNK_BYTES_MAX);
-    png_read_info(png, info);
+    png_read_head(png, info, &r->io);
     png_uint_32 w, h;
     int depth, ctype, interlace;
     png_get_IHDR(png, info, &w, &h, &depth, &ctype, &interlace, NULL, NULL);
