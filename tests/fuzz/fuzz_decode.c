@@ -20,7 +20,11 @@
  *  - a region and a reduced image (wc_decode_region, which reads only the
  *    code blocks they need, so a damaged block elsewhere is never read)
  *    are decoded or refused with a data error, and where the whole image
- *    decoded the region is exactly its crop.
+ *    decoded the region is exactly its crop;
+ *  - the decode in strips (wc_decode_stream, reading the file by ranges)
+ *    accepts exactly what wc_decode accepts and hands out its rows, in
+ *    order, byte for byte; it refuses what wc_decode refuses with a data
+ *    error (the first failing block it names may differ: strip order).
  * The limits are near real ones (4 Mpixels, 256 MiB), and .ci/fuzz.sh runs
  * libFuzzer with -malloc_limit_mb=256 to match: a small input that makes
  * the decoder allocate past its own estimate is a finding.
@@ -105,6 +109,73 @@ static void region_one(wc_ctx *ctx, const wc_params *p, const uint8_t *data, siz
     if (s == WC_OK) wc_image_free(&img);
 }
 
+/* wc_decode_stream's source and sink over the fuzzer's bytes: the rows
+ * are compared with the whole decode's as they come. */
+typedef struct stream_check {
+    const uint8_t *data;
+    size_t size;
+    const wc_image *whole; /* NULL where wc_decode failed */
+    uint32_t next_row;
+    int begun, differs;
+} stream_check;
+
+static int stream_read(void *user, uint64_t offset, void *dst, size_t n)
+{
+    const stream_check *c = user;
+    if (offset > c->size || n > c->size - offset) return 1;
+    memcpy(dst, c->data + offset, n);
+    return 0;
+}
+
+static wc_status stream_begin(void *user, const wc_image *shape)
+{
+    stream_check *c = user;
+    c->begun = 1;
+    if (c->whole &&
+        (shape->width != c->whole->width || shape->height != c->whole->height ||
+         shape->components != c->whole->components || shape->bit_depth != c->whole->bit_depth))
+        c->differs = 1;
+    return WC_OK;
+}
+
+static wc_status stream_rows(void *user, const wc_image *rows, uint32_t y)
+{
+    stream_check *c = user;
+    if (!c->begun || y != c->next_row) c->differs = 1;
+    c->next_row = y + rows->height;
+    if (c->whole && !c->differs) {
+        /* stride 0: packed rows */
+        const size_t rb = wc_image_row_bytes(c->whole);
+        const size_t rs = rows->stride ? rows->stride : wc_image_row_bytes(rows);
+        const size_t ws = c->whole->stride ? c->whole->stride : rb;
+        for (uint32_t r = 0; r < rows->height && !c->differs; r++)
+            if (y + r >= c->whole->height ||
+                memcmp((const uint8_t *)rows->pixels + (size_t)r * rs,
+                       (const uint8_t *)c->whole->pixels + (size_t)(y + r) * ws, rb) != 0)
+                c->differs = 1;
+    }
+    return WC_OK;
+}
+
+static void stream_one(wc_ctx *ctx, const wc_params *p, const uint8_t *data, size_t size,
+                       wc_status whole_status, const wc_image *whole)
+{
+    stream_check c = {data, size, whole, 0, 0, 0};
+    const wc_stream_source src = {stream_read, &c, size};
+    const wc_stream_sink sink = {stream_begin, stream_rows, &c};
+    const wc_status s = wc_decode_stream(ctx, p, &src, &sink, NULL);
+    FUZZ_CHECK(s == WC_OK || (is_data_error(s) && wc_ctx_error(ctx)[0]),
+               "stream: status %d (%s), message '%s'", (int)s, wc_strerror(s), wc_ctx_error(ctx));
+    /* The strips need less memory than the whole: a limit may refuse one. */
+    const int limited = s == WC_ERR_LIMIT || whole_status == WC_ERR_LIMIT;
+    FUZZ_CHECK(limited || (s == WC_OK) == (whole_status == WC_OK),
+               "wc_decode says %d (%s), the decode in strips %d: %s", (int)whole_status,
+               wc_strerror(whole_status), (int)s, wc_ctx_error(ctx));
+    FUZZ_CHECK(!c.differs, "the strips' rows differ from wc_decode's (or come out of order)");
+    FUZZ_CHECK(s != WC_OK || !whole || c.next_row == whole->height,
+               "the strips end at row %u of %u", c.next_row, whole ? whole->height : 0);
+}
+
 static void decode_one(wc_ctx *ctx, const uint8_t *data, size_t size)
 {
     meta_one(ctx, data, size);
@@ -138,8 +209,10 @@ static void decode_one(wc_ctx *ctx, const uint8_t *data, size_t size)
                "decode: status %d (%s), message '%s'", (int)s, wc_strerror(s), wc_ctx_error(ctx));
     if (s != WC_OK) {
         FUZZ_CHECK(img.pixels == NULL, "a failed decode left pixels behind");
-        if (si == WC_OK && (uint64_t)info.width * info.height <= FUZZ_MAX_PIXELS)
+        if (si == WC_OK && (uint64_t)info.width * info.height <= FUZZ_MAX_PIXELS) {
             region_one(ctx, &p, data, size, &info, NULL);
+            stream_one(ctx, &p, data, size, s, NULL);
+        }
         return;
     }
     FUZZ_CHECK(si == WC_OK, "decodes but does not inspect: %s", wc_strerror(si));
@@ -157,6 +230,7 @@ static void decode_one(wc_ctx *ctx, const uint8_t *data, size_t size)
         return;
     }
     region_one(ctx, &p, data, size, &info, &img);
+    stream_one(ctx, &p, data, size, s, &img);
     p.threads = 2;
     wc_image img2;
     wc_status s2 = wc_decode(ctx, &p, data, size, &img2);
