@@ -94,7 +94,7 @@ int main(int argc, char **argv)
     }
     wc_ctx *ctx = wc_ctx_create();
     if (!ctx) return 1;
-    double enc[99], decs[99];
+    double enc[99] = {0}, decs[99] = {0};
     size_t bytes = 0;
     for (int r = 0; r < runs; r++) {
         for (size_t i = 0; i < n; i++) wc_free(files[i]);

@@ -127,7 +127,7 @@ static size_t rf_put_varint(uint8_t *p, uint32_t v)
 static size_t rf_put_head(const rf_form *f, uint8_t *p)
 {
     p[0] = (uint8_t)(f->packing | (f->scale > 1 ? RF_SCALED : 0));
-    const uint32_t zig = ((uint32_t)f->base << 1) ^ (uint32_t)(f->base >> 31);
+    const uint32_t zig = ((uint32_t)f->base << 1) ^ (f->base < 0 ? 0xFFFFFFFFu : 0u);
     size_t n = 1 + rf_put_varint(p + 1, zig);
     if (f->scale > 1) n += rf_put_varint(p + n, f->scale);
     return n;

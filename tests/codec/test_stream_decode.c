@@ -379,7 +379,7 @@ static void test_block_damage(void **state)
         memcpy(bad, file, n);
         /* the chunks: magic, then length, type, data, CRC; one WDAT of
          * the three components' */
-        size_t dat[4], nd = 0;
+        size_t dat[4] = {0}, nd = 0;
         for (size_t off = 8; off + 12 <= n;) {
             const uint32_t len = (uint32_t)bad[off] | (uint32_t)bad[off + 1] << 8 |
                                  (uint32_t)bad[off + 2] << 16 | (uint32_t)bad[off + 3] << 24;
