@@ -146,11 +146,6 @@ static wc_status enc_code_step(enc_state *st, es_output *out)
     return s;
 }
 
-static size_t varint_size(uint32_t v)
-{
-    return v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
-}
-
 /* The parts of a single-chunk file (WONE, format 2.0): its record, WPAL
  * payload and planes, when the file is one of entropy 4 without metadata
  * that comes out under WCX_ONE_MAX_FILE bytes; else 0. Small files save
@@ -191,8 +186,7 @@ static size_t enc_file_size(const enc_state *st, const es_output *out)
         n += WCX_CHUNK_OVERHEAD + out->data_size[c];
     }
     if (st->h.entropy != WC_ENTROPY_FILTERED) { /* entropy 4: each WDAT is its block */
-        n += WCX_CHUNK_OVERHEAD;                /* WIDX */
-        for (size_t i = 0; i < st->lay.nblocks; i++) n += varint_size(out->block_size[i]);
+        n += wcx_index_size(out->block_size, st->lay.nblocks); /* WIDX */
     }
     return n + WCX_CHUNK_OVERHEAD; /* WEND */
 }
@@ -346,18 +340,7 @@ static void write_file(const enc_state *st, const es_output *out, uint8_t *dst, 
         for (uint32_t c = 0; c < st->h.components; c++)
             wcx_put_chunk(&w, WCX_WTAB, out->tables[c], out->table_size[c]);
     if (st->h.entropy != WC_ENTROPY_FILTERED) { /* entropy 4: each WDAT is its block */
-        wcx_chunk_begin(&w, WCX_WIDX);
-        for (size_t i = 0; i < st->lay.nblocks; i++) {
-            uint8_t v[5], *p = v;
-            uint32_t x = out->block_size[i];
-            while (x >= 0x80) {
-                *p++ = (uint8_t)(x | 0x80);
-                x >>= 7;
-            }
-            *p++ = (uint8_t)x;
-            wcx_write(&w, v, (size_t)(p - v));
-        }
-        wcx_chunk_end(&w);
+        wcx_put_index(&w, out->block_size, st->lay.nblocks);
     }
     for (uint32_t c = 0; c < st->h.components; c++)
         put_big_chunk(&w, WCX_WDAT, out->data[c], out->data_size[c], st->p->threads);

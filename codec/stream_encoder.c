@@ -130,15 +130,6 @@ static wc_status store_read(senc *e, uint64_t off, void *data, size_t n)
     return WC_OK;
 }
 
-static void put_varint(uint8_t **p, uint32_t v)
-{
-    while (v >= 0x80) {
-        *(*p)++ = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    *(*p)++ = (uint8_t)v;
-}
-
 /* Rows read and converted at a time; each component then takes them
  * through its transform on a worker of its own. */
 enum { SENC_BATCH = 16 };
@@ -157,21 +148,9 @@ static wc_status code_block(senc *e, scomp *sc, const bc_block *b, unsigned cls,
                       : bc_emit(b, sc->tok, ntok, e->enc[c][cls], sc->out, e->out_cap, sc->scratch);
         return WC_OK;
     }
-    const size_t n = (size_t)b->w * b->h;
-    if (b->predict) {
-        bc_residuals(b, sc->values);
-    } else {
-        for (uint32_t y = 0; y < b->h; y++)
-            memcpy(sc->values + (size_t)y * b->w, b->data + y * b->stride, b->w * sizeof(int32_t));
-    }
-    const size_t ntok = rle_encode(sc->values, n, sc->tokens);
-    uint8_t *p = sc->out;
-    put_varint(&p, (uint32_t)ntok);
-    size_t zsize;
-    WC_FORWARD_IF_ERROR(zc_compress(sc->tokens, ntok, e->p->deflate_level, p,
-                                    e->out_cap - (size_t)(p - sc->out), &zsize, &sc->err));
-    *size = (size_t)(p - sc->out) + zsize;
-    return WC_OK;
+    const size_t ntok = es_deflate_tokens(b, sc->values, sc->tokens);
+    return es_deflate_pack(sc->tokens, ntok, e->p->deflate_level, sc->out, e->out_cap, size,
+                           &sc->err);
 }
 
 /* The buffered row of blocks of band b: coded into sc->piece, then (the
@@ -520,16 +499,10 @@ static wc_status senc_write(senc *e, wc_write_fn write, void *user)
     }
     wcx_chunk_end(&w);
     meta_put_chunks(&w, e->p->meta);
-    if (h->entropy != WC_ENTROPY_DEFLATE)
+    if (wcx_entropy_has_tables(h->entropy))
         for (uint32_t c = 0; c < h->components; c++)
             wcx_put_chunk(&w, WCX_WTAB, e->tabs.tables[c], e->tabs.table_size[c]);
-    wcx_chunk_begin(&w, WCX_WIDX);
-    for (size_t i = 0; i < e->lay.nblocks; i++) {
-        uint8_t v[5], *q = v;
-        put_varint(&q, e->block_size[i]);
-        wcx_write(&w, v, (size_t)(q - v));
-    }
-    wcx_chunk_end(&w);
+    wcx_put_index(&w, e->block_size, e->lay.nblocks);
     size_t head_size = 0;
     wc_status s = wcx_writer_finish(&w, &head_size);
     if (s != WC_OK) s = wc_fail(err, s, "file head overflow");

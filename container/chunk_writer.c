@@ -116,6 +116,32 @@ void wcx_put_chunk(wcx_writer *w, uint32_t type, const void *data, size_t n)
     wcx_chunk_end(w);
 }
 
+void wcx_put_index(wcx_writer *w, const uint32_t *block_size, size_t n)
+{
+    wcx_chunk_begin(w, WCX_WIDX);
+    for (size_t i = 0; i < n; i++) {
+        uint8_t v[5], *p = v;
+        uint32_t x = block_size[i];
+        while (x >= 0x80) {
+            *p++ = (uint8_t)(x | 0x80);
+            x >>= 7;
+        }
+        *p++ = (uint8_t)x;
+        wcx_write(w, v, (size_t)(p - v));
+    }
+    wcx_chunk_end(w);
+}
+
+size_t wcx_index_size(const uint32_t *block_size, size_t n)
+{
+    size_t bytes = WCX_CHUNK_OVERHEAD;
+    for (size_t i = 0; i < n; i++) {
+        const uint32_t v = block_size[i];
+        bytes += v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
+    }
+    return bytes;
+}
+
 wc_status wcx_writer_finish(wcx_writer *w, size_t *size)
 {
     if (size != NULL) *size = w->pos;

@@ -76,6 +76,10 @@ void wcx_chunk_end(wcx_writer *w);
 void wcx_chunk_end_crc(wcx_writer *w, uint32_t data_crc);
 /* Writes a whole chunk at once. */
 void wcx_put_chunk(wcx_writer *w, uint32_t type, const void *data, size_t n);
+/* The WIDX chunk of n code-block sizes (one LEB128 varint each, FORMAT.md
+ * "Code-block index"), and its size with the chunk's framing. */
+void wcx_put_index(wcx_writer *w, const uint32_t *block_size, size_t n);
+size_t wcx_index_size(const uint32_t *block_size, size_t n);
 /* Bytes written so far; WC_ERR_BUFFER if the buffer overflowed. */
 wc_status wcx_writer_finish(wcx_writer *w, size_t *size);
 

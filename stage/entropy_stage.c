@@ -137,27 +137,39 @@ static void put_varint(uint8_t **p, uint32_t v)
     *(*p)++ = (uint8_t)v;
 }
 
-static wc_status deflate_block(enc_job *j, const bc_block *b, worker_state *ws, size_t *size,
-                               wc_err *err)
+size_t es_deflate_tokens(const bc_block *b, int32_t *values, uint8_t *tokens)
 {
     const size_t n = (size_t)b->w * b->h;
     if (b->predict) {
-        bc_residuals(b, ws->values);
+        bc_residuals(b, values);
     } else {
         for (uint32_t y = 0; y < b->h; y++)
-            memcpy(ws->values + (size_t)y * b->w, b->data + y * b->stride, b->w * sizeof(int32_t));
+            memcpy(values + (size_t)y * b->w, b->data + y * b->stride, b->w * sizeof(int32_t));
     }
-    size_t ntok = rle_encode(ws->values, n, ws->tokens);
-    size_t bound = 5 + zc_bound(ntok);
-    uint8_t *dst = arena_reserve(&ws->out, bound);
-    WC_RETURN_IF(!dst, err, WC_ERR_NOMEM, "out of memory (block output)");
+    return rle_encode(values, n, tokens);
+}
+
+size_t es_deflate_bound(size_t ntok) { return 5 + zc_bound(ntok); }
+
+wc_status es_deflate_pack(const uint8_t *tokens, size_t ntok, int level, uint8_t *dst, size_t cap,
+                          size_t *size, wc_err *err)
+{
     uint8_t *p = dst;
     put_varint(&p, (uint32_t)ntok);
     size_t zsize;
-    WC_FORWARD_IF_ERROR(
-        zc_compress(ws->tokens, ntok, j->deflate_level, p, bound - (size_t)(p - dst), &zsize, err));
+    WC_FORWARD_IF_ERROR(zc_compress(tokens, ntok, level, p, cap - (size_t)(p - dst), &zsize, err));
     *size = (size_t)(p - dst) + zsize;
     return WC_OK;
+}
+
+static wc_status deflate_block(enc_job *j, const bc_block *b, worker_state *ws, size_t *size,
+                               wc_err *err)
+{
+    const size_t ntok = es_deflate_tokens(b, ws->values, ws->tokens);
+    const size_t bound = es_deflate_bound(ntok);
+    uint8_t *dst = arena_reserve(&ws->out, bound);
+    WC_RETURN_IF(!dst, err, WC_ERR_NOMEM, "out of memory (block output)");
+    return es_deflate_pack(ws->tokens, ntok, j->deflate_level, dst, bound, size, err);
 }
 
 /* Entropy 4: the values as they are (the row filters are the prediction). */

@@ -32,6 +32,17 @@ void es_output_free(es_output *out);
  * symbol]. One algorithm whatever counted them (host workers or a device):
  * counts above 2^32 - 1 are taken as 2^32 - 1. The tables are built on
  * `threads` workers (0: all); they do not depend on it. */
+/* A deflate (entropy 1) payload in two steps, for every encoder that
+ * codes one (this stage and the streaming encoder): the block's values
+ * (MED residuals in predicted bands) into zero-run tokens in tokens
+ * (rle_bound(w*h) bytes; values holds w*h scratch), returning their
+ * count; then the count and the zlib stream into dst (cap bytes, at least
+ * es_deflate_bound(ntok)), its size in *size. */
+size_t es_deflate_tokens(const bc_block *b, int32_t *values, uint8_t *tokens);
+size_t es_deflate_bound(size_t ntok);
+wc_status es_deflate_pack(const uint8_t *tokens, size_t ntok, int level, uint8_t *dst, size_t cap,
+                          size_t *size, wc_err *err);
+
 wc_status es_build_tables(const wcx_header *h, const uint64_t *counts, int threads,
                           huf_enc (*enc)[WC_NCLASS][BC_NTAB], es_output *out, wc_err *err);
 
