@@ -72,6 +72,30 @@ static inline void wc_wr16le(uint8_t *p, uint16_t v)
     p[1] = (uint8_t)(v >> 8);
 }
 
+/* LEB128, as every varint of the format is written (FORMAT.md): 7 bits a
+ * byte, the low group first, 0x80 set on every byte but the last; at most
+ * 10 bytes. Readers stay with their fields: each has its own limit and
+ * message. */
+static inline size_t wc_leb128_put(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        p[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+static inline size_t wc_leb128_size(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
 /* Multiplies with overflow detection: returns 0 and sets *out on success. */
 static inline int wc_mul_overflow(size_t a, size_t b, size_t *out)
 {

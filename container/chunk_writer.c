@@ -120,14 +120,8 @@ void wcx_put_index(wcx_writer *w, const uint32_t *block_size, size_t n)
 {
     wcx_chunk_begin(w, WCX_WIDX);
     for (size_t i = 0; i < n; i++) {
-        uint8_t v[5], *p = v;
-        uint32_t x = block_size[i];
-        while (x >= 0x80) {
-            *p++ = (uint8_t)(x | 0x80);
-            x >>= 7;
-        }
-        *p++ = (uint8_t)x;
-        wcx_write(w, v, (size_t)(p - v));
+        uint8_t v[10];
+        wcx_write(w, v, wc_leb128_put(v, block_size[i]));
     }
     wcx_chunk_end(w);
 }
@@ -135,10 +129,7 @@ void wcx_put_index(wcx_writer *w, const uint32_t *block_size, size_t n)
 size_t wcx_index_size(const uint32_t *block_size, size_t n)
 {
     size_t bytes = WCX_CHUNK_OVERHEAD;
-    for (size_t i = 0; i < n; i++) {
-        const uint32_t v = block_size[i];
-        bytes += v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
-    }
+    for (size_t i = 0; i < n; i++) bytes += wc_leb128_size(block_size[i]);
     return bytes;
 }
 

@@ -14,21 +14,11 @@
 
 #include "container.h"
 
-static size_t one_varint_size(size_t v)
-{
-    size_t n = 1;
-    while (v >= 0x80) {
-        v >>= 7;
-        n++;
-    }
-    return n;
-}
-
 size_t wcx_one_size(const size_t *part_size, unsigned nparts)
 {
     size_t n = WCX_MAGIC_SIZE + WCX_CHUNK_OVERHEAD;
     for (unsigned i = 0; i < nparts; i++)
-        n += part_size[i] + (i + 1 < nparts ? one_varint_size(part_size[i]) : 0);
+        n += part_size[i] + (i + 1 < nparts ? wc_leb128_size(part_size[i]) : 0);
     return n;
 }
 
@@ -38,14 +28,8 @@ void wcx_one_put(wcx_writer *w, const uint8_t *const *part, const size_t *part_s
     wcx_chunk_begin(w, WCX_WONE);
     for (unsigned i = 0; i < nparts; i++) {
         if (i + 1 < nparts) {
-            uint8_t v[10], *p = v;
-            size_t x = part_size[i];
-            while (x >= 0x80) {
-                *p++ = (uint8_t)(x | 0x80);
-                x >>= 7;
-            }
-            *p++ = (uint8_t)x;
-            wcx_write(w, v, (size_t)(p - v));
+            uint8_t v[10];
+            wcx_write(w, v, wc_leb128_put(v, part_size[i]));
         }
         wcx_write(w, part[i], part_size[i]);
     }

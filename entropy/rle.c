@@ -28,15 +28,7 @@ size_t rle_bound(size_t n)
     return n > SIZE_MAX / RLE_MAX_BYTES ? SIZE_MAX : n * RLE_MAX_BYTES;
 }
 
-static uint8_t *rle_put_varint(uint8_t *p, uint64_t t)
-{
-    while (t >= 0x80) {
-        *p++ = (uint8_t)(t | 0x80);
-        t >>= 7;
-    }
-    *p++ = (uint8_t)t;
-    return p;
-}
+static uint8_t *rle_put_varint(uint8_t *p, uint64_t t) { return p + wc_leb128_put(p, t); }
 
 size_t rle_encode(const int32_t *v, size_t n, uint8_t *out)
 {

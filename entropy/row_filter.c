@@ -112,24 +112,13 @@ static void rf_filter_all(const uint8_t *raw, uint32_t h, size_t rb, size_t left
     }
 }
 
-static size_t rf_put_varint(uint8_t *p, uint32_t v)
-{
-    size_t n = 0;
-    while (v >= 0x80) {
-        p[n++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    p[n++] = (uint8_t)v;
-    return n;
-}
-
 /* The payload's head: packing byte (with RF_SCALED), base, scale. */
 static size_t rf_put_head(const rf_form *f, uint8_t *p)
 {
     p[0] = (uint8_t)(f->packing | (f->scale > 1 ? RF_SCALED : 0));
     const uint32_t zig = ((uint32_t)f->base << 1) ^ (f->base < 0 ? 0xFFFFFFFFu : 0u);
-    size_t n = 1 + rf_put_varint(p + 1, zig);
-    if (f->scale > 1) n += rf_put_varint(p + n, f->scale);
+    size_t n = 1 + wc_leb128_put(p + 1, zig);
+    if (f->scale > 1) n += wc_leb128_put(p + n, f->scale);
     return n;
 }
 

@@ -128,14 +128,7 @@ static void count_block(void *arg, size_t i, int w)
     ws->syms.size += j->sym_count[i] * 2;
 }
 
-static void put_varint(uint8_t **p, uint32_t v)
-{
-    while (v >= 0x80) {
-        *(*p)++ = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    *(*p)++ = (uint8_t)v;
-}
+static void put_varint(uint8_t **p, uint32_t v) { *p += wc_leb128_put(*p, v); }
 
 size_t es_deflate_tokens(const bc_block *b, int32_t *values, uint8_t *tokens)
 {
@@ -428,8 +421,7 @@ size_t es_output_bytes(const es_output *out, size_t nblocks)
 {
     size_t n = 0;
     for (int c = 0; c < 4; c++) n += out->table_size[c] + out->data_size[c];
-    for (size_t i = 0; i < nblocks; i++)
-        n += out->block_size[i] < 0x80 ? 1 : out->block_size[i] < 0x4000 ? 2 : 3;
+    for (size_t i = 0; i < nblocks; i++) n += wc_leb128_size(out->block_size[i]);
     return n;
 }
 
