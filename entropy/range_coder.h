@@ -24,11 +24,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#if defined(__CUDACC__)
-#define AC_HOSTDEV static inline __host__ __device__
-#else
-#define AC_HOSTDEV static inline
-#endif
+#include "hostdev.h"
+
+#define AC_HOSTDEV WC_HOSTDEV
 
 #define AC_PROB_BITS 16
 #define AC_PROB_HALF (1u << (AC_PROB_BITS - 1))
