@@ -598,9 +598,11 @@ int main(int argc, char **argv)
         const double gdec_pinned = time_decode_into(gc, WC_MEMORY_HOST, fgpu, img, pinned_out);
         const double gdec_dev = time_decode_into(gc, WC_MEMORY_DEVICE, fgpu, img, dout);
         if (const char *vs = getenv("WC_BENCH_DEC_VARIANTS")) {
-            /* Decoder variants side by side in this process, e.g. "d3:32,k:32,k:8":
-             * d3 = the d3 decode kernel (WC_CUDA_DEC_D3), k = the current
-             * one; the number: threads a thread block of the entropy-0
+            /* Decoder variants side by side in this process, e.g.
+             * "d3e:32,k:32,k:8": d3 = the d3 decode kernel (WC_CUDA_DEC_D3),
+             * k = the current one; a name ending in e: every CRC checked
+             * before the backend starts (WC_DECODE_EAGER_CRC), as before
+             * k4; the number: threads a thread block of the entropy-0
              * kernel (WC_CUDA_DEC_LANES; the tiles kernel ignores it). */
             std::string list(vs);
             for (size_t a = 0; a < list.size();) {
@@ -610,10 +612,14 @@ int main(int argc, char **argv)
                 a = b + 1;
                 const size_t colon = v.find(':');
                 if (colon == std::string::npos) continue;
-                if (v.compare(0, colon, "d3") == 0)
+                if (v.compare(0, 2, "d3") == 0)
                     setenv("WC_CUDA_DEC_D3", "1", 1);
                 else
                     unsetenv("WC_CUDA_DEC_D3");
+                if (v[colon - 1] == 'e')
+                    setenv("WC_DECODE_EAGER_CRC", "1", 1);
+                else
+                    unsetenv("WC_DECODE_EAGER_CRC");
                 setenv("WC_CUDA_DEC_LANES", v.c_str() + colon + 1, 1);
                 const double vp = time_decode_into(gc, WC_MEMORY_HOST, fgpu, img, pinned_out);
                 const bool same = memcmp(pinned_out, want.data(), bytes) == 0;
@@ -624,6 +630,7 @@ int main(int argc, char **argv)
             }
             unsetenv("WC_CUDA_DEC_D3");
             unsetenv("WC_CUDA_DEC_LANES");
+            unsetenv("WC_DECODE_EAGER_CRC");
         }
         if (getenv("WC_BENCH_TRACE")) {
             setenv("WC_CUDA_TIMES", "1", 1);
