@@ -166,7 +166,7 @@ static wc_status parse_header(parsed *ps, wc_err *err);
 
 /* The CRCs of data chunks of a MiB or more, left unchecked by the chunk
  * walk of a decode and checked by the backend beside its device work
- * (es_input.verify; PERF_NOTES "Decode latency", k4), or by
+ * (es_input.verify; PERF_NOTES "Decode latency", k3), or by
  * decode_planes before a backend that does not take them. The file's
  * verdict does not change: where one fails, or any step fails before
  * they were checked, the whole walk runs again and its error is the
@@ -546,7 +546,7 @@ static wc_status decode(wc_ctx *ctx, const wc_params *p, const void *src, size_t
                  "wc_decode allocates host memory: decode into device memory with wc_decode_into");
     parsed ps;
     lazy_crc lazy = {0};
-    /* WC_DECODE_EAGER_CRC: every CRC first, as before k4 (for the bench's
+    /* WC_DECODE_EAGER_CRC: every CRC first, as before k3 (for the bench's
      * comparison in one process). */
     wc_status s =
         parse_file(ctx, p, src, size, &ps, 1, getenv("WC_DECODE_EAGER_CRC") ? NULL : &lazy);

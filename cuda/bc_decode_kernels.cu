@@ -578,13 +578,13 @@ __global__ void blocks_kernel(const int32_t *src, int32_t *dst, uint32_t pw, uin
 
 } /* namespace */
 
-/* Threads a thread block of the entropy-0 kernel: 8 (PERF_NOTES k2);
+/* Threads a thread block of the entropy-0 kernel: 4 (PERF_NOTES k1);
  * WC_CUDA_DEC_LANES (1..32) for experiments. */
 static unsigned decode_lanes()
 {
     const char *v = getenv("WC_CUDA_DEC_LANES");
     const int n = v ? atoi(v) : 0;
-    return n >= 1 && n <= 32 ? (unsigned)n : 8u;
+    return n >= 1 && n <= 32 ? (unsigned)n : 4u;
 }
 
 cudaError_t wcg_bc_decode(const wcg_dec_job *job, cudaStream_t st)

@@ -602,7 +602,7 @@ int main(int argc, char **argv)
              * "d3e:32,k:32,k:8": d3 = the d3 decode kernel (WC_CUDA_DEC_D3),
              * k = the current one; a name ending in e: every CRC checked
              * before the backend starts (WC_DECODE_EAGER_CRC), as before
-             * k4; the number: threads a thread block of the entropy-0
+             * k3; the number: threads a thread block of the entropy-0
              * kernel (WC_CUDA_DEC_LANES; the tiles kernel ignores it). */
             std::string list(vs);
             for (size_t a = 0; a < list.size();) {

@@ -403,7 +403,7 @@ void read_component_tables(void *arg, size_t k, int worker)
     es_input part = {};
     part.tables[0] = t->in->tables[k];
     part.table_size[0] = t->in->table_size[k];
-    /* Not cleared first (2.2 MB a colour image, PERF_NOTES k3): a read
+    /* Not cleared first (2.2 MB a colour image, PERF_NOTES k2): a read
      * that succeeds has written every table of every class, unused ones
      * as lookups that fail (bc_dectab_build); one that fails is not
      * uploaded. */
