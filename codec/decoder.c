@@ -5,6 +5,7 @@
  * memory (wc_params), code blocks (WC_MAX_BLOCKS, and the index's size).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "context.h"
@@ -163,8 +164,51 @@ static wc_status read_palette(parsed *ps, wc_err *err)
 
 static wc_status parse_header(parsed *ps, wc_err *err);
 
-/* threads: for the CRCs of large chunks (wcx_read_chunks_mt). */
-static wc_status parse(const void *src, size_t size, parsed *ps, int threads, wc_err *err)
+/* The CRCs of data chunks of a MiB or more, left unchecked by the chunk
+ * walk of a decode and checked by the backend beside its device work
+ * (es_input.verify; PERF_NOTES "Decode latency", k3), or by
+ * decode_planes before a backend that does not take them. The file's
+ * verdict does not change: where one fails, or any step fails before
+ * they were checked, the whole walk runs again and its error is the
+ * one reported, as if every CRC had been checked first. */
+enum { LAZY_CRC_MIN = 1 << 20 };
+
+typedef struct lazy_crc {
+    const uint8_t *src;
+    size_t size, max;
+    const wcx_chunk *chunks;
+    size_t n;
+    int threads;
+    int state; /* 0: none left, 1: left unchecked, 2: checked and good, 3: one is bad */
+} lazy_crc;
+
+static wc_status lazy_verify(void *arg, wc_err *err)
+{
+    lazy_crc *l = arg;
+    if (l->state == 1) {
+        l->state = 2;
+        for (size_t i = 0; i < l->n && l->state == 2; i++) {
+            const wcx_chunk *k = &l->chunks[i];
+            if (k->type == WCX_WDAT && k->size >= LAZY_CRC_MIN && !wcx_chunk_crc_ok(k, l->threads))
+                l->state = 3;
+        }
+    }
+    if (l->state != 3) return WC_OK;
+    /* The whole walk again, for its error (the first bad chunk's), in
+     * place of any a later step left (wc_fail keeps the first). */
+    if (err) err->msg[0] = '\0';
+    wcx_chunk *list = wc_malloc_array(l->max, sizeof(wcx_chunk));
+    WC_RETURN_IF(!list, err, WC_ERR_NOMEM, "out of memory (chunk list)");
+    size_t count = 0;
+    wc_status s = wcx_read_chunks_mt(l->src, l->size, list, l->max, &count, l->threads, err);
+    wc_free(list);
+    return s != WC_OK ? s : wc_fail(err, WC_ERR_CHECKSUM, "a data chunk's CRC does not match");
+}
+
+/* threads: for the CRCs of large chunks (wcx_read_chunks_mt); lazy: NULL,
+ * or the data chunks' CRCs left for lazy_verify. */
+static wc_status parse(const void *src, size_t size, parsed *ps, int threads, lazy_crc *lazy,
+                       wc_err *err)
 {
     memset(ps, 0, sizeof *ps);
     WC_RETURN_IF(!src, err, WC_ERR_ARG, "no input");
@@ -176,7 +220,27 @@ static wc_status parse(const void *src, size_t size, parsed *ps, int threads, wc
     if (max < WCX_ONE_MAX_PARTS) max = WCX_ONE_MAX_PARTS; /* a WONE file's parts */
     ps->chunks = wc_malloc_array(max, sizeof(wcx_chunk));
     WC_RETURN_IF(!ps->chunks, err, WC_ERR_NOMEM, "out of memory (chunk list)");
-    WC_FORWARD_IF_ERROR(wcx_read_chunks_mt(src, size, ps->chunks, max, &ps->nchunks, threads, err));
+    if (lazy) {
+        *lazy = (lazy_crc){src, size, max, ps->chunks, 0, threads, 0};
+        wc_status s = wcx_read_chunks_lazy(src, size, ps->chunks, max, &ps->nchunks, threads,
+                                           WCX_WDAT, LAZY_CRC_MIN, err);
+        if (s != WC_OK) { /* the whole walk's error, which may come from an earlier CRC */
+            if (err) err->msg[0] = '\0';
+            s = wcx_read_chunks_mt(src, size, ps->chunks, max, &ps->nchunks, threads, err);
+        }
+        WC_FORWARD_IF_ERROR(s);
+        lazy->n = ps->nchunks;
+        for (size_t i = 0; i < ps->nchunks; i++)
+            if (ps->chunks[i].type == WCX_WDAT && ps->chunks[i].size >= LAZY_CRC_MIN)
+                lazy->state = 1;
+        if (lazy->state) {
+            ps->in.verify = lazy_verify;
+            ps->in.verify_arg = lazy;
+        }
+    } else {
+        WC_FORWARD_IF_ERROR(
+            wcx_read_chunks_mt(src, size, ps->chunks, max, &ps->nchunks, threads, err));
+    }
     return parse_header(ps, err);
 }
 
@@ -353,6 +417,12 @@ static wc_status decode_planes(wc_ctx *ctx, const wc_params *p, parsed *ps, wc_i
     wc_err *err = &ctx->err;
     wc_image img = {ps->h.width, ps->h.height, ps->h.components, ps->h.bit_depth, 0, NULL};
     wc_status s = ctx_backend(ctx, p ? p->backend : WC_BACKEND_AUTO);
+    /* Only the CUDA backend checks the data's CRCs itself (beside its
+     * device work); for any other they are checked before it starts. */
+    if (s == WC_OK && ps->in.verify && ctx->backend != wc_backend_cuda()) {
+        s = ps->in.verify(ps->in.verify_arg, err);
+        ps->in.verify = NULL;
+    }
     if (into) {
         img.pixels = out->pixels;
         img.stride = out->stride;
@@ -424,11 +494,11 @@ static wc_status decode_parsed(wc_ctx *ctx, const wc_params *p, parsed *ps, wc_i
  * caller whatever the status); the memory limit against a whole decode's
  * need when `whole`, else the caller checks it. */
 static wc_status parse_file(wc_ctx *ctx, const wc_params *p, const void *src, size_t size,
-                            parsed *ps, int whole)
+                            parsed *ps, int whole, lazy_crc *lazy)
 {
     double t0 = ctx_now();
     uint64_t need = 0;
-    wc_status s = parse(src, size, ps, p ? p->threads : 0, &ctx->err);
+    wc_status s = parse(src, size, ps, p ? p->threads : 0, lazy, &ctx->err);
     if (s == WC_OK) layout_bands(&ps->h, &ps->lay);
     if (s == WC_OK) s = check_limits(&ps->h, &ps->lay, size, p, whole ? &need : NULL, &ctx->err);
     if (s == WC_OK && whole && ps->has_palette) /* the pixels beside the indices */
@@ -475,8 +545,19 @@ static wc_status decode(wc_ctx *ctx, const wc_params *p, const void *src, size_t
     WC_RETURN_IF(!into && p && p->memory == WC_MEMORY_DEVICE, &ctx->err, WC_ERR_ARG,
                  "wc_decode allocates host memory: decode into device memory with wc_decode_into");
     parsed ps;
-    wc_status s = parse_file(ctx, p, src, size, &ps, 1);
+    lazy_crc lazy = {0};
+    /* WC_DECODE_EAGER_CRC: every CRC first, as before k3 (for the bench's
+     * comparison in one process). */
+    wc_status s =
+        parse_file(ctx, p, src, size, &ps, 1, getenv("WC_DECODE_EAGER_CRC") ? NULL : &lazy);
     if (s == WC_OK) s = decode_parsed(ctx, p, &ps, out, into);
+    /* A failure before the data's CRCs were checked: a bad CRC comes first,
+     * as it would have from the chunk walk. (A success leaves none
+     * unchecked: the backend checked them, or decode_planes did.) */
+    if (lazy.state == 1) {
+        const wc_status v = lazy_verify(&lazy, &ctx->err);
+        if (v != WC_OK) s = v;
+    }
     parsed_free(&ps);
     return s;
 }
@@ -495,7 +576,7 @@ uint64_t dec_region_memory(wc_ctx *ctx, const void *src, size_t size, const wc_r
     parsed ps;
     wc_region rr;
     uint64_t need = 0;
-    if (parse_file(ctx, NULL, src, size, &ps, 0) == WC_OK &&
+    if (parse_file(ctx, NULL, src, size, &ps, 0, NULL) == WC_OK &&
         region_resolve(&ps.h, r, &rr, &ctx->err) == WC_OK)
         need = region_decode_memory(&ps, &rr, size, threads);
     parsed_free(&ps);
@@ -555,7 +636,7 @@ wc_status wc_decode_region(wc_ctx *ctx, const wc_params *p, const void *src, siz
                  "a region is decoded into host memory");
     parsed ps;
     wc_region rr = {0, 0, 0, 0, 0};
-    wc_status s = parse_file(ctx, p, src, size, &ps, 0);
+    wc_status s = parse_file(ctx, p, src, size, &ps, 0, NULL);
     if (s == WC_OK) s = region_resolve(&ps.h, r, &rr, &ctx->err);
     if (s == WC_OK && ps.has_palette && rr.reduce > 0)
         s = wc_fail(&ctx->err, WC_ERR_UNSUPPORTED,
@@ -613,7 +694,7 @@ wc_status dec_inspect(wc_ctx *ctx, const void *src, size_t size, wc_info *info)
     WC_RETURN_IF(!info, &ctx->err, WC_ERR_ARG, "no info struct");
     memset(info, 0, sizeof *info);
     parsed ps;
-    wc_status s = parse(src, size, &ps, 1, &ctx->err);
+    wc_status s = parse(src, size, &ps, 1, NULL, &ctx->err);
     if (s == WC_OK) layout_bands(&ps.h, &ps.lay);
     if (s == WC_OK) s = check_blocks(&ps, &ctx->err);
     if (s == WC_OK) s = layout_build(&ps.h, WC_MAX_BLOCKS, &ps.lay, &ctx->err);

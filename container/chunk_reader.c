@@ -7,6 +7,7 @@
  * offset), never a read outside [src, src + size). Chunk payloads are not
  * interpreted here; the codec does that and skips types it does not know.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <zlib.h>
@@ -79,9 +80,11 @@ static uint32_t chunk_crc(const uint8_t *p, size_t n, int threads)
 }
 
 /* Reads the chunk at off into *c after checking that its length, data and
- * CRC lie inside the file and that the CRC matches. */
+ * CRC lie inside the file and that the CRC matches (unless the chunk is of
+ * type lazy and lazy_min bytes or more: wcx_read_chunks_lazy). */
 static wc_status wcx_read_one(const uint8_t *src, size_t size, size_t off, unsigned index,
-                              int threads, wcx_chunk *c, wc_err *err)
+                              int threads, uint32_t lazy, size_t lazy_min, wcx_chunk *c,
+                              wc_err *err)
 {
     size_t left = size - off;
     char name[9] = "?";
@@ -100,7 +103,8 @@ static wc_status wcx_read_one(const uint8_t *src, size_t size, size_t off, unsig
                  name, off, (unsigned long)len, (size_t)len + WCX_CHUNK_OVERHEAD, left);
     const uint8_t *data = src + off + 8;
     uint32_t stored = wc_rd32le(data + len);
-    uint32_t actual = chunk_crc(src + off + 4, (size_t)len + 4u, threads);
+    const int skip = type == lazy && len >= lazy_min;
+    uint32_t actual = skip ? stored : chunk_crc(src + off + 4, (size_t)len + 4u, threads);
     WC_RETURN_IF(stored != actual, err, WC_ERR_CHECKSUM,
                  "chunk %u (%s) at byte %zu: CRC mismatch (stored %08lX, computed %08lX)", index,
                  name, off, (unsigned long)stored, (unsigned long)actual);
@@ -141,6 +145,19 @@ wc_status wcx_read_chunks(const uint8_t *src, size_t size, wcx_chunk *chunks, si
 wc_status wcx_read_chunks_mt(const uint8_t *src, size_t size, wcx_chunk *chunks, size_t max,
                              size_t *count, int threads, wc_err *err)
 {
+    return wcx_read_chunks_lazy(src, size, chunks, max, count, threads, 0, 0, err);
+}
+
+int wcx_chunk_crc_ok(const wcx_chunk *c, int threads)
+{
+    return chunk_crc(c->data - 4, (size_t)c->size + 4u, threads) == wc_rd32le(c->data + c->size);
+}
+
+wc_status wcx_read_chunks_lazy(const uint8_t *src, size_t size, wcx_chunk *chunks, size_t max,
+                               size_t *count, int threads, uint32_t lazy, size_t lazy_min,
+                               wc_err *err)
+{
+    if (!lazy) lazy_min = SIZE_MAX; /* type 0 is no chunk's: every CRC checked */
     WC_RETURN_IF(count == NULL || (src == NULL && size > 0) || (chunks == NULL && max > 0), err,
                  WC_ERR_ARG, "wcx_read_chunks: NULL argument");
     *count = 0;
@@ -156,7 +173,7 @@ wc_status wcx_read_chunks_mt(const uint8_t *src, size_t size, wcx_chunk *chunks,
         WC_RETURN_IF(index >= limit, err, WC_ERR_LIMIT,
                      "chunk %u at byte %zu: more than %zu chunks", index, off, limit);
         wcx_chunk *c = &chunks[index];
-        WC_FORWARD_IF_ERROR(wcx_read_one(src, size, off, index, threads, c, err));
+        WC_FORWARD_IF_ERROR(wcx_read_one(src, size, off, index, threads, lazy, lazy_min, c, err));
         WC_FORWARD_IF_ERROR(wcx_check_order(c, err));
         ended = c->type == WCX_WEND || c->type == WCX_WONE; /* WONE: the whole file */
         off += WCX_CHUNK_OVERHEAD + (size_t)c->size;

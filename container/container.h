@@ -103,6 +103,17 @@ wc_status wcx_read_chunks(const uint8_t *src, size_t size, wcx_chunk *chunks, si
  * cores; 1: the caller's alone). */
 wc_status wcx_read_chunks_mt(const uint8_t *src, size_t size, wcx_chunk *chunks, size_t max,
                              size_t *count, int threads, wc_err *err);
+/* The same, but the CRCs of chunks of type `lazy` and lazy_min bytes or
+ * more are left unchecked (framing, order and the rest still are), for a
+ * caller that checks them with wcx_chunk_crc_ok before it uses their
+ * data and, where one fails, reads the file again with
+ * wcx_read_chunks_mt for its error. lazy 0: every CRC checked. */
+wc_status wcx_read_chunks_lazy(const uint8_t *src, size_t size, wcx_chunk *chunks, size_t max,
+                               size_t *count, int threads, uint32_t lazy, size_t lazy_min,
+                               wc_err *err);
+/* Whether a listed chunk's stored CRC matches its type and data (on
+ * `threads` threads, as wcx_read_chunks_mt). */
+int wcx_chunk_crc_ok(const wcx_chunk *c, int threads);
 
 /* ---- single-chunk files (WONE; one_chunk.c) --------------------------------- */
 

@@ -13,6 +13,7 @@
 #include "quantizer.h" /* quant_mag: a coefficient's magnitude, as the CPU takes it */
 
 #include <stdio.h>
+#include <stdlib.h>
 
 extern "C" {
 #include "block_coder.h"
@@ -39,8 +40,58 @@ __constant__ uint8_t c_bits[BC_NSYM] = {
     4,  5,  5,  5,  5,  6,  6,  6,  6,  7,  7,  7,  7,  8,  8,  8,  8,  9,  9,  9,  9, 10, 10,
     10, 10, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
 
-/* bitio.h's reader, a byte at a time. */
+/* bitio.h's reader. The payload and the tables are read-only in the
+ * decode kernels, so their loads take the non-coherent path (__ldg). */
 struct Bits {
+    const uint8_t *p, *end;
+    unsigned long long acc;
+    unsigned n;
+    uint32_t fake;
+    /* Callers refill with fewer than 32 bits left: four bytes at once
+     * where four remain (two aligned words funnel-shifted: the payload's
+     * allocation has 8 bytes of slack, and only bytes before end are
+     * kept), else a byte at a time with zeros past the end. Either way
+     * (p - start) * 8 + fake - n counts the bits taken. */
+    __device__ __forceinline__ void refill()
+    {
+        if (n <= 32 && end - p >= 4) {
+            const uintptr_t u = (uintptr_t)p;
+            const uint32_t *q = (const uint32_t *)(u & ~(uintptr_t)3);
+            const unsigned sh = (unsigned)(u & 3) * 8;
+            uint32_t w = __ldg(q);
+            if (sh) w = __funnelshift_r(w, __ldg(q + 1), sh);
+            acc |= (unsigned long long)w << n;
+            n += 32;
+            p += 4;
+            return;
+        }
+        while (n <= 56) {
+            if (p < end)
+                acc |= (unsigned long long)__ldg(p++) << n;
+            else
+                fake += 8;
+            n += 8;
+        }
+    }
+    __device__ __forceinline__ uint32_t peek(unsigned k)
+    {
+        if (n < k) refill();
+        return (uint32_t)(acc & ((1ull << k) - 1));
+    }
+    __device__ __forceinline__ void skip(unsigned k)
+    {
+        acc >>= k;
+        n -= k;
+    }
+    __device__ __forceinline__ uint32_t get(unsigned k)
+    {
+        const uint32_t v = peek(k);
+        skip(k);
+        return v;
+    }
+};
+
+struct BitsD3 {
     const uint8_t *p, *end;
     unsigned long long acc;
     unsigned n;
@@ -107,14 +158,15 @@ __device__ unsigned decode_long(const huf_dec *d, uint32_t bits, unsigned *len)
 
 /* A value of table t with its sign (block_coder.c's get_value); 0 when the
  * table is unused (or a symbol is out of range: corrupt either way). */
-__device__ __forceinline__ int get_value(Bits &r, const bc_dectab *T, unsigned t, int sign_mode,
+template <class Reader>
+__device__ __forceinline__ int get_value(Reader &r, const bc_dectab *T, unsigned t, int sign_mode,
                                          uint32_t *value, uint32_t *sign)
 {
     /* The common case in one look-up (bc_dectab.fast, as the CPU's
      * get_value): code length, raw bits and the class's base from the
      * next BC_FAST_BITS bits; a refilled window holds the at most 30 bits. */
     if (r.n < 32) r.refill();
-    const uint32_t f = T->fast[t][r.acc & BC_FAST_MASK];
+    const uint32_t f = __ldg(&T->fast[t][r.acc & BC_FAST_MASK]);
     if (f & BC_FAST_OK) {
         const unsigned len = f & 15, nb = (f >> 4) & 31;
         const uint32_t v = (f >> 10) + ((uint32_t)(r.acc >> len) & ((1u << nb) - 1));
@@ -125,7 +177,7 @@ __device__ __forceinline__ int get_value(Bits &r, const bc_dectab *T, unsigned t
         return 1;
     }
     const uint32_t bits = r.peek(HUF_MAX_LEN);
-    const uint16_t e = T->t[t].fast[bits & ((1u << HUF_FAST_BITS) - 1)];
+    const uint16_t e = __ldg(&T->t[t].fast[bits & ((1u << HUF_FAST_BITS) - 1)]);
     unsigned sym;
     if (e >> 8) {
         r.skip(e >> 8);
@@ -187,6 +239,136 @@ __device__ uint32_t decode_stream(const uint8_t *p, const uint8_t *end, uint32_t
     const uint32_t wb = orient == 1 ? 3u : orient == 2 ? 1u : 2u;
     const uint8_t *const first = p + bit0 / 8;
     Bits r;
+    r.p = first;
+    r.end = end;
+    r.acc = 0;
+    r.n = 0;
+    r.fake = 0;
+    if (bit0 & 7) r.get(bit0 & 7);
+    /* Capped magnitudes of decoded values (rows y - 1 and y - 2 read back
+     * from the plane; zero outside the block). The context's four
+     * neighbours from those rows live in registers (l1, c1, r1: row y - 1
+     * at x - 1, x, x + 1; c2: row y - 2 at x); the two that the next
+     * position adds are loaded before this position decodes and stores,
+     * so their round trip to the plane is off the serial chain (PERF_NOTES
+     * "Decode latency", k1). */
+    auto up = [&](int x, int y) -> uint32_t {
+        return (x < 0 || x >= W || y < 0) ? 0u : capped(d[(size_t)y * ds + x]);
+    };
+    int x = 0, y = 0;
+    uint32_t a = 0, a2 = 0;
+    uint32_t l1 = 0, c1 = 0, r1 = 0, c2 = 0; /* row 0: nothing above */
+    for (;;) {
+        const uint32_t s = wa * a + wb * c1 + l1 + r1 + a2 + c2;
+        uint32_t m, sign;
+        uint32_t nl1, nc1, nr1, nc2; /* the window at x + 1 */
+        if (s > run_max) {
+            nl1 = c1;
+            nc1 = r1;
+            nr1 = up(x + 2, y - 1);
+            nc2 = up(x + 1, y - 2);
+            const unsigned ctx = ctx_of(s);
+            if (!get_value(r, T, ctx, 1, &m, &sign))
+                return fail(st, WCG_DEC_NO_TABLE, y, x, ctx), WCG_DEC_NO_TABLE;
+            if (!mag_fits(m, sign)) return fail(st, WCG_DEC_RANGE, y, x, m), WCG_DEC_RANGE;
+            d[(size_t)y * ds + x] = signed_of(m, sign);
+            a2 = a;
+            a = m < kMagCap ? m : kMagCap;
+        } else {
+            uint32_t run;
+            if (!get_value(r, T, kRun, 0, &run, &sign))
+                return fail(st, WCG_DEC_NO_RUN_TABLE, y, x, 0), WCG_DEC_NO_RUN_TABLE;
+            const uint32_t left = (uint32_t)((H - y) * W - x);
+            if (run > left) return fail(st, WCG_DEC_LONG_RUN, y, x, run), WCG_DEC_LONG_RUN;
+            /* The value left of the run's end: zero when the run wrote it,
+             * else the one a holds (zero at a row's start). */
+            const uint32_t before = run == 0 ? a : 0u;
+            bool done = false;
+            while (run > 0) {
+                const uint32_t n = (uint32_t)(W - x) < run ? (uint32_t)(W - x) : run;
+                for (uint32_t k = 0; k < n; k++) d[(size_t)y * ds + x + k] = 0;
+                run -= n;
+                x += (int)n;
+                if (x == W) {
+                    x = 0;
+                    if (++y == H) {
+                        done = true;
+                        break;
+                    }
+                }
+            }
+            if (done) break;
+            nl1 = up(x, y - 1); /* loaded while the run's end decodes */
+            nc1 = up(x + 1, y - 1);
+            nr1 = up(x + 2, y - 1);
+            nc2 = up(x + 1, y - 2);
+            if (!get_value(r, T, kTerm, 2, &m, &sign))
+                return fail(st, WCG_DEC_NO_TERM_TABLE, y, x, 0), WCG_DEC_NO_TERM_TABLE;
+            m += 1;
+            if (m == 0 || !mag_fits(m, sign))
+                return fail(st, WCG_DEC_TERM_RANGE, y, x, m - 1), WCG_DEC_TERM_RANGE;
+            d[(size_t)y * ds + x] = signed_of(m, sign);
+            a2 = before;
+            a = m < kMagCap ? m : kMagCap;
+        }
+        if (++x == W) {
+            x = 0;
+            if (++y == H) break;
+            a = a2 = 0;
+            l1 = 0;
+            c1 = up(0, y - 1);
+            r1 = up(1, y - 1);
+            c2 = up(0, y - 2);
+        } else {
+            l1 = nl1;
+            c1 = nc1;
+            r1 = nr1;
+            c2 = nc2;
+        }
+    }
+    const size_t used = (size_t)(r.p - first) * 8 + r.fake - r.n - (bit0 & 7);
+    if (nbits != 0xFFFFFFFFu) { /* block_coder.c's dstate_finish of a sub-stream */
+        if (used > nbits) return fail(st, WCG_DEC_SUB_EARLY, H, 0, nbits), WCG_DEC_SUB_EARLY;
+        if (used < nbits)
+            return fail(st, WCG_DEC_SUB_SPARE, H, 0, nbits - (uint32_t)used), WCG_DEC_SUB_SPARE;
+    } else {
+        if (r.fake > r.n) return fail(st, WCG_DEC_TRUNCATED, H, 0, 0), WCG_DEC_TRUNCATED;
+        const size_t size = (size_t)(end - p);
+        if ((used + 7) / 8 != size)
+            return fail(st, WCG_DEC_SPARE, H, 0, (uint32_t)(size - (used + 7) / 8)), WCG_DEC_SPARE;
+    }
+    if (predict) /* bc_unpredict; each step's inputs loaded before the step before stores */
+        for (int yy = 0; yy < H; yy++) {
+            int32_t *row = d + (size_t)yy * ds;
+            const int32_t *above = yy ? row - ds : row;
+            int32_t left = 0, ul = 0, u = yy && W ? above[0] : 0, raw = W ? row[0] : 0;
+            for (int xx = 0; xx < W; xx++) {
+                const bool more = xx + 1 < W;
+                const int32_t raw_n = more ? row[xx + 1] : 0;
+                const int32_t u_n = more && yy ? above[xx + 1] : 0;
+                const int32_t p_ = yy == 0 ? left : xx == 0 ? u : med(left, u, ul);
+                const int32_t v = (int32_t)((uint32_t)raw + (uint32_t)p_);
+                row[xx] = v;
+                left = v;
+                ul = u;
+                u = u_n;
+                raw = raw_n;
+            }
+        }
+    return 0;
+}
+
+/* d3's decode_stream (PERF_NOTES), kept only so that the bench can time
+ * it beside the current one in the same process (WC_CUDA_DEC_D3=1). */
+__device__ uint32_t decode_stream_d3(const uint8_t *p, const uint8_t *end, uint32_t bit0,
+                                     uint32_t nbits, const bc_dectab *T, int32_t *d, size_t ds,
+                                     int W, int H, uint32_t orient, bool predict, uint32_t run_max,
+                                     uint32_t *st)
+{
+    const uint32_t wa = orient == 1 ? 1u : orient == 2 ? 3u : 2u;
+    const uint32_t wb = orient == 1 ? 3u : orient == 2 ? 1u : 2u;
+    const uint8_t *const first = p + bit0 / 8;
+    BitsD3 r;
     r.p = first;
     r.end = end;
     r.acc = 0;
@@ -275,8 +457,16 @@ __device__ uint32_t decode_stream(const uint8_t *p, const uint8_t *end, uint32_t
     return 0;
 }
 
-/* Entropy 0: a thread a block. */
-__global__ void decode_kernel(wcg_dec_job j)
+/* The current decoder, or d3's for the bench's comparison. */
+template <bool kD3, class... A> __device__ __forceinline__ uint32_t decode_any(A... a)
+{
+    return kD3 ? decode_stream_d3(a...) : decode_stream(a...);
+}
+
+/* Entropy 0: a thread a block, `lanes` threads a thread block (fewer
+ * than a warp's 32: fewer blocks whose divergent paths one warp runs one
+ * after the other; the SMs have room for the extra warps). */
+template <bool kD3> __global__ void decode_kernel(wcg_dec_job j)
 {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= j.nblocks) return;
@@ -284,8 +474,8 @@ __global__ void decode_kernel(wcg_dec_job j)
     uint32_t *st = j.status + 4 * (size_t)i;
     const bc_dectab *T = (const bc_dectab *)j.tabs + (size_t)b.comp * BC_NCLASS_ALL + b.cls;
     const uint8_t *p = j.data + b.slot;
-    decode_stream(p, p + b.cap, 0, 0xFFFFFFFFu, T, j.plane[b.comp] + b.base, b.stride, b.w, b.h,
-                  b.orient, b.predict, j.run_max, st);
+    decode_any<kD3>(p, p + b.cap, 0u, 0xFFFFFFFFu, T, j.plane[b.comp] + b.base, b.stride, b.w, b.h,
+                    b.orient, b.predict, j.run_max, st);
 }
 
 /* k bits (<= 16) from bit o of a payload of `size` bytes, zeros past it. */
@@ -306,6 +496,7 @@ __device__ __forceinline__ unsigned width_of(uint32_t v) { return v ? 32u - __cl
  * prefix sum; the header's checks come in block_tiles.c's order, then
  * the lowest failing tile names the error, as the CPU's loop does. */
 constexpr int kTileWarps = 4;
+template <bool kD3>
 __global__ void __launch_bounds__(kTileWarps * 32) decode_tiles_kernel(wcg_dec_job j)
 {
     const uint32_t i = blockIdx.x * kTileWarps + threadIdx.x / 32;
@@ -363,8 +554,8 @@ __global__ void __launch_bounds__(kTileWarps * 32) decode_tiles_kernel(wcg_dec_j
                 for (int x = 0; x < tw; x++) d[(size_t)y * b.stride + x] = 0;
         } else {
             const bc_dectab *T = (const bc_dectab *)j.tabs + (size_t)b.comp * BC_NCLASS_ALL + b.cls;
-            code = decode_stream(p, p + size, (uint32_t)start, len, T, d, b.stride, tw, th,
-                                 b.orient, b.predict, j.run_max, mine);
+            code = decode_any<kD3>(p, p + size, (uint32_t)start, len, T, d, b.stride, tw, th,
+                                   b.orient, b.predict, j.run_max, mine);
         }
     }
     const unsigned bad = __ballot_sync(0xFFFFFFFFu, code != 0);
@@ -387,14 +578,28 @@ __global__ void blocks_kernel(const int32_t *src, int32_t *dst, uint32_t pw, uin
 
 } /* namespace */
 
+/* Threads a thread block of the entropy-0 kernel: 4 (PERF_NOTES k1);
+ * WC_CUDA_DEC_LANES (1..32) for experiments. */
+static unsigned decode_lanes()
+{
+    const char *v = getenv("WC_CUDA_DEC_LANES");
+    const int n = v ? atoi(v) : 0;
+    return n >= 1 && n <= 32 ? (unsigned)n : 4u;
+}
+
 cudaError_t wcg_bc_decode(const wcg_dec_job *job, cudaStream_t st)
 {
     if (job->nblocks == 0) return cudaSuccess;
-    if (job->tiled)
-        decode_tiles_kernel<<<(job->nblocks + kTileWarps - 1) / kTileWarps, kTileWarps * 32, 0,
-                              st>>>(*job);
+    const bool d3 = getenv("WC_CUDA_DEC_D3") != NULL;
+    const unsigned tb = (job->nblocks + kTileWarps - 1) / kTileWarps, lanes = decode_lanes();
+    if (job->tiled && d3)
+        decode_tiles_kernel<true><<<tb, kTileWarps * 32, 0, st>>>(*job);
+    else if (job->tiled)
+        decode_tiles_kernel<false><<<tb, kTileWarps * 32, 0, st>>>(*job);
+    else if (d3)
+        decode_kernel<true><<<(job->nblocks + lanes - 1) / lanes, lanes, 0, st>>>(*job);
     else
-        decode_kernel<<<(job->nblocks + 31) / 32, 32, 0, st>>>(*job);
+        decode_kernel<false><<<(job->nblocks + lanes - 1) / lanes, lanes, 0, st>>>(*job);
     return cudaGetLastError();
 }
 

@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <string>
 #include <vector>
 
 #include <unistd.h>
@@ -589,11 +590,48 @@ int main(int argc, char **argv)
         double cdec = time_decode(cc, WC_BACKEND_CPU, fgpu, std::max(3, g_reps / 3), &dec);
         image_metrics met;
         image_compare(&img, &dec, &met);
+        /* The CPU's pixels, for the decoder variants below. */
+        const std::vector<uint8_t> want((uint8_t *)dec.pixels, (uint8_t *)dec.pixels + bytes);
         wc_image_free(&dec);
         double gdec = time_decode(gc, WC_BACKEND_CUDA, fgpu, std::max(3, g_reps / 3), &dec);
         wc_image_free(&dec);
         const double gdec_pinned = time_decode_into(gc, WC_MEMORY_HOST, fgpu, img, pinned_out);
         const double gdec_dev = time_decode_into(gc, WC_MEMORY_DEVICE, fgpu, img, dout);
+        if (const char *vs = getenv("WC_BENCH_DEC_VARIANTS")) {
+            /* Decoder variants side by side in this process, e.g.
+             * "d3e:32,k:32,k:8": d3 = the d3 decode kernel (WC_CUDA_DEC_D3),
+             * k = the current one; a name ending in e: every CRC checked
+             * before the backend starts (WC_DECODE_EAGER_CRC), as before
+             * k3; the number: threads a thread block of the entropy-0
+             * kernel (WC_CUDA_DEC_LANES; the tiles kernel ignores it). */
+            std::string list(vs);
+            for (size_t a = 0; a < list.size();) {
+                size_t b = list.find(',', a);
+                if (b == std::string::npos) b = list.size();
+                const std::string v = list.substr(a, b - a);
+                a = b + 1;
+                const size_t colon = v.find(':');
+                if (colon == std::string::npos) continue;
+                if (v.compare(0, 2, "d3") == 0)
+                    setenv("WC_CUDA_DEC_D3", "1", 1);
+                else
+                    unsetenv("WC_CUDA_DEC_D3");
+                if (v[colon - 1] == 'e')
+                    setenv("WC_DECODE_EAGER_CRC", "1", 1);
+                else
+                    unsetenv("WC_DECODE_EAGER_CRC");
+                setenv("WC_CUDA_DEC_LANES", v.c_str() + colon + 1, 1);
+                const double vp = time_decode_into(gc, WC_MEMORY_HOST, fgpu, img, pinned_out);
+                const bool same = memcmp(pinned_out, want.data(), bytes) == 0;
+                const double vd = time_decode_into(gc, WC_MEMORY_DEVICE, fgpu, img, dout);
+                printf("  decoder %s: to pinned %.2f ms, to device %.2f ms, same pixels as the "
+                       "CPU: %s\n",
+                       v.c_str(), vp, vd, same ? "yes" : "NO");
+            }
+            unsetenv("WC_CUDA_DEC_D3");
+            unsetenv("WC_CUDA_DEC_LANES");
+            unsetenv("WC_DECODE_EAGER_CRC");
+        }
         if (getenv("WC_BENCH_TRACE")) {
             setenv("WC_CUDA_TIMES", "1", 1);
             const int reps = g_reps;

@@ -59,6 +59,13 @@ typedef struct es_input {
      * set are decoded (a region or a reduced image needs no more); the
      * others' coefficients are left as they were in the planes. */
     const uint8_t *block_mask;
+    /* Where not NULL, the data's CRCs are not checked yet: codec/decoder.c
+     * leaves those of large data chunks to a device backend, to check
+     * beside its work. Such a backend calls verify before it writes any
+     * output and returns its status where it is not WC_OK; es_decode and
+     * the CPU backend are never given one. */
+    wc_status (*verify)(void *arg, wc_err *err);
+    void *verify_arg;
 } es_input;
 
 /* Decodes every block into planes (sized by the layout). Errors name the

@@ -598,6 +598,84 @@ static long fail_each_allocation(wc_ctx *ctx, alloc_fn fn, void *arg, const char
     }
 }
 
+/* A decode's status and message, with every CRC checked first
+ * (WC_DECODE_EAGER_CRC) or with the large data chunks' left to after
+ * the parse (codec/decoder.c's lazy_crc; the CPU backend checks them
+ * before it starts). */
+static wc_status decode_msg(wc_ctx *ctx, int eager, const uint8_t *buf, size_t size, char *msg,
+                            size_t cap)
+{
+    wc_params p;
+    wc_params_init(&p);
+    p.backend = WC_BACKEND_CPU;
+    if (eager) setenv("WC_DECODE_EAGER_CRC", "1", 1);
+    wc_image out;
+    const wc_status s = wc_decode(ctx, &p, buf, size, &out);
+    unsetenv("WC_DECODE_EAGER_CRC");
+    snprintf(msg, cap, "%s", s == WC_OK ? "" : wc_ctx_error(ctx));
+    if (s == WC_OK) wc_image_free(&out);
+    return s;
+}
+
+/* A file with a data chunk of over a MiB: the verdict with its CRC
+ * checked late is the eager one, status and message, for a bad CRC
+ * alone, with a bad index or a cut file besides (the CRC error, which
+ * the chunk walk meets first, wins), and for damage behind a good CRC. */
+static void test_large_data_crc(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    wc_image img = {1200, 1000, 1, 8, 0, NULL};
+    assert_int_equal(wc_image_alloc(&img), WC_OK);
+    test_rng r;
+    test_rng_seed(&r, 92);
+    for (size_t i = 0; i < (size_t)img.width * img.height; i++)
+        ((uint8_t *)img.pixels)[i] = (uint8_t)test_rng_u32(&r);
+    wc_params p;
+    wc_params_init(&p);
+    p.backend = WC_BACKEND_CPU;
+    p.lossless = 1;
+    p.levels = 5;
+    uint8_t *buf = NULL;
+    size_t size = 0;
+    assert_int_equal(wc_encode_alloc(ctx, &p, &img, (void **)&buf, &size), WC_OK);
+    const size_t dat = find_chunk(buf, size, "WDAT"), idx = find_chunk(buf, size, "WIDX");
+    assert_true(dat > 0 && idx > 0);
+    const uint32_t len = wc_rd32le(buf + dat);
+    assert_true(len >= (1u << 20));
+    static const int want[5] = {WC_ERR_CHECKSUM, WC_ERR_CHECKSUM, WC_ERR_CHECKSUM, -1, WC_OK};
+    for (int k = 0; k < 5; k++) {
+        size_t n = size;
+        uint8_t *at = buf + dat + 8 + len / 2, keep = *at;
+        *at ^= 0x20;
+        if (k == 1) {
+            buf[idx + 8] ^= 0x01;
+            fix_crc(buf, idx);
+        }
+        if (k == 2) n = size - 5;
+        if (k == 3) fix_crc(buf, dat);
+        if (k == 4) {
+            *at = keep;
+            fix_crc(buf, dat);
+        }
+        char m_lazy[256], m_eager[256];
+        const wc_status s_lazy = decode_msg(ctx, 0, buf, n, m_lazy, sizeof m_lazy);
+        const wc_status s_eager = decode_msg(ctx, 1, buf, n, m_eager, sizeof m_eager);
+        assert_int_equal(s_lazy, s_eager);
+        assert_string_equal(m_lazy, m_eager);
+        if (want[k] >= 0) assert_int_equal(s_lazy, want[k]);
+        if (k == 1) {
+            buf[idx + 8] ^= 0x01;
+            fix_crc(buf, idx);
+        }
+        *at = keep;
+        fix_crc(buf, dat);
+    }
+    free(buf);
+    wc_image_free(&img);
+    wc_ctx_free(ctx);
+}
+
 typedef struct enc_arg {
     const wc_params *p;
     const wc_image *img;
@@ -678,7 +756,7 @@ int main(void)
         cmocka_unit_test(test_damage_behind_crc),    cmocka_unit_test(test_arith_damage_behind_crc),
         cmocka_unit_test(test_one_chunk_behind_crc), cmocka_unit_test(test_limits),
         cmocka_unit_test(test_alloc_failures),       cmocka_unit_test(test_misplaced_chunks),
-        cmocka_unit_test(test_encode_limits),
+        cmocka_unit_test(test_encode_limits),        cmocka_unit_test(test_large_data_crc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

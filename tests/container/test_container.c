@@ -810,6 +810,61 @@ static void test_reader_large_chunk_threads(void **state)
     free(data);
 }
 
+/* wcx_read_chunks_lazy leaves only the CRCs of chunks of the lazy type
+ * and size unchecked, for wcx_chunk_crc_ok; everything else (smaller
+ * chunks of that type, other types, the framing) it checks as
+ * wcx_read_chunks_mt does, and lazy 0 checks every CRC. */
+static void test_reader_lazy_crc(void **state)
+{
+    (void)state;
+    const size_t big = ((size_t)2 << 20) + 7, small = 1000, min = (size_t)1 << 20;
+    uint8_t *data = malloc(big);
+    for (size_t i = 0; i < big; i++) data[i] = (uint8_t)(i * 29 + (i >> 11));
+    const size_t n = WCX_MAGIC_SIZE + 16 + (12 + small) + (12 + big) + 12;
+    uint8_t *f = malloc(n);
+    memcpy(f, WCX_MAGIC, WCX_MAGIC_SIZE);
+    size_t o = WCX_MAGIC_SIZE;
+    put_chunk(f, &o, WCX_WHDR, (const uint8_t *)"head", 4);
+    const size_t at_small = o;
+    put_chunk(f, &o, WCX_WDAT, data, small);
+    const size_t at_big = o;
+    put_chunk(f, &o, WCX_WDAT, data, big);
+    put_chunk(f, &o, WCX_WEND, NULL, 0);
+    assert_int_equal(o, n);
+    wcx_chunk c[5];
+    size_t count = 0;
+    wc_err err = {{0}};
+    for (int threads = 1; threads <= 3; threads += 2) {
+        assert_int_equal(wcx_read_chunks_lazy(f, n, c, 5, &count, threads, WCX_WDAT, min, &err),
+                         WC_OK);
+        assert_int_equal(count, 4);
+        assert_true(wcx_chunk_crc_ok(&c[1], threads) && wcx_chunk_crc_ok(&c[2], threads));
+        f[at_big + 8 + big / 2] ^= 0x10; /* the big chunk's CRC: left to the caller */
+        assert_int_equal(wcx_read_chunks_lazy(f, n, c, 5, &count, threads, WCX_WDAT, min, &err),
+                         WC_OK);
+        assert_false(wcx_chunk_crc_ok(&c[2], threads));
+        assert_int_equal(wcx_read_chunks_lazy(f, n, c, 5, &count, threads, 0, min, &err),
+                         WC_ERR_CHECKSUM);
+        err.msg[0] = '\0';
+        assert_int_equal(wcx_read_chunks_mt(f, n, c, 5, &count, threads, &err), WC_ERR_CHECKSUM);
+        assert_non_null(strstr(err.msg, "chunk 2 (WDAT)"));
+        f[at_big + 8 + big / 2] ^= 0x10;
+        f[at_small + 8 + 3] ^= 0x01; /* under the size: checked */
+        err.msg[0] = '\0';
+        assert_int_equal(wcx_read_chunks_lazy(f, n, c, 5, &count, threads, WCX_WDAT, min, &err),
+                         WC_ERR_CHECKSUM);
+        assert_non_null(strstr(err.msg, "chunk 1 (WDAT)"));
+        f[at_small + 8 + 3] ^= 0x01;
+        /* The framing still: the file cut inside the big chunk. */
+        assert_int_equal(
+            wcx_read_chunks_lazy(f, n - 20, c, 5, &count, threads, WCX_WDAT, min, &err),
+            WC_ERR_TRUNCATED);
+        assert_int_equal(count, 0);
+    }
+    free(f);
+    free(data);
+}
+
 static void test_reader_bad_magic(void **state)
 {
     (void)state;
@@ -1098,6 +1153,7 @@ int main(void)
         cmocka_unit_test(test_reader_chunk_limit),
         cmocka_unit_test(test_one_chunk_file),
         cmocka_unit_test(test_reader_large_chunk_threads),
+        cmocka_unit_test(test_reader_lazy_crc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -388,6 +388,111 @@ static void test_damage(void **state)
     }
 }
 
+/* Decodes buf with `be` (eagerly: WC_DECODE_EAGER_CRC, every CRC checked
+ * before the backend starts; else the large data chunks' CRCs beside the
+ * device's work) into out, which keeps its bytes on a failure; the status
+ * and, on failure, the message in msg. */
+static wc_status decode_into_with(wc_ctx *ctx, wc_backend_kind be, int eager, const uint8_t *buf,
+                                  size_t size, wc_image *out, char *msg, size_t cap)
+{
+    wc_params p;
+    wc_params_init(&p);
+    p.backend = be;
+    if (eager) setenv("WC_DECODE_EAGER_CRC", "1", 1);
+    const wc_status s = wc_decode_into(ctx, &p, buf, size, out);
+    unsetenv("WC_DECODE_EAGER_CRC");
+    snprintf(msg, cap, "%s", s == WC_OK ? "" : wc_ctx_error(ctx));
+    return s;
+}
+
+/* The data chunks' CRCs of a file of over a MiB a component are checked
+ * beside the device's decode (codec/decoder.c, es_input.verify): the
+ * verdict is the CPU's and the eager one's, status and message, for a
+ * bad CRC alone, with a bad index or a cut file after it, and for data
+ * damaged behind a good CRC; a refused file leaves the output untouched. */
+static void test_large_crc_beside(void **state)
+{
+    (void)state;
+    wc_image img = {1200, 1000, 2, 8, 0, NULL};
+    assert_int_equal(wc_image_alloc(&img), WC_OK);
+    test_rng r;
+    test_rng_seed(&r, 91);
+    for (size_t i = 0; i < (size_t)img.width * img.height * 2; i++)
+        ((uint8_t *)img.pixels)[i] = (uint8_t)test_rng_u32(&r);
+    wc_params p;
+    wc_params_init(&p);
+    p.backend = WC_BACKEND_CPU;
+    p.lossless = 1;
+    p.levels = 5;
+    uint8_t *buf = NULL;
+    size_t size = 0;
+    assert_int_equal(wc_encode_alloc(g_ctx_cpu, &p, &img, (void **)&buf, &size), WC_OK);
+    const size_t dat = find_chunk(buf, size, "WDAT", 1), idx = find_chunk(buf, size, "WIDX", 0);
+    assert_true(dat > 0 && idx > 0);
+    const uint32_t len = wc_rd32le(buf + dat);
+    assert_true(len >= (1u << 20));
+    wc_image out = img, want = img;
+    out.pixels = NULL;
+    want.pixels = NULL;
+    assert_int_equal(wc_image_alloc(&out), WC_OK);
+    assert_int_equal(wc_image_alloc(&want), WC_OK);
+    const size_t bytes = wc_image_row_bytes(&img) * img.height;
+    for (int k = 0; k < 5; k++) {
+        size_t n = size;
+        wc_status expect = WC_ERR_CHECKSUM;
+        uint8_t *at = buf + dat + 8 + len / 3, keep = *at;
+        *at ^= 0x20;  /* k 0-2: the data's CRC fails */
+        if (k == 1) { /* and the index, behind its good CRC, disagrees */
+            buf[idx + 8] ^= 0x01;
+            fix_crc(buf, idx);
+        }
+        if (k == 2) n = size - 5; /* and the file is cut */
+        if (k == 3) {             /* damaged data behind a good CRC */
+            fix_crc(buf, dat);
+            expect = WC_ERR_CORRUPT;
+        }
+        if (k == 4) { /* intact */
+            *at = keep;
+            fix_crc(buf, dat);
+            expect = WC_OK;
+        }
+        char m_cpu[256], m_gpu[256], m_eager[256];
+        memset(out.pixels, 0x5A, bytes);
+        const wc_status s_cpu =
+            decode_into_with(g_ctx_cpu, WC_BACKEND_CPU, 0, buf, n, &want, m_cpu, sizeof m_cpu);
+        const wc_status s_eager =
+            decode_into_with(g_ctx_gpu, WC_BACKEND_CUDA, 1, buf, n, &out, m_eager, sizeof m_eager);
+        memset(out.pixels, 0x5A, bytes);
+        const wc_status s_gpu =
+            decode_into_with(g_ctx_gpu, WC_BACKEND_CUDA, 0, buf, n, &out, m_gpu, sizeof m_gpu);
+        if (s_cpu != s_gpu || s_gpu != s_eager || strcmp(m_cpu, m_gpu) || strcmp(m_gpu, m_eager))
+            print_error("case %d: cpu %d '%s', cuda %d '%s', cuda eager %d '%s'\n", k, s_cpu, m_cpu,
+                        s_gpu, m_gpu, s_eager, m_eager);
+        assert_int_equal(s_gpu, s_cpu);
+        assert_int_equal(s_gpu, s_eager);
+        assert_string_equal(m_gpu, m_cpu);
+        assert_string_equal(m_gpu, m_eager);
+        if (expect != WC_ERR_CORRUPT) assert_int_equal(s_gpu, expect);
+        if (s_gpu == WC_OK) { /* damage behind a good CRC may decode, to the CPU's pixels */
+            assert_memory_equal(out.pixels, want.pixels, bytes);
+            if (expect == WC_OK) assert_memory_equal(out.pixels, img.pixels, bytes);
+        } else {
+            for (size_t i = 0; i < bytes; i++)
+                if (((uint8_t *)out.pixels)[i] != 0x5A) fail_msg("case %d: output written", k);
+        }
+        if (k == 1) {
+            buf[idx + 8] ^= 0x01;
+            fix_crc(buf, idx);
+        }
+        *at = keep;
+        fix_crc(buf, dat);
+    }
+    wc_free(buf);
+    wc_image_free(&img);
+    wc_image_free(&out);
+    wc_image_free(&want);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -412,6 +517,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_large, setup, teardown),
         cmocka_unit_test_setup_teardown(test_zero_levels, setup, teardown),
         cmocka_unit_test_setup_teardown(test_damage, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_large_crc_beside, setup, teardown),
     };
     return gpu_pair_main("cuda_chain", tests, sizeof tests / sizeof tests[0]);
 }
