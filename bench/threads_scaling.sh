@@ -24,7 +24,8 @@ done
 echo "host: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
 for mode in "lossless 5/3" "lossy 9/7 q75"; do
   for t in "$@"; do
-    echo "== tree $t ($(git -C "$t" rev-parse --short HEAD 2>/dev/null || echo 'not a git tree'))"
+    rev=$([ -e "$t/.git" ] && git -C "$t" rev-parse --short HEAD || echo "a copy")
+    echo "== tree $t ($rev)"
     "$t/build-threads/bench/bench_codec" "$kodak" "$size" "$runs" "$mode" "$threads"
   done
 done
