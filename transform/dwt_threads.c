@@ -82,27 +82,38 @@ static void scale97(float *t, uint32_t n, float even, float odd)
 /* ---- the parallel passes ------------------------------------------------- */
 
 typedef struct pass {
-    void *plane;
+    void *const *planes; /* nplanes planes of one size, transformed together */
     size_t stride;
     uint32_t w, h; /* the level's region */
     int wavelet, inverse;
-    void **scratch; /* per worker */
+    size_t per_plane; /* items a plane has in this pass */
+    void **scratch;   /* per worker */
 } pass;
+
+/* Item `item` of a pass over all the planes: plane item / per_plane, and
+ * that plane's item (rows or a strip) within it. */
+static void *item_plane(const pass *p, size_t *item)
+{
+    void *plane = p->planes[*item / p->per_plane];
+    *item %= p->per_plane;
+    return plane;
+}
 
 static void rows_item(void *arg, size_t item, int worker)
 {
     pass *p = arg;
+    void *plane = item_plane(p, &item);
     const uint32_t y0 = (uint32_t)item * ROWS_PER_ITEM;
     const uint32_t y1 = y0 + ROWS_PER_ITEM < p->h ? y0 + ROWS_PER_ITEM : p->h;
     for (uint32_t y = y0; y < y1; y++) {
         if (p->wavelet == 53) {
-            int32_t *row = (int32_t *)p->plane + (size_t)y * p->stride;
+            int32_t *row = (int32_t *)plane + (size_t)y * p->stride;
             if (p->inverse)
                 dwt53_inverse_1d(row, p->w, p->scratch[worker]);
             else
                 dwt53_forward_1d(row, p->w, p->scratch[worker]);
         } else {
-            float *row = (float *)p->plane + (size_t)y * p->stride;
+            float *row = (float *)plane + (size_t)y * p->stride;
             if (p->inverse)
                 dwt97_inverse_1d(row, p->w, p->scratch[worker]);
             else
@@ -131,9 +142,10 @@ static void strip_copy(uint32_t *t, uint32_t *plane, size_t stride, uint32_t n, 
 static void cols_item(void *arg, size_t item, int worker)
 {
     pass *p = arg;
+    void *whole = item_plane(p, &item);
     const uint32_t c = (uint32_t)item * S, cw = p->w - c < S ? p->w - c : S, n = p->h;
     uint32_t *t = p->scratch[worker];
-    uint32_t *plane = (uint32_t *)p->plane + c;
+    uint32_t *plane = (uint32_t *)whole + c;
     strip_copy(t, plane, p->stride, n, cw, 1, p->inverse);
     if (p->wavelet == 53) {
         int32_t *x = (int32_t *)t;
@@ -164,8 +176,10 @@ static void cols_item(void *arg, size_t item, int worker)
     strip_copy(t, plane, p->stride, n, cw, 0, !p->inverse);
 }
 
-static int transform(void *plane, uint32_t w, uint32_t h, int levels, int threads, int wavelet,
-                     int inverse)
+/* Each level's passes over all nplanes planes at once: one parallel loop
+ * a pass, so every worker has work while a plane's level finishes. */
+static int transform(void *const *planes, int nplanes, uint32_t w, uint32_t h, int levels,
+                     int threads, int wavelet, int inverse)
 {
     const int nw = wc_thread_count(threads);
     void *scratch[256] = {NULL};
@@ -174,12 +188,15 @@ static int transform(void *plane, uint32_t w, uint32_t h, int levels, int thread
     for (int i = 0; i < nw && ok; i++) ok = (scratch[i] = malloc(elems * 4 + 64)) != NULL;
     for (int k = 0; ok && k < levels; k++) {
         const int l = inverse ? levels - 1 - k : k;
-        pass p = {plane, w, level_size(w, l), level_size(h, l), wavelet, inverse, scratch};
+        pass p = {planes, w, level_size(w, l), level_size(h, l), wavelet, inverse, 0, scratch};
         const size_t row_items = (p.h + ROWS_PER_ITEM - 1) / ROWS_PER_ITEM;
         const size_t col_items = p.h >= 2 ? (p.w + S - 1) / S : 0;
-        if (inverse) wc_parallel_for(nw, row_items, rows_item, &p);
-        wc_parallel_for(nw, col_items, cols_item, &p);
-        if (!inverse) wc_parallel_for(nw, row_items, rows_item, &p);
+        p.per_plane = row_items;
+        if (inverse) wc_parallel_for(nw, row_items * (size_t)nplanes, rows_item, &p);
+        p.per_plane = col_items;
+        if (col_items) wc_parallel_for(nw, col_items * (size_t)nplanes, cols_item, &p);
+        p.per_plane = row_items;
+        if (!inverse) wc_parallel_for(nw, row_items * (size_t)nplanes, rows_item, &p);
     }
     for (int i = 0; i < nw; i++) free(scratch[i]);
     return ok ? 0 : -1;
@@ -187,20 +204,44 @@ static int transform(void *plane, uint32_t w, uint32_t h, int levels, int thread
 
 int dwt53_forward_mt(int32_t *plane, uint32_t w, uint32_t h, int levels, int threads)
 {
-    return transform(plane, w, h, levels, threads, 53, 0);
+    return dwt53_forward_mt_planes(&plane, 1, w, h, levels, threads);
 }
 
 int dwt53_inverse_mt(int32_t *plane, uint32_t w, uint32_t h, int levels, int threads)
 {
-    return transform(plane, w, h, levels, threads, 53, 1);
+    return dwt53_inverse_mt_planes(&plane, 1, w, h, levels, threads);
 }
 
 int dwt97_forward_mt(float *plane, uint32_t w, uint32_t h, int levels, int threads)
 {
-    return transform(plane, w, h, levels, threads, 97, 0);
+    return dwt97_forward_mt_planes(&plane, 1, w, h, levels, threads);
 }
 
 int dwt97_inverse_mt(float *plane, uint32_t w, uint32_t h, int levels, int threads)
 {
-    return transform(plane, w, h, levels, threads, 97, 1);
+    return dwt97_inverse_mt_planes(&plane, 1, w, h, levels, threads);
+}
+
+int dwt53_forward_mt_planes(int32_t *const *planes, int n, uint32_t w, uint32_t h, int levels,
+                            int threads)
+{
+    return transform((void *const *)planes, n, w, h, levels, threads, 53, 0);
+}
+
+int dwt53_inverse_mt_planes(int32_t *const *planes, int n, uint32_t w, uint32_t h, int levels,
+                            int threads)
+{
+    return transform((void *const *)planes, n, w, h, levels, threads, 53, 1);
+}
+
+int dwt97_forward_mt_planes(float *const *planes, int n, uint32_t w, uint32_t h, int levels,
+                            int threads)
+{
+    return transform((void *const *)planes, n, w, h, levels, threads, 97, 0);
+}
+
+int dwt97_inverse_mt_planes(float *const *planes, int n, uint32_t w, uint32_t h, int levels,
+                            int threads)
+{
+    return transform((void *const *)planes, n, w, h, levels, threads, 97, 1);
 }
