@@ -14,6 +14,16 @@
 
 enum { S = DWT_MT_STRIP, ROWS_PER_ITEM = 8 };
 
+/* Samples a pass gives each worker at least: the deep levels' passes are
+ * a few tens of microseconds of work, less than starting 15 threads. */
+enum { MIN_SAMPLES = 1 << 14 };
+
+static int pass_workers(int nw, uint32_t w, uint32_t h, int nplanes)
+{
+    const size_t most = (size_t)w * h * (size_t)nplanes / MIN_SAMPLES;
+    return most < 1 ? 1 : most < (size_t)nw ? (int)most : nw;
+}
+
 static uint32_t level_size(uint32_t n, int l)
 {
     for (int i = 0; i < l; i++) n = (n + 1) / 2;
@@ -191,12 +201,13 @@ static int transform(void *const *planes, int nplanes, uint32_t w, uint32_t h, i
         pass p = {planes, w, level_size(w, l), level_size(h, l), wavelet, inverse, 0, scratch};
         const size_t row_items = (p.h + ROWS_PER_ITEM - 1) / ROWS_PER_ITEM;
         const size_t col_items = p.h >= 2 ? (p.w + S - 1) / S : 0;
+        const int pw = pass_workers(nw, p.w, p.h, nplanes);
         p.per_plane = row_items;
-        if (inverse) wc_parallel_for(nw, row_items * (size_t)nplanes, rows_item, &p);
+        if (inverse) wc_parallel_for(pw, row_items * (size_t)nplanes, rows_item, &p);
         p.per_plane = col_items;
-        if (col_items) wc_parallel_for(nw, col_items * (size_t)nplanes, cols_item, &p);
+        if (col_items) wc_parallel_for(pw, col_items * (size_t)nplanes, cols_item, &p);
         p.per_plane = row_items;
-        if (!inverse) wc_parallel_for(nw, row_items * (size_t)nplanes, rows_item, &p);
+        if (!inverse) wc_parallel_for(pw, row_items * (size_t)nplanes, rows_item, &p);
     }
     for (int i = 0; i < nw; i++) free(scratch[i]);
     return ok ? 0 : -1;

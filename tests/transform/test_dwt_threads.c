@@ -1,10 +1,11 @@
 /*
  * test_dwt_threads.c -- the threaded 2-D DWTs (dwt_threads.c) give the
  * single-thread transforms' bits, forward and inverse, 5/3 and 9/7, for
- * 1, 2, 3 and 7 threads, every level count, sizes 1x1, 1xN, Nx1, odd and
- * prime; several planes at once (dwt*_mt_planes) give each plane's
- * single-thread transform; and the windowed inverse (dwt_window.c) equals the whole inverse
- * on every window of small planes.
+ * 1, 2, 3 and 7 threads, every level count, sizes 1x1, 1xN, Nx1, odd,
+ * prime and large enough for several workers a pass; several planes at
+ * once (dwt*_mt_planes) give each plane's single-thread transform; and
+ * the windowed inverse (dwt_window.c) equals the whole inverse on every
+ * window of small planes.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,8 +21,10 @@
 #include "dwt_window.h"
 #include "test_support.h"
 
-static const uint32_t sizes[][2] = {{1, 1},   {1, 9},   {9, 1},     {2, 2},    {7, 5},
-                                    {33, 65}, {64, 31}, {131, 127}, {300, 17}, {17, 300}};
+/* The last is big enough (dwt_threads.c's MIN_SAMPLES) for several
+ * workers a pass at its first levels. */
+static const uint32_t sizes[][2] = {{1, 1},   {1, 9},     {9, 1},    {2, 2},    {7, 5},    {33, 65},
+                                    {64, 31}, {131, 127}, {300, 17}, {17, 300}, {523, 131}};
 static const int threads[] = {1, 2, 3, 7};
 
 static void test_threads_match(void **state)
