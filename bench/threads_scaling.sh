@@ -15,11 +15,19 @@ set -euo pipefail
 kodak=$1 size=$2 runs=$3 threads=$4
 shift 4
 read -r -a extra <<< "${CMAKE_EXTRA:-}"
+# The trees build side by side, each on its share of the cores.
+jobs=$(( $(nproc) / $# > 0 ? $(nproc) / $# : 1 ))
+build() {
+  cmake -S "$1" -B "$1/build-threads" -DCMAKE_BUILD_TYPE=Release -DWCODEC_CUDA=OFF \
+    -DWCODEC_TESTS=OFF "${extra[@]}" > "$1/build-threads.log" 2>&1 &&
+    cmake --build "$1/build-threads" --target bench_codec -j"$jobs" >> "$1/build-threads.log" 2>&1
+}
+pids=()
+for t in "$@"; do build "$t" & pids+=($!); done
+i=0
 for t in "$@"; do
-  cmake -S "$t" -B "$t/build-threads" -DCMAKE_BUILD_TYPE=Release -DWCODEC_CUDA=OFF \
-    -DWCODEC_TESTS=OFF "${extra[@]}" > "$t/build-threads.log" 2>&1
-  cmake --build "$t/build-threads" --target bench_codec -j"$(nproc)" >> "$t/build-threads.log" 2>&1 ||
-    { tail -30 "$t/build-threads.log"; exit 1; }
+  wait "${pids[$i]}" || { tail -30 "$t/build-threads.log"; exit 1; }
+  i=$((i + 1))
 done
 echo "host: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
 for mode in "lossless 5/3" "lossy 9/7 q75"; do
