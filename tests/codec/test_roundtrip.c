@@ -380,6 +380,50 @@ static void test_threads_do_not_change_bytes(void **state)
     wc_ctx_free(ctx);
 }
 
+/* Enough code blocks (16x16 on 403x251 RGB: over a thousand) that the
+ * encoder's copy of the coded blocks into their components' data runs as
+ * several items on several workers (stage/entropy_stage.c, 256 blocks an
+ * item): the same file and pixels for 1, 2, 3, 7 and 16 threads, lossless
+ * and 9/7. */
+static void test_threads_many_blocks(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    test_rng r;
+    test_rng_seed(&r, 5);
+    wc_image img = make_image(&r, 403, 251, 3, 8, 1);
+    static const int threads[] = {1, 2, 3, 7, 16};
+    for (int lossy = 0; lossy < 2; lossy++) {
+        wc_params p;
+        wc_params_init(&p);
+        p.lossless = !lossy;
+        p.block_size = 16;
+        void *one = NULL;
+        size_t n1;
+        wc_image ref;
+        p.threads = 1;
+        assert_int_equal(wc_encode_alloc(ctx, &p, &img, &one, &n1), WC_OK);
+        assert_int_equal(wc_decode(ctx, &p, one, n1, &ref), WC_OK);
+        for (size_t t = 1; t < sizeof threads / sizeof threads[0]; t++) {
+            void *many = NULL;
+            size_t n2;
+            wc_image out;
+            p.threads = threads[t];
+            assert_int_equal(wc_encode_alloc(ctx, &p, &img, &many, &n2), WC_OK);
+            assert_int_equal(n1, n2);
+            assert_memory_equal(one, many, n1);
+            assert_int_equal(wc_decode(ctx, &p, one, n1, &out), WC_OK);
+            assert_memory_equal(ref.pixels, out.pixels, (size_t)403 * 251 * 3);
+            wc_image_free(&out);
+            free(many);
+        }
+        wc_image_free(&ref);
+        free(one);
+    }
+    wc_image_free(&img);
+    wc_ctx_free(ctx);
+}
+
 /* Entropy 2 codes the same quantized coefficients as entropy 0 in
  * another layout: lossy or lossless, any transform, size, depth and block
  * size, the decoded pixels are the same; and the file says format 2.0. */
@@ -625,6 +669,7 @@ int main(void)
         cmocka_unit_test(test_arith_decodes_as_serial),
         cmocka_unit_test(test_block_transforms),
         cmocka_unit_test(test_threads_do_not_change_bytes),
+        cmocka_unit_test(test_threads_many_blocks),
         cmocka_unit_test(test_context_reuse),
         cmocka_unit_test(test_parameters_and_buffers),
         cmocka_unit_test(test_threshold_and_step),
