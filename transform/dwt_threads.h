@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#define DWT_MT_STRIP 32 /* columns a worker lifts together (128 bytes a row) */
+#define DWT_MT_STRIP 64 /* columns a worker lifts together: dwt_internal.h's DWT_STRIP */
 
 /* As dwt53_forward etc. on `threads` workers (0: all cores), each with
  * scratch of its own; 0 on success, -1 when that scratch cannot be had
