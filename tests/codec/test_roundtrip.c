@@ -383,8 +383,8 @@ static void test_threads_do_not_change_bytes(void **state)
 /* Enough code blocks (16x16 on 403x251 RGB: over a thousand) that the
  * encoder's copy of the coded blocks into their components' data runs as
  * several items on several workers (stage/entropy_stage.c, 256 blocks an
- * item): the same file and pixels for 1, 2, 3, 7 and 16 threads, lossless
- * and 9/7. */
+ * item): the same file and pixels for 1, 2, 3, 7 and 16 threads, lossless,
+ * 9/7, lossy 5/3 and 9/7 at a bit rate (rate control). */
 static void test_threads_many_blocks(void **state)
 {
     (void)state;
@@ -393,10 +393,12 @@ static void test_threads_many_blocks(void **state)
     test_rng_seed(&r, 5);
     wc_image img = make_image(&r, 403, 251, 3, 8, 1);
     static const int threads[] = {1, 2, 3, 7, 16};
-    for (int lossy = 0; lossy < 2; lossy++) {
+    for (int mode = 0; mode < 4; mode++) {
         wc_params p;
         wc_params_init(&p);
-        p.lossless = !lossy;
+        p.lossless = mode == 0;
+        if (mode == 2) p.wavelet = 53; /* quantized integer planes */
+        if (mode == 3) p.bpp = 1.0f;   /* rate control: forward once, unquantized */
         p.block_size = 16;
         void *one = NULL;
         size_t n1;
