@@ -4,11 +4,15 @@
  * Prints medians of several runs; not a test (speed is measured, never
  * asserted).
  *
- * usage: bench_codec [KODAK_DIR] [SIDE] [RUNS] [MODE] [THREADS]
- * MODE keeps the modes whose name contains it ("5/3", "DCT"); THREADS
- * runs only that thread count (for profiling one case).
- * The image is SIDE x SIDE RGB made by tiling the Kodak photographs
- * (mirrored at every other tile so edges stay continuous).
+ * usage: bench_codec [KODAK_DIR] [SIDE|WxH] [RUNS] [MODE] [THREADS]
+ * MODE keeps the modes whose name contains it ("5/3", "DCT"), or only
+ * the one whose name it is ("lossless 5/3": not its arith twin); THREADS
+ * runs only that thread count, or the counts of a list ("1,2,4,8,16":
+ * the scaling of one build in one run). The image is SIDE x SIDE (or
+ * W x H: 7680x4320 is an 8K frame) RGB made by tiling the Kodak
+ * photographs (mirrored at every other tile so edges stay continuous).
+ * BENCH_TIMES=1 in the environment adds the last run's split (wc_times:
+ * transform, entropy, container, and the rest) for finding serial time.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +39,7 @@ static int cmp_double(const void *a, const void *b)
 typedef struct result {
     double enc, dec;
     size_t size;
+    wc_times te, td; /* the split of the last encode and decode */
 } result;
 
 static int run(const wc_image *img, wc_params *p, int runs, int decode, result *r)
@@ -52,6 +57,7 @@ static int run(const wc_image *img, wc_params *p, int runs, int decode, result *
             return 1;
         }
         te[i] = now() - t0;
+        wc_ctx_times(ctx, &r->te);
         td[i] = 0;
         if (!decode) continue;
         wc_image back;
@@ -61,6 +67,7 @@ static int run(const wc_image *img, wc_params *p, int runs, int decode, result *
             return 1;
         }
         td[i] = now() - t0;
+        wc_ctx_times(ctx, &r->td);
         if (p->lossless && memcmp(back.pixels, img->pixels, (size_t)img->width * img->height * 3)) {
             fprintf(stderr, "bench_codec: lossless round trip differs\n");
             return 1;
@@ -80,15 +87,26 @@ static int run(const wc_image *img, wc_params *p, int runs, int decode, result *
 int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : "../shared/corpus/kodak";
-    uint32_t side = argc > 2 ? (uint32_t)atoi(argv[2]) : 4096;
+    unsigned width = 4096, height = 4096;
+    if (argc > 2 && sscanf(argv[2], "%ux%u", &width, &height) != 2)
+        width = height = (unsigned)atoi(argv[2]);
     int runs = argc > 3 ? atoi(argv[3]) : 5;
     const char *only = argc > 4 ? argv[4] : "";
-    int only_threads = argc > 5 ? atoi(argv[5]) : 0;
+    int counts[32] = {1, 2}, ncounts = 2;
+    if (argc > 5) {
+        ncounts = 0;
+        for (const char *s = argv[5]; *s && ncounts < 32;
+             s = strchr(s, ',') ? strchr(s, ',') + 1 : "")
+            if (atoi(s) > 0) counts[ncounts++] = atoi(s);
+    }
+    const int split = getenv("BENCH_TIMES") && atoi(getenv("BENCH_TIMES"));
     wc_image img;
-    if (side < 16 || runs < 1 || bench_photo("bench_codec", dir, side, &img)) return 1;
-    const double mp = (double)side * side / 1e6;
+    if (width < 16 || height < 16 || runs < 1 || ncounts < 1 ||
+        bench_photo_rect("bench_codec", dir, width, height, &img))
+        return 1;
+    const double mp = (double)width * height / 1e6;
     printf("wcodec %s, %ux%u RGB photograph (tiled Kodak), median of %d runs, CPU backend\n",
-           wc_version_string(), side, side, runs);
+           wc_version_string(), width, height, runs);
     printf("%-22s %7s %9s %10s %10s\n", "mode", "threads", "bpp", "enc MP/s", "dec MP/s");
     /* DCT q58 lands near the rate of libjpeg-turbo's default quality 75
      * on this image (1.39 against cjpeg's 1.36 bpp): the rate-matched
@@ -108,9 +126,13 @@ int main(int argc, char **argv)
         {"lossless 5/3 arith", 1, WC_TRANSFORM_DWT, 0, WC_ENTROPY_ARITH},
         {"lossy 9/7 q75 arith", 0, WC_TRANSFORM_DWT, 75, WC_ENTROPY_ARITH},
     };
-    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++)
-        for (int threads = 1; threads <= (only_threads > 2 ? only_threads : 2); threads++) {
-            if (!strstr(modes[m].name, only) || (only_threads && threads != only_threads)) continue;
+    const size_t nmodes = sizeof modes / sizeof modes[0];
+    int exact = 0;
+    for (size_t m = 0; m < nmodes; m++) exact |= !strcmp(modes[m].name, only);
+    for (size_t m = 0; m < nmodes; m++)
+        for (int k = 0; k < ncounts; k++) {
+            const int threads = counts[k];
+            if (exact ? strcmp(modes[m].name, only) != 0 : !strstr(modes[m].name, only)) continue;
             wc_params p;
             wc_params_init(&p);
             p.lossless = modes[m].lossless;
@@ -123,6 +145,13 @@ int main(int argc, char **argv)
             if (run(&img, &p, runs, 1, &r)) return 1;
             printf("%-22s %7d %9.4f %10.1f %10.1f\n", modes[m].name, threads,
                    r.size * 8.0 / (mp * 1e6), mp / r.enc, r.dec > 0 ? mp / r.dec : 0.0);
+            if (split)
+                printf("  split s: enc transform %.3f entropy %.3f container %.3f rest %.3f | "
+                       "dec transform %.3f entropy %.3f container %.3f rest %.3f\n",
+                       r.te.transform, r.te.entropy, r.te.container,
+                       r.enc - r.te.transform - r.te.entropy - r.te.container, r.td.transform,
+                       r.td.entropy, r.td.container,
+                       r.dec - r.td.transform - r.td.entropy - r.td.container);
         }
     wc_image_free(&img);
     return 0;

@@ -5,7 +5,8 @@
 #include "bench_photo.h"
 #include "image_io.h"
 
-int bench_photo(const char *who, const char *dir, uint32_t side, wc_image *out)
+int bench_photo_rect(const char *who, const char *dir, uint32_t width, uint32_t height,
+                     wc_image *out)
 {
     wc_image tiles[24];
     int n = 0;
@@ -20,20 +21,25 @@ int bench_photo(const char *who, const char *dir, uint32_t side, wc_image *out)
         fprintf(stderr, "%s: no Kodak images in %s\n", who, dir);
         return 1;
     }
-    *out = (wc_image){side, side, 3, 8, 0, NULL};
+    *out = (wc_image){width, height, 3, 8, 0, NULL};
     if (wc_image_alloc(out) != WC_OK) return 1;
     uint8_t *px = out->pixels;
     const uint32_t tw = 512, th = 512; /* every Kodak image has a 512x512 corner */
-    for (uint32_t y = 0; y < side; y++)
-        for (uint32_t x = 0; x < side; x++) {
-            uint32_t tx = x / tw, ty = y / th, t = (ty * (side / tw + 1) + tx) % (uint32_t)n;
+    for (uint32_t y = 0; y < height; y++)
+        for (uint32_t x = 0; x < width; x++) {
+            uint32_t tx = x / tw, ty = y / th, t = (ty * (width / tw + 1) + tx) % (uint32_t)n;
             uint32_t u = x % tw, v = y % th;
             if (tx & 1) u = tw - 1 - u;
             if (ty & 1) v = th - 1 - v;
             const uint8_t *src =
                 (const uint8_t *)tiles[t].pixels + (size_t)v * tiles[t].stride + u * 3;
-            memcpy(px + ((size_t)y * side + x) * 3, src, 3);
+            memcpy(px + ((size_t)y * width + x) * 3, src, 3);
         }
     for (int i = 0; i < n; i++) wc_image_free(&tiles[i]);
     return 0;
+}
+
+int bench_photo(const char *who, const char *dir, uint32_t side, wc_image *out)
+{
+    return bench_photo_rect(who, dir, side, side, out);
 }

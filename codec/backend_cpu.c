@@ -176,7 +176,9 @@ static wc_status job_status(const comp_job *j, uint32_t n, wc_err *err)
 
 /* ---- colour and samples on all threads: row bands of the image ---------- */
 
-enum { COLOUR_ROWS = 64 }; /* rows an item converts */
+/* Rows an item converts: an 8K frame in 270 items, so that 16 workers end
+ * within a small item of each other (64 rows: 68 items, up to a sixth idle). */
+enum { COLOUR_ROWS = 16 };
 
 typedef struct colour_job {
     const wc_stage_plan *p;
@@ -237,6 +239,50 @@ static void colour_all(const wc_stage_plan *p, const wc_image *img, int32_t **pl
     wc_parallel_for(p->threads, wc_ceil_div(p->height, COLOUR_ROWS), colour_rows, &j);
 }
 
+/* ---- every component one DWT: each stage over all of them at once ------- */
+
+/* 1 when every component is a separable DWT of one wavelet (5/3 on ints,
+ * 9/7 on floats) on planes of the image's size and there are threads to
+ * share: then each stage runs over all the components with all the
+ * threads (the DWT's passes over every plane in one loop:
+ * dwt_threads.h), where components side by side on a share of the
+ * threads each left some idle (3 on 4 or 8 threads: 1 or 2 each) and
+ * each level waited on the slowest. The bits are the same either way. */
+static int one_dwt(const wc_stage_plan *p)
+{
+    if (wc_thread_count(p->threads) < 2 || p->components < 2) return 0;
+    for (uint32_t c = 0; c < p->components; c++)
+        if (p->transform[c] != WC_TRANSFORM_DWT || p->wavelet[c] != p->wavelet[0] ||
+            (p->wavelet[c] != 53 && p->wavelet[c] != 97))
+            return 0;
+    return 1;
+}
+
+/* one_dwt's forward after colour: ints to floats where needed, the DWT,
+ * then each component quantized on all the threads. */
+static wc_status forward_one_dwt(const wc_stage_plan *p, float **fl, wc_coeffs *out, wc_err *err)
+{
+    const size_t n = (size_t)p->width * p->height;
+    const int f = p->wavelet[0] == 97;
+    for (uint32_t c = 0; c < p->components && f; c++)
+        if (p->colour != WC_COLOUR_ICT || c > 2) to_float(out->q[c], fl[c], n, p->threads);
+    const int bad = f ? dwt97_forward_mt_planes(fl, (int)p->components, p->width, p->height,
+                                                p->levels, p->threads)
+                      : dwt53_forward_mt_planes(out->q, (int)p->components, p->width, p->height,
+                                                p->levels, p->threads);
+    WC_RETURN_IF(bad, err, WC_ERR_NOMEM, "out of memory (DWT scratch)");
+    for (uint32_t c = 0; c < p->components; c++) {
+        quant_layout lay = layout_of(p, c, p->width, p->height);
+        if (!p->quantize && f)
+            memcpy(out->f[c], fl[c], n * sizeof(float));
+        else if (p->quantize && f)
+            quant_float_plane_mt(fl[c], out->q[c], &lay, p->steps[c], p->threshold[c], p->threads);
+        else if (p->quantize)
+            quant_int_plane_mt(out->q[c], &lay, p->steps[c], p->threshold[c], p->threads);
+    }
+    return WC_OK;
+}
+
 static wc_status cpu_forward(void *self, const wc_stage_plan *p, const wc_image *in, wc_coeffs *out,
                              wc_err *err)
 {
@@ -254,7 +300,9 @@ static wc_status cpu_forward(void *self, const wc_stage_plan *p, const wc_image 
     }
     /* ICT components go straight to their float planes. */
     if (s == WC_OK) colour_all(p, in, out->q, fl, 0);
-    if (s == WC_OK) {
+    if (s == WC_OK && one_dwt(p)) {
+        s = forward_one_dwt(p, fl, out, err);
+    } else if (s == WC_OK) {
         comp_job j;
         memset(&j, 0, sizeof j);
         j.p = p;
@@ -342,6 +390,38 @@ static void inverse_comp(void *arg, size_t c, int worker)
         j->status[c] = inverse_int_comp(j->p, (uint32_t)c, j->cin, j->pl[c], &j->errs[c]);
 }
 
+/* one_dwt's inverse before colour: sample planes as inverse_comp takes
+ * them, each component dequantized on all the threads, then the DWT. */
+static wc_status inverse_one_dwt(const wc_stage_plan *p, const wc_coeffs *in, int32_t **pl,
+                                 float **fl, wc_err *err)
+{
+    const size_t n = (size_t)p->width * p->height;
+    const int f = p->wavelet[0] == 97;
+    for (uint32_t c = 0; c < p->components; c++) {
+        pl[c] = in->consumable ? in->q[c] : pool_alloc_array(p->pool, n, sizeof(int32_t));
+        WC_RETURN_IF(!pl[c], err, WC_ERR_NOMEM, "out of memory (sample plane)");
+        if (f) {
+            fl[c] = pool_alloc_array(p->pool, n, sizeof(float));
+            WC_RETURN_IF(!fl[c], err, WC_ERR_NOMEM, "out of memory (float plane)");
+        }
+    }
+    for (uint32_t c = 0; c < p->components; c++) {
+        quant_layout lay = layout_of(p, c, p->width, p->height);
+        if (f) {
+            dequant_float_plane_mt(in->q[c], fl[c], &lay, p->steps[c], p->recon, p->threads);
+            continue;
+        }
+        if (pl[c] != in->q[c]) memcpy(pl[c], in->q[c], n * sizeof(int32_t));
+        dequant_int_plane_mt(pl[c], &lay, p->steps[c], p->recon, p->threads);
+    }
+    const int bad = f ? dwt97_inverse_mt_planes(fl, (int)p->components, p->width, p->height,
+                                                p->levels, p->threads)
+                      : dwt53_inverse_mt_planes(pl, (int)p->components, p->width, p->height,
+                                                p->levels, p->threads);
+    WC_RETURN_IF(bad, err, WC_ERR_NOMEM, "out of memory (DWT scratch)");
+    return WC_OK;
+}
+
 static wc_status cpu_inverse(void *self, const wc_stage_plan *p, const wc_coeffs *in, wc_image *out,
                              wc_err *err)
 {
@@ -356,8 +436,13 @@ static wc_status cpu_inverse(void *self, const wc_stage_plan *p, const wc_coeffs
     j.cin = in;
     j.pl = pl;
     j.fl = fl;
-    wc_parallel_for(p->threads, p->components, inverse_comp, &j);
-    wc_status s = job_status(&j, p->components, err);
+    wc_status s;
+    if (one_dwt(p)) {
+        s = inverse_one_dwt(p, in, pl, fl, err);
+    } else {
+        wc_parallel_for(p->threads, p->components, inverse_comp, &j);
+        s = job_status(&j, p->components, err);
+    }
     if (s == WC_OK) colour_all(p, out, pl, fl, 1);
     for (int c = 0; c < 4; c++) {
         if (!in->consumable) pool_free(p->pool, pl[c]);

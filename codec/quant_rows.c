@@ -70,10 +70,23 @@ static void rows_item(void *arg, size_t i, int worker)
     }
 }
 
+/* 1 when every band of an int plane is left as it is (a lossless file's
+ * steps of 1): no loop to start, whose threads would only look. */
+static int all_identity(const rows_job *j)
+{
+    if (j->lay->blocked || (j->op != Q_INT && j->op != DQ_INT)) return 0;
+    for (unsigned b = 0; b < j->nbands; b++)
+        if (j->op == Q_INT ? !quant_int_is_identity(j->steps[b], j->param)
+                           : !dequant_int_is_identity(j->steps[b]))
+            return 0;
+    return 1;
+}
+
 static void run(rows_job *j, int threads)
 {
     if (!j->lay->blocked)
         j->nbands = dwt_bands(j->lay->width, j->lay->height, j->lay->levels, j->bands);
+    if (all_identity(j)) return;
     wc_parallel_for(threads, (j->lay->height + ROWS - 1) / ROWS, rows_item, j);
 }
 

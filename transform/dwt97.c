@@ -184,6 +184,31 @@ static void dwt97_level_inverse(float *p, size_t stride, uint32_t w, uint32_t h,
     }
 }
 
+/* The column pass of one level on columns [c0, c1) of the region at p
+ * (c0 a multiple of DWT_STRIP): the strips the level functions above
+ * lift, for dwt_threads.c to hand out between workers. */
+void dwt97_cols_forward(float *p, size_t stride, uint32_t c0, uint32_t c1, uint32_t h,
+                        float *scratch)
+{
+    for (uint32_t c = c0; h >= 2 && c < c1; c += DWT_STRIP) {
+        const uint32_t cw = c1 - c < DWT_STRIP ? c1 - c : DWT_STRIP;
+        dwt_strip_load(scratch, p + c, stride, h, cw, sizeof *p, 0);
+        dwt97_strip_forward(scratch, h);
+        dwt_strip_store(p + c, scratch, stride, h, cw, sizeof *p, 1);
+    }
+}
+
+void dwt97_cols_inverse(float *p, size_t stride, uint32_t c0, uint32_t c1, uint32_t h,
+                        float *scratch)
+{
+    for (uint32_t c = c0; h >= 2 && c < c1; c += DWT_STRIP) {
+        const uint32_t cw = c1 - c < DWT_STRIP ? c1 - c : DWT_STRIP;
+        dwt_strip_load(scratch, p + c, stride, h, cw, sizeof *p, 1);
+        dwt97_strip_inverse(scratch, h);
+        dwt_strip_store(p + c, scratch, stride, h, cw, sizeof *p, 0);
+    }
+}
+
 /* ---- 2-D, multi-level ------------------------------------------------------ */
 
 void dwt97_forward(float *plane, uint32_t w, uint32_t h, int levels, float *scratch)

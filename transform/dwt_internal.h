@@ -102,4 +102,16 @@ static inline void dwt_strip_store(void *plane, const void *stage, size_t stride
     }
 }
 
+/* One level's column pass on columns [c0, c1) of an h-row region (c0 a
+ * multiple of DWT_STRIP; scratch DWT_STRIP * h elements): dwt53.c's and
+ * dwt97.c's strips, which dwt_threads.c shares between its workers. */
+void dwt53_cols_forward(int32_t *p, size_t stride, uint32_t c0, uint32_t c1, uint32_t h,
+                        int32_t *scratch);
+void dwt53_cols_inverse(int32_t *p, size_t stride, uint32_t c0, uint32_t c1, uint32_t h,
+                        int32_t *scratch);
+void dwt97_cols_forward(float *p, size_t stride, uint32_t c0, uint32_t c1, uint32_t h,
+                        float *scratch);
+void dwt97_cols_inverse(float *p, size_t stride, uint32_t c0, uint32_t c1, uint32_t h,
+                        float *scratch);
+
 #endif /* WC_DWT_INTERNAL_H */

@@ -327,9 +327,10 @@ static void test_block_transforms(void **state)
 }
 
 /* Files and decoded pixels are the same for 1, 2, 3, 7 and 16 threads:
- * gray and RGB (16 threads give each RGB component 5 of its own, so the
- * threaded DWT of transform/dwt_threads.c and the row-band quantizer of
- * codec/quant_rows.c run), lossless, 9/7, DCT and LOT, in both block layouts
+ * 1 to 4 components (gray has all the threads for its DWT; 2 to 4
+ * components run each stage over all of them at once, the DWT's passes
+ * over every plane in one loop: transform/dwt_threads.c, and the
+ * row-band quantizer of codec/quant_rows.c), lossless, 9/7, DCT and LOT, in both block layouts
  * (entropy 0 and 2) and both DWT schemes (separable, Monolithic). */
 static void test_threads_do_not_change_bytes(void **state)
 {
@@ -338,7 +339,7 @@ static void test_threads_do_not_change_bytes(void **state)
     test_rng r;
     test_rng_seed(&r, 4);
     static const int threads[] = {1, 2, 3, 7, 16};
-    for (uint32_t comps = 1; comps <= 3; comps += 2) {
+    for (uint32_t comps = 1; comps <= 4; comps++) {
         wc_image img = make_image(&r, 300, 200, comps, 8, 1);
         static const int tfs[] = {WC_TRANSFORM_DWT, WC_TRANSFORM_DWT, WC_TRANSFORM_DCT,
                                   WC_TRANSFORM_LOT};
@@ -376,6 +377,52 @@ static void test_threads_do_not_change_bytes(void **state)
         }
         wc_image_free(&img);
     }
+    wc_ctx_free(ctx);
+}
+
+/* Enough code blocks (16x16 on 403x251 RGB: over a thousand) that the
+ * encoder's copy of the coded blocks into their components' data runs as
+ * several items on several workers (stage/entropy_stage.c, 256 blocks an
+ * item): the same file and pixels for 1, 2, 3, 7 and 16 threads, lossless,
+ * 9/7, lossy 5/3 and 9/7 at a bit rate (rate control). */
+static void test_threads_many_blocks(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    test_rng r;
+    test_rng_seed(&r, 5);
+    wc_image img = make_image(&r, 403, 251, 3, 8, 1);
+    static const int threads[] = {1, 2, 3, 7, 16};
+    for (int mode = 0; mode < 4; mode++) {
+        wc_params p;
+        wc_params_init(&p);
+        p.lossless = mode == 0;
+        if (mode == 2) p.wavelet = 53; /* quantized integer planes */
+        if (mode == 3) p.bpp = 1.0f;   /* rate control: forward once, unquantized */
+        p.block_size = 16;
+        void *one = NULL;
+        size_t n1;
+        wc_image ref;
+        p.threads = 1;
+        assert_int_equal(wc_encode_alloc(ctx, &p, &img, &one, &n1), WC_OK);
+        assert_int_equal(wc_decode(ctx, &p, one, n1, &ref), WC_OK);
+        for (size_t t = 1; t < sizeof threads / sizeof threads[0]; t++) {
+            void *many = NULL;
+            size_t n2;
+            wc_image out;
+            p.threads = threads[t];
+            assert_int_equal(wc_encode_alloc(ctx, &p, &img, &many, &n2), WC_OK);
+            assert_int_equal(n1, n2);
+            assert_memory_equal(one, many, n1);
+            assert_int_equal(wc_decode(ctx, &p, one, n1, &out), WC_OK);
+            assert_memory_equal(ref.pixels, out.pixels, (size_t)403 * 251 * 3);
+            wc_image_free(&out);
+            free(many);
+        }
+        wc_image_free(&ref);
+        free(one);
+    }
+    wc_image_free(&img);
     wc_ctx_free(ctx);
 }
 
@@ -624,6 +671,7 @@ int main(void)
         cmocka_unit_test(test_arith_decodes_as_serial),
         cmocka_unit_test(test_block_transforms),
         cmocka_unit_test(test_threads_do_not_change_bytes),
+        cmocka_unit_test(test_threads_many_blocks),
         cmocka_unit_test(test_context_reuse),
         cmocka_unit_test(test_parameters_and_buffers),
         cmocka_unit_test(test_threshold_and_step),

@@ -1,9 +1,11 @@
 /*
  * test_dwt_threads.c -- the threaded 2-D DWTs (dwt_threads.c) give the
  * single-thread transforms' bits, forward and inverse, 5/3 and 9/7, for
- * 1, 2, 3 and 7 threads, every level count, sizes 1x1, 1xN, Nx1, odd and
- * prime; and the windowed inverse (dwt_window.c) equals the whole inverse
- * on every window of small planes.
+ * 1, 2, 3 and 7 threads, every level count, sizes 1x1, 1xN, Nx1, odd,
+ * prime and large enough for several workers a pass; several planes at
+ * once (dwt*_mt_planes) give each plane's single-thread transform; and
+ * the windowed inverse (dwt_window.c) equals the whole inverse on every
+ * window of small planes.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,8 +21,10 @@
 #include "dwt_window.h"
 #include "test_support.h"
 
-static const uint32_t sizes[][2] = {{1, 1},   {1, 9},   {9, 1},     {2, 2},    {7, 5},
-                                    {33, 65}, {64, 31}, {131, 127}, {300, 17}, {17, 300}};
+/* The last is big enough (dwt_threads.c's MIN_SAMPLES) for several
+ * workers a pass at its first levels. */
+static const uint32_t sizes[][2] = {{1, 1},   {1, 9},     {9, 1},    {2, 2},    {7, 5},    {33, 65},
+                                    {64, 31}, {131, 127}, {300, 17}, {17, 300}, {523, 131}};
 static const int threads[] = {1, 2, 3, 7};
 
 static void test_threads_match(void **state)
@@ -61,6 +65,55 @@ static void test_threads_match(void **state)
                 assert_memory_equal(fref, fgot, n * 4);
             }
         free(src), free(ref), free(got), free(fsrc), free(fref), free(fgot), free(scratch_mem);
+    }
+}
+
+/* Three planes through the *_mt_planes forms (one loop a pass over all
+ * of them) give, plane by plane, the single-thread transform of each,
+ * forward and back: every size above, every level count, 1, 2, 3 and 7
+ * threads. */
+static void test_planes_match(void **state)
+{
+    (void)state;
+    enum { NP = 3 };
+    test_rng r;
+    test_rng_seed(&r, 23);
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        const uint32_t w = sizes[s][0], h = sizes[s][1];
+        const size_t n = (size_t)w * h;
+        int32_t *ref[NP], *got[NP];
+        float *fref[NP], *fgot[NP];
+        void *scratch_mem = malloc(dwt_scratch_elems(w, h) * 4);
+        for (int k = 0; k < NP; k++) {
+            ref[k] = malloc(n * 4), got[k] = malloc(n * 4);
+            fref[k] = malloc(n * 4), fgot[k] = malloc(n * 4);
+        }
+        for (int levels = 0; levels <= dwt_max_levels(w, h); levels++)
+            for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+                for (int k = 0; k < NP; k++)
+                    for (size_t i = 0; i < n; i++) {
+                        got[k][i] = ref[k][i] = test_rng_range(&r, -2000, 2000);
+                        fgot[k][i] = fref[k][i] = (float)ref[k][i] * 0.061f;
+                    }
+                assert_int_equal(dwt53_forward_mt_planes(got, NP, w, h, levels, threads[t]), 0);
+                assert_int_equal(dwt97_forward_mt_planes(fgot, NP, w, h, levels, threads[t]), 0);
+                for (int k = 0; k < NP; k++) {
+                    dwt53_forward(ref[k], w, h, levels, scratch_mem);
+                    dwt97_forward(fref[k], w, h, levels, scratch_mem);
+                    assert_memory_equal(ref[k], got[k], n * 4);
+                    assert_memory_equal(fref[k], fgot[k], n * 4);
+                }
+                assert_int_equal(dwt53_inverse_mt_planes(got, NP, w, h, levels, threads[t]), 0);
+                assert_int_equal(dwt97_inverse_mt_planes(fgot, NP, w, h, levels, threads[t]), 0);
+                for (int k = 0; k < NP; k++) {
+                    dwt53_inverse(ref[k], w, h, levels, scratch_mem);
+                    dwt97_inverse(fref[k], w, h, levels, scratch_mem);
+                    assert_memory_equal(ref[k], got[k], n * 4);
+                    assert_memory_equal(fref[k], fgot[k], n * 4);
+                }
+            }
+        for (int k = 0; k < NP; k++) free(ref[k]), free(got[k]), free(fref[k]), free(fgot[k]);
+        free(scratch_mem);
     }
 }
 
@@ -181,6 +234,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_threads_match),
+        cmocka_unit_test(test_planes_match),
         cmocka_unit_test(test_window_every_rect),
         cmocka_unit_test(test_window_random_rects),
     };
