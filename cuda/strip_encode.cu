@@ -541,6 +541,30 @@ wcg_bc_job group_job(const strip_state *st, const group &gr)
     return job;
 }
 
+/* A large host copy on the host's threads, in pieces of 4 MiB: the
+ * payload of a big image is gigabytes, and one thread's copy into fresh
+ * pages (faulting them in) cost seconds (PERF_NOTES, h5). */
+struct big_copy {
+    uint8_t *dst;
+    const uint8_t *src;
+    size_t bytes;
+};
+constexpr size_t kCopyPiece = (size_t)4 << 20;
+
+void copy_piece(void *arg, size_t i, int worker)
+{
+    (void)worker;
+    const big_copy *j = (const big_copy *)arg;
+    const size_t a = i * kCopyPiece, n = j->bytes - a < kCopyPiece ? j->bytes - a : kCopyPiece;
+    memcpy(j->dst + a, j->src + a, n);
+}
+
+void parallel_copy(int threads, uint8_t *dst, const uint8_t *src, size_t bytes)
+{
+    big_copy j = {dst, src, bytes};
+    wc_parallel_for(threads, (bytes + kCopyPiece - 1) / kCopyPiece, copy_piece, &j);
+}
+
 /* Pass 2's work on one group: code, pack, sizes and bytes down, kept. */
 wc_status code_group(strip_state *st, size_t g, es_output *out, wc_err *err)
 {
@@ -583,7 +607,7 @@ wc_status code_group(strip_state *st, size_t g, es_output *out, wc_err *err)
             cudaMemcpyAsync(st->h_payload, st->payload, total, cudaMemcpyDeviceToHost, c->stream),
             "downloading the payload");
         CUDA_TRY(err, cudaStreamSynchronize(c->stream), "downloading the payload");
-        memcpy(st->chunks[g], st->h_payload, total);
+        parallel_copy(st->p->threads, st->chunks[g], st->h_payload, total);
     }
     return WC_OK;
 }
@@ -625,25 +649,54 @@ wc_status run_pass(strip_state *st, int pass, es_output *out, wc_err *err)
     return WC_OK;
 }
 
-/* The groups' bytes into each component's payload, in layout order. */
+/* Blocks [i * kAssembleRun, ...) of the layout to their place in their
+ * component's payload (dst: each block's destination). */
+struct assembly {
+    const strip_state *st;
+    uint8_t **dst;
+    const uint32_t *size;
+    size_t nblocks;
+};
+constexpr size_t kAssembleRun = 1024;
+
+void assemble_run(void *arg, size_t r, int worker)
+{
+    (void)worker;
+    const assembly *a = (const assembly *)arg;
+    const size_t end = (r + 1) * kAssembleRun < a->nblocks ? (r + 1) * kAssembleRun : a->nblocks;
+    for (size_t i = r * kAssembleRun; i < end; i++)
+        memcpy(a->dst[i], a->st->chunks[a->st->chunk_of[i]] + a->st->where[i], a->size[i]);
+}
+
+/* The groups' bytes into each component's payload, in layout order, on
+ * the host's threads. */
 wc_status assemble(strip_state *st, es_output *out, wc_err *err)
 {
     const wc_layout *lay = st->ch->layout;
+    const size_t nb = lay->nblocks;
+    uint8_t **dst = (uint8_t **)wc_malloc_array(nb ? nb : 1, sizeof(uint8_t *));
+    WC_RETURN_IF(!dst, err, WC_ERR_NOMEM, "out of memory (payload)");
     for (uint32_t k = 0; k < lay->components; k++) {
         const size_t end = k + 1 < lay->components ? lay->first_block[k + 1] : lay->nblocks;
         size_t size = 0;
         for (size_t i = lay->first_block[k]; i < end; i++) size += out->block_size[i];
-        WC_RETURN_IF(size > WCX_MAX_CHUNK_SIZE, err, WC_ERR_LIMIT,
-                     "component %u: %zu bytes of data exceed one chunk's limit", k, size);
-        out->data[k] = (uint8_t *)wc_malloc(size ? size : 1);
-        WC_RETURN_IF(!out->data[k], err, WC_ERR_NOMEM, "out of memory (payload)");
+        if (size <= WCX_MAX_CHUNK_SIZE) out->data[k] = (uint8_t *)wc_malloc(size ? size : 1);
+        if (!out->data[k]) {
+            wc_free(dst);
+            WC_RETURN_IF(size > WCX_MAX_CHUNK_SIZE, err, WC_ERR_LIMIT,
+                         "component %u: %zu bytes of data exceed one chunk's limit", k, size);
+            return wc_fail(err, WC_ERR_NOMEM, "out of memory (payload)");
+        }
         out->data_size[k] = size;
-        uint8_t *dst = out->data[k];
+        uint8_t *at = out->data[k];
         for (size_t i = lay->first_block[k]; i < end; i++) {
-            memcpy(dst, st->chunks[st->chunk_of[i]] + st->where[i], out->block_size[i]);
-            dst += out->block_size[i];
+            dst[i] = at;
+            at += out->block_size[i];
         }
     }
+    assembly a = {st, dst, out->block_size, nb};
+    wc_parallel_for(st->p->threads, (nb + kAssembleRun - 1) / kAssembleRun, assemble_run, &a);
+    wc_free(dst);
     return WC_OK;
 }
 
