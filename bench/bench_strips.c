@@ -36,7 +36,7 @@ static int cmp_double(const void *a, const void *b)
 static int timed(wc_ctx *ctx, const wc_params *p, const wc_image *img, int runs, const char *what,
                  void **file, size_t *size, double *median)
 {
-    double t[32];
+    double t[32] = {0};
     for (int r = 0; r < runs; r++) {
         wc_free(*file);
         *file = NULL;
