@@ -711,7 +711,14 @@ bool strip_encode_wanted(cuda_ctx *c, const wc_stage_plan *p, const wc_chain *ch
      * batch of small images pays nothing). */
     if (!p->max_device_memory && need <= held(c)) return false;
     const uint64_t cap = effective_cap(c, p);
-    return cap && need > cap;
+    if (cap && need > cap) return true;
+    /* Under a cap, buffers an earlier larger image left would count too:
+     * given back, the whole-image path grows them to this image's need. */
+    if (p->max_device_memory && held(c) > p->max_device_memory) {
+        cudaStreamSynchronize(c->stream);
+        release_whole(c);
+    }
+    return false;
 }
 
 wc_status strip_encode(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in, wc_chain *ch,
