@@ -211,6 +211,7 @@ static void enc_stage_plan(enc_state *st)
     st->plan.band_output = 1; /* to_band_layout is skipped when it happened */
     st->plan.device_memory = p->memory == WC_MEMORY_DEVICE;
     st->plan.stream = p->stream;
+    st->plan.max_device_memory = p->max_device_memory;
 }
 
 /* A payload that points into the backend's staging buffer, copied out:

@@ -149,11 +149,19 @@ typedef struct wc_params {
                               ones; NULL: none. The call returns when its
                               output is complete either way. */
     wc_dwt_scheme dwt_scheme;   /* DWT lifting arrangement (default separable) */
+    uint64_t max_device_memory; /* encode on CUDA: device bytes the call may
+                              allocate (0, the default: what the device
+                              has free). An image whose whole-image
+                              buffers need more is coded in strips of
+                              rows (DWT, Huffman or arithmetic coding;
+                              the same bytes); WC_ERR_LIMIT when even
+                              one strip does not fit. */
 } wc_params;
 
 /* 2: wc_params gained meta, device, memory and stream.
- * 3: wc_params gained dwt_scheme. */
-#define WC_ABI_VERSION 3u
+ * 3: wc_params gained dwt_scheme.
+ * 4: wc_params gained max_device_memory. */
+#define WC_ABI_VERSION 4u
 WC_API wc_status wc_params_init_abi(wc_params *p, unsigned abi, size_t size);
 /* Sets every field of *p to its default (lossless, Huffman, levels auto) and
  * returns WC_OK. A program built against a wc_params of another layout

@@ -68,6 +68,10 @@ typedef struct wc_stage_plan {
                                         memory: a host backend refuses with
                                         WC_ERR_UNSUPPORTED */
     void *stream;                 /* the caller's cudaStream_t, or NULL */
+    uint64_t max_device_memory;   /* device bytes an encode may allocate
+                                        (0: what the device has free); a
+                                        device backend codes a larger image
+                                        in strips */
 } wc_stage_plan;
 
 /* Whether component c's planes hold floats: 9/7 and the block transforms

@@ -12,6 +12,7 @@
 #include "cuda_ctx.h"
 #include "dwt_cuda.h"
 #include "entropy_cuda.h"
+#include "strip_encode.h"
 #include "tables_cuda.h"
 
 #include <stdio.h>
@@ -332,7 +333,9 @@ wc_status cuda_encode(void *self, const wc_stage_plan *p, const wc_image *in, wc
                  err, WC_ERR_ARG, "CUDA backend: image and plan disagree");
     WC_FORWARD_IF_ERROR(check_plan(p, NULL, err));
     memset(out, 0, sizeof *out);
-    const wc_status s = encode_on_device(c, p, in, ch, out, err);
+    /* Over the device-memory cap (or the device): in strips (h5's hook). */
+    const wc_status s = strip_encode_wanted(c, p, ch) ? strip_encode(c, p, in, ch, out, err)
+                                                      : encode_on_device(c, p, in, ch, out, err);
     if (s != WC_OK) {
         es_output_free(out);
         /* Leave the stream usable for the next call. */
@@ -354,6 +357,8 @@ wc_status cuda_prepare(void *self, const wc_stage_plan *p, const wc_chain *ch, w
     cuda_ctx *c = (cuda_ctx *)self;
     WC_RETURN_IF(!c || !p || !ch, err, WC_ERR_ARG, "CUDA backend: NULL argument");
     WC_FORWARD_IF_ERROR(check_plan(p, NULL, err));
+    /* An encode in strips allocates its own, under the cap (h5's hook). */
+    if (!codes_on_host(ch) && strip_encode_wanted(c, p, ch)) return WC_OK;
     WC_FORWARD_IF_ERROR(begin_call(c, p, err));
     WC_FORWARD_IF_ERROR(ensure_buffers(c, p, 0, err));
     const size_t raw = host_row_bytes(p) * p->height;

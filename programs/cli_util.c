@@ -56,6 +56,27 @@ int cli_u64(const char *opt, const char *s, uint64_t *out)
     return 0;
 }
 
+int cli_bytes(const char *opt, const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = s ? strtoull(s, &end, 10) : 0;
+    unsigned shift = 0;
+    if (s && *s && !errno && end != s && end[0] && !end[1]) {
+        const char *units = "KMGT", *u = strchr(units, end[0] & ~0x20);
+        shift = u ? 10u * (unsigned)(u - units + 1) : 0;
+        if (shift) end++;
+    }
+    if (!s || !*s || *end || errno || v == 0 || s[0] == '-' || (v >> (63 - shift)) != 0) {
+        fprintf(stderr,
+                "wcodec: %s: expected a positive byte count (K, M, G, T allowed), got '%s'\n", opt,
+                s ? s : "");
+        return 1;
+    }
+    *out = (uint64_t)v << shift;
+    return 0;
+}
+
 int cli_exit_code(wc_status s) { return s == WC_OK ? CLI_OK : s == WC_ERR_IO ? CLI_IO : CLI_BAD; }
 
 void cli_error(wc_ctx *ctx, wc_status s, const char *what)
@@ -289,6 +310,10 @@ int cli_encoder_option(int argc, char **argv, int *i, wc_params *p, int *lossy, 
     if (!strcmp(o, "--max-memory")) {
         VALUE();
         return cli_u64(o, v, &p->max_memory) ? -1 : 1;
+    }
+    if (!strcmp(o, "--max-device-memory")) {
+        VALUE();
+        return cli_bytes(o, v, &p->max_device_memory) ? -1 : 1;
     }
 #undef VALUE
     return 0;

@@ -17,6 +17,8 @@ enum { CLI_OK = 0, CLI_BAD = 1, CLI_IO = 2, CLI_BELOW = 3 /* compare: under the 
 int cli_int(const char *opt, const char *s, long lo, long hi, long *out);
 int cli_float(const char *opt, const char *s, double lo, double hi, float *out);
 int cli_u64(const char *opt, const char *s, uint64_t *out);
+/* A byte count with an optional K, M, G or T (powers of 1024) after it. */
+int cli_bytes(const char *opt, const char *s, uint64_t *out);
 
 /* Exit code for a library status (I/O errors are 2, everything else 1). */
 int cli_exit_code(wc_status s);

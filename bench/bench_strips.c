@@ -1,0 +1,159 @@
+/*
+ * bench_strips.c -- the CUDA backend's encode of an image over its
+ * device-memory cap (in strips, cuda/strip_encode.cu) beside the same
+ * encode uncapped, on the photograph of big_image.h made in memory
+ * (make_big_image's pixels, without the file): median seconds of each
+ * (the wc_encode call only), their files' sizes, whether the capped
+ * file is the uncapped one's byte for byte and, with --cpu, the CPU
+ * backend's (one run; slow for a big image). The strip path's note says
+ * how many strips and how much device memory it used.
+ *
+ *   bench_strips KODAK_DIR W H 1|3 8|16 CAP_BYTES [RUNS] [--cpu]
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench_photo.h"
+#include "big_image.h"
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Encodes img `runs` times; the median seconds, the last file kept. */
+static int timed(wc_ctx *ctx, const wc_params *p, const wc_image *img, int runs, const char *what,
+                 void **file, size_t *size, double *median)
+{
+    double t[32] = {0};
+    for (int r = 0; r < runs; r++) {
+        wc_free(*file);
+        *file = NULL;
+        const double t0 = now_s();
+        const wc_status s = wc_encode_alloc(ctx, p, img, file, size);
+        t[r] = now_s() - t0;
+        if (s != WC_OK) {
+            fprintf(stderr, "bench_strips: %s: %s\n", what, wc_ctx_error(ctx));
+            return 1;
+        }
+    }
+    qsort(t, (size_t)runs, sizeof *t, cmp_double);
+    *median = t[runs / 2];
+    printf("%-22s median %8.3f s  (min %.3f, max %.3f, %d runs)  %zu bytes\n  %s\n", what, *median,
+           t[0], t[runs - 1], runs, *size, wc_ctx_note(ctx));
+    return 0;
+}
+
+/* Rows y = t, t + n, ... of the image (a thread each t: a 6 GiB image is
+ * made in seconds, not the minute one thread takes). */
+typedef struct maker {
+    const wc_image *img, *base;
+    unsigned long t, n;
+} maker;
+
+static void *make_rows(void *arg)
+{
+    const maker *m = arg;
+    const wc_image *img = m->img;
+    const int nc = (int)img->components;
+    uint8_t *row8 = malloc((size_t)img->width * img->components);
+    if (!row8) return (void *)1;
+    for (unsigned long y = m->t; y < img->height; y += m->n) {
+        uint8_t *dst = (uint8_t *)img->pixels + y * wc_image_row_bytes(img);
+        big_image_row(m->base->pixels, BIG_BASE, img->width, y, nc,
+                      img->bit_depth == 8 ? dst : row8,
+                      img->bit_depth == 16 ? (uint16_t *)dst : NULL);
+    }
+    free(row8);
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 7) {
+        fprintf(stderr, "usage: bench_strips KODAK_DIR W H 1|3 8|16 CAP_BYTES [RUNS] [--cpu]\n");
+        return 2;
+    }
+    const unsigned long w = strtoul(argv[2], NULL, 10), h = strtoul(argv[3], NULL, 10);
+    const int nc = atoi(argv[4]), depth = atoi(argv[5]);
+    const uint64_t cap = strtoull(argv[6], NULL, 10);
+    int runs = argc > 7 && argv[7][0] != '-' ? atoi(argv[7]) : 3;
+    const int cpu = !strcmp(argv[argc - 1], "--cpu");
+    if (runs < 1 || runs > 32) runs = 3;
+    if (!w || !h || (nc != 1 && nc != 3) || (depth != 8 && depth != 16) || !cap) {
+        fprintf(stderr, "bench_strips: bad arguments\n");
+        return 2;
+    }
+    wc_image base, img = {(uint32_t)w, (uint32_t)h, (uint32_t)nc, (uint32_t)depth, 0, NULL};
+    if (bench_photo("bench_strips", argv[1], BIG_BASE, &base)) return 1;
+    if (wc_image_alloc(&img) != WC_OK) {
+        fprintf(stderr, "bench_strips: out of memory for the image\n");
+        return 1;
+    }
+    const double t0 = now_s();
+    enum { NT = 16 };
+    pthread_t th[NT];
+    maker mk[NT];
+    int made = 0;
+    for (int t = 0; t < NT; t++, made++) {
+        mk[t] = (maker){&img, &base, (unsigned long)t, NT};
+        if (pthread_create(&th[t], NULL, make_rows, &mk[t]) != 0) break;
+    }
+    int failed = made != NT;
+    for (int t = 0; t < made; t++) {
+        void *r = NULL;
+        pthread_join(th[t], &r);
+        failed |= r != NULL;
+    }
+    if (failed) {
+        fprintf(stderr, "bench_strips: could not make the image\n");
+        return 1;
+    }
+    wc_image_free(&base);
+    printf("bench_strips: %lux%lu, %d components, %d-bit lossless 5/3 (%.2f GiB of samples, made "
+           "in %.1f s); device-memory cap %llu bytes\n",
+           w, h, nc, depth, (double)wc_image_row_bytes(&img) * h / (1u << 30), now_s() - t0,
+           (unsigned long long)cap);
+    wc_ctx *ctx = wc_ctx_create();
+    wc_params p;
+    wc_params_init(&p);
+    p.backend = WC_BACKEND_CUDA;
+    p.levels = 5;
+    p.max_memory = 0;
+    void *fu = NULL, *fc = NULL, *fcpu = NULL;
+    size_t nu = 0, ncap = 0, ncpu = 0;
+    double mu = 0, mc = 0, mcpu = 0;
+    int bad = timed(ctx, &p, &img, runs, "cuda, uncapped", &fu, &nu, &mu);
+    p.max_device_memory = cap;
+    if (!bad) bad = timed(ctx, &p, &img, runs, "cuda, capped", &fc, &ncap, &mc);
+    if (!bad)
+        printf("capped / uncapped: %.2fx the time; files %s\n", mc / mu,
+               nu == ncap && !memcmp(fu, fc, nu) ? "identical" : "DIFFER");
+    bad = bad || nu != ncap || memcmp(fu, fc, nu);
+    if (!bad && cpu) {
+        p.backend = WC_BACKEND_CPU;
+        p.max_device_memory = 0;
+        bad = timed(ctx, &p, &img, 1, "cpu", &fcpu, &ncpu, &mcpu);
+        if (!bad)
+            printf("cpu file: %s\n",
+                   ncpu == ncap && !memcmp(fcpu, fc, ncpu) ? "identical" : "DIFFERS");
+        bad = bad || ncpu != ncap || memcmp(fcpu, fc, ncpu);
+    }
+    wc_free(fu);
+    wc_free(fc);
+    wc_free(fcpu);
+    wc_ctx_free(ctx);
+    wc_image_free(&img);
+    return bad;
+}

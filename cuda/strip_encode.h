@@ -1,0 +1,29 @@
+/*
+ * strip_encode.h -- the CUDA backend's encode of an image larger than its
+ * device-memory cap (wc_stage_plan.max_device_memory, or the device's free
+ * memory when no cap is set): the whole chain in strips of rows, each
+ * uploaded with a halo, transformed whole and coded for the code blocks
+ * it holds exactly (strip_encode.cu says why the bits are the whole
+ * image's). C++ (CUDA) only, internal to cuda/.
+ */
+#ifndef WC_STRIP_ENCODE_H
+#define WC_STRIP_ENCODE_H
+
+#include "cuda_ctx.h"
+
+namespace wcgb
+{
+
+/* Whether the encode of p must go in strips: its whole-image device
+ * buffers need more than the cap (or than the device has free). */
+bool strip_encode_wanted(cuda_ctx *c, const wc_stage_plan *p, const wc_chain *ch);
+
+/* backend.h's encode in strips (entropy 0, 2 and 3; DWT components only),
+ * the device memory it allocates counted against the cap: WC_ERR_LIMIT
+ * with the least it needs when even one strip does not fit. */
+wc_status strip_encode(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in, wc_chain *ch,
+                       es_output *out, wc_err *err);
+
+} /* namespace wcgb */
+
+#endif /* WC_STRIP_ENCODE_H */

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# cli_device_memory.sh -- wcodec encode --max-device-memory: byte counts
+# with K, M, G, T are taken, others (0, a negative, an unknown unit, too
+# large) exit 1 naming the option; the CPU backend ignores the cap (the
+# same file). Where the CUDA backend runs (exit 77 otherwise, a skip): a
+# cap of 2M codes the image (2 levels, 32² blocks; its whole-image buffers
+# need about 4 MB) by the strip path (-v says so) into the CPU's bytes;
+# tests/gpu/test_cuda_strips.c covers many strips.
+#   usage: cli_device_memory.sh WCODEC IMAGE.png WORK_DIR
+set -uo pipefail
+wcodec="$1" image="$2" work="$3"
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work" || exit 1
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+# expect RC PATTERN CMD...: exit status RC and stderr matching PATTERN.
+expect() {
+  local want="$1" pat="$2"
+  shift 2
+  "$@" >out.txt 2>err.txt
+  local rc=$?
+  [ "$rc" = "$want" ] || fail "'$*' exited $rc, expected $want: $(cat err.txt)"
+  if [ -n "$pat" ] && ! grep -Eq "$pat" err.txt; then
+    fail "'$*': stderr does not match '$pat': $(cat err.txt)"
+  fi
+}
+
+for bad in 0 -5 4X 4GB "" 16777216T 99999999999999999999; do
+  expect 1 "max-device-memory: expected a positive byte count" \
+    "$wcodec" encode -q --backend cpu "$image" bad.wcx --max-device-memory "$bad"
+  [ -e bad.wcx ] && fail "--max-device-memory '$bad' left an output"
+done
+expect 0 "" "$wcodec" encode -q --backend cpu "$image" cpu.wcx
+for good in 1 4096 64K 16M 4g 1T; do
+  expect 0 "" "$wcodec" encode -q --backend cpu "$image" capped.wcx --max-device-memory "$good"
+  cmp -s cpu.wcx capped.wcx || fail "--max-device-memory $good changed the CPU backend's file"
+done
+
+if ! "$wcodec" encode -q --backend cuda "$image" cuda.wcx 2>/dev/null; then
+  echo "no CUDA backend here: the strip encode is not run"
+  exit 77
+fi
+expect 0 "" "$wcodec" encode -q --backend cpu "$image" cpu2.wcx --levels 2 --block 32
+expect 0 "strips of" "$wcodec" encode -v --backend cuda "$image" strips.wcx \
+  --levels 2 --block 32 --max-device-memory 2M
+cmp -s cpu2.wcx strips.wcx || fail "the CUDA encode in strips differs from the CPU's file"
+expect 1 "needs [0-9]+ bytes of device memory" \
+  "$wcodec" encode -q --backend cuda "$image" tiny.wcx --max-device-memory 1K
+exit 0
