@@ -61,6 +61,18 @@ wc_status ensure_events(cuda_ctx *c, wc_err *err)
     return WC_OK;
 }
 
+/* Count's token planes (entropy_cuda.h: a byte a coefficient) live
+ * behind the block slots, at this offset. */
+static size_t tokens_at(size_t slots) { return (slots + 4 + 255) & ~(size_t)255; }
+
+/* WC_CUDA_EMIT=walk: emit walks the contexts again instead of reading
+ * count's tokens (the version before e4, for comparison in one binary). */
+static bool emit_walks()
+{
+    const char *e = getenv("WC_CUDA_EMIT");
+    return e && strcmp(e, "walk") == 0;
+}
+
 /* Every buffer the device coder needs for this layout. */
 wc_status ensure_coder(cuda_ctx *c, const wc_stage_plan *p, const wc_layout *lay, size_t *slots,
                        wc_err *err)
@@ -79,7 +91,9 @@ wc_status ensure_coder(cuda_ctx *c, const wc_stage_plan *p, const wc_layout *lay
     const size_t lens = (size_t)p->components * WC_NCLASS * BC_NTAB * BC_NSYM;
     WC_FORWARD_IF_ERROR(grow(&c->blocks, &c->blocks_cap, nb * sizeof(wcg_cblk), err,
                              "allocating block descriptors"));
-    WC_FORWARD_IF_ERROR(grow(&c->slots, &c->slots_cap, *slots + 4, err, "allocating block slots"));
+    const size_t tokens = coef_elems(p) * p->components;
+    WC_FORWARD_IF_ERROR(grow(&c->slots, &c->slots_cap, tokens_at(*slots) + tokens, err,
+                             "allocating block slots and tokens"));
     WC_FORWARD_IF_ERROR(
         grow(&c->payload, &c->payload_cap, *slots + 4, err, "allocating the payload"));
     WC_FORWARD_IF_ERROR(
@@ -273,6 +287,9 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
     job.components = p->components;
     job.run_max = run_max_of(ch->header);
     job.tiled = ch->header->entropy == 2;
+    if (!arith_of(ch) && !emit_walks())
+        for (uint32_t k = 0; k < p->components; k++)
+            job.tok[k] = (uint8_t *)c->slots + tokens_at(slots) + k * coef_elems(p);
     for (uint32_t k = 0; k < p->components; k++) {
         const size_t end = k + 1 < lay->components ? lay->first_block[k + 1] : lay->nblocks;
         job.first[k] = (uint32_t)lay->first_block[k];
