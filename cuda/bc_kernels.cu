@@ -11,9 +11,6 @@
  * Histograms gather in shared memory per thread block (one component's
  * 9 x 25 x 67 counters) and go to global memory once per thread block.
  */
-#include <stdlib.h>
-#include <string.h>
-
 #include "entropy_cuda.h"
 #include "quantizer.h" /* quant_mag: a coefficient's magnitude, as the CPU takes it */
 
@@ -238,31 +235,12 @@ __device__ __forceinline__ void code_bits(const wcg_huf *t, uint32_t m, int sign
     if (with_sign) pc.add((uint32_t)sign_bit, 1);
 }
 
-/* A symbol's counter within a component's histogram. */
-__device__ __forceinline__ uint32_t counter_of(unsigned cls, unsigned tab, uint32_t m)
+__device__ __forceinline__ void count_sym(uint32_t *hist, unsigned cls, unsigned tab, uint32_t m)
 {
     uint32_t extra;
     unsigned nb;
     const unsigned sym = class_of(m, &extra, &nb);
-    return (cls * WCG_NTAB + tab) * WCG_NSYM + sym;
-}
-
-__device__ __forceinline__ void count_sym(uint32_t *hist, unsigned cls, unsigned tab, uint32_t m)
-{
-    atomicAdd(&hist[counter_of(cls, tab, m)], 1u);
-}
-
-constexpr uint32_t kNoCounter = 0xffffffffu;
-
-/* The whole warp's counters at once (kNoCounter: none): the lanes that
- * name the same counter add once, their number, by the lowest of them,
- * instead of colliding in the shared atomics (neighbours often agree:
- * lossless and DCT planes). */
-__device__ __forceinline__ void count_warp(uint32_t *hist, uint32_t idx)
-{
-    const unsigned peers = __match_any_sync(kFull, idx);
-    if (idx != kNoCounter && (threadIdx.x & 31) == (unsigned)(__ffs(peers) - 1))
-        atomicAdd(&hist[idx], (uint32_t)__popc(peers));
+    atomicAdd(&hist[(cls * WCG_NTAB + tab) * WCG_NSYM + sym], 1u);
 }
 
 /* ORs a piece into the row buffer at bit offset o. */
@@ -338,21 +316,17 @@ __device__ __forceinline__ uint32_t place_row(uint32_t *buf, uint32_t *out, uint
  * with its context's table, kTerm for a run's terminating value. */
 constexpr uint8_t kSkip = 0, kValue = 0x40, kTermTok = 0x80;
 
-/* A row's raw values, zero past the block's width. */
-__device__ __forceinline__ void load_raw(const wcg_cblk &b, const int32_t *row, int lane,
-                                         uint32_t raw[4])
+/* A row's raw values and, for predicted (lossless LL) blocks, MED
+ * residuals: q[k] is what the coder codes at column k * 32 + lane. */
+__device__ __forceinline__ void load_row(const wcg_cblk &b, const int32_t *row, int y, int lane,
+                                         uint32_t raw[4], const uint32_t praw[4], uint32_t q[4])
 {
+    const int W = b.w;
 #pragma unroll
     for (int k = 0; k < 4; k++) {
         const int x = k * 32 + lane;
-        raw[k] = x < b.w ? (uint32_t)__ldg(row + x) : 0u;
+        raw[k] = x < W ? (uint32_t)__ldg(row + x) : 0u;
     }
-}
-
-/* The residuals q of a row whose raw values are already in raw. */
-__device__ __forceinline__ void residuals(const wcg_cblk &b, int y, int lane, const uint32_t raw[4],
-                                          const uint32_t praw[4], uint32_t q[4])
-{
 #pragma unroll
     for (int k = 0; k < 4; k++) {
         const int x = k * 32 + lane;
@@ -372,21 +346,12 @@ __device__ __forceinline__ void residuals(const wcg_cblk &b, int y, int lane, co
     }
 }
 
-/* A row's raw values and, for predicted (lossless LL) blocks, MED
- * residuals: q[k] is what the coder codes at column k * 32 + lane. */
-__device__ __forceinline__ void load_row(const wcg_cblk &b, const int32_t *row, int y, int lane,
-                                         uint32_t raw[4], const uint32_t praw[4], uint32_t q[4])
-{
-    load_raw(b, row, lane, raw);
-    residuals(b, y, lane, raw, praw, q);
-}
-
 /* One block by one warp, walking its contexts. CODE: bits into `out`
  * (the slot), returning the size in bits; otherwise symbols into `hist`
- * (shared; AGG: a warp's equal counters added once, count_warp) and, where `tok` is set, each position's token there (at the
+ * (shared) and, where `tok` is set, each position's token there (at the
  * block's top-left, rows b.stride apart). `buf` is the warp's row buffer
  * (kRowWords, zeroed). */
-template <bool CODE, bool AGG = false, bool PF = false>
+template <bool CODE>
 __device__ uint32_t warp_block(const wcg_bc_job &j, const wcg_cblk &b, uint32_t *hist,
                                const wcg_huf *tabs, uint32_t *buf, uint32_t *out, uint8_t *tok)
 {
@@ -400,18 +365,9 @@ __device__ uint32_t warp_block(const wcg_bc_job &j, const wcg_cblk &b, uint32_t 
     uint32_t praw[4] = {0, 0, 0, 0};                      /* raw values of row y-1 */
     RowState st = {0, 0};
     OutState o = {0, 0};
-    uint32_t next[4]; /* PF: the next row's raw values, loaded a row ahead */
-    if (PF) load_raw(b, d, lane, next);
     for (int y = 0; y < H; y++) {
         uint32_t raw[4], q[4], m[4];
-        if (PF) {
-#pragma unroll
-            for (int k = 0; k < 4; k++) raw[k] = next[k];
-            if (y + 1 < H) load_raw(b, d + (size_t)(y + 1) * b.stride, lane, next);
-            residuals(b, y, lane, raw, praw, q);
-        } else {
-            load_row(b, d + (size_t)y * b.stride, y, lane, raw, praw, q);
-        }
+        load_row(b, d + (size_t)y * b.stride, y, lane, raw, praw, q);
 #pragma unroll
         for (int k = 0; k < 4; k++) {
             const int x = k * 32 + lane;
@@ -431,12 +387,10 @@ __device__ uint32_t warp_block(const wcg_bc_job &j, const wcg_cblk &b, uint32_t 
         row_events(low, nz, W, st, normal, term, start, carried);
         /* This lane's symbols. */
         Bits pc[4];
-        uint32_t one[4], two[4]; /* AGG: this lane's counters (a value or a run, a term) */
 #pragma unroll
         for (int k = 0; k < 4; k++) {
             const int x = k * 32 + lane;
             pc[k].clear();
-            one[k] = two[k] = kNoCounter;
             if (x >= W) continue;
             const bool isn = bit_of(normal, k, lane), ist = bit_of(term, k, lane);
             if (!CODE && tok)
@@ -450,8 +404,6 @@ __device__ uint32_t warp_block(const wcg_bc_job &j, const wcg_cblk &b, uint32_t 
                 const unsigned tab = ctx_of(s[k]);
                 if (CODE)
                     code_bits(tabs + tab, mag, neg, mag != 0, pc[k]);
-                else if (AGG)
-                    one[k] = counter_of(b.cls, tab, mag);
                 else
                     count_sym(hist, b.cls, tab, mag);
             } else {
@@ -460,20 +412,10 @@ __device__ uint32_t warp_block(const wcg_bc_job &j, const wcg_cblk &b, uint32_t 
                 if (CODE) {
                     code_bits(tabs + kRun, r, 0, 0, pc[k]);
                     code_bits(tabs + kTerm, mag - 1, neg, 1, pc[k]);
-                } else if (AGG) {
-                    one[k] = counter_of(b.cls, kRun, r);
-                    two[k] = counter_of(b.cls, kTerm, mag - 1);
                 } else {
                     count_sym(hist, b.cls, kRun, r);
                     count_sym(hist, b.cls, kTerm, mag - 1);
                 }
-            }
-        }
-        if (!CODE && AGG) {
-#pragma unroll
-            for (int k = 0; k < 4; k++) {
-                count_warp(hist, one[k]);
-                if (__any_sync(kFull, two[k] != kNoCounter)) count_warp(hist, two[k]);
             }
         }
         const bool last = y == H - 1;
@@ -629,10 +571,6 @@ __device__ __forceinline__ uint8_t *tok_of(const wcg_bc_job &j, const wcg_cblk &
     return t ? t + b.base : nullptr;
 }
 
-/* AGG: count_warp's aggregated adds (c2); PF: each row's loads issued a
- * row ahead (c3). WC_CUDA_COUNT=atomic (neither), agg or pf (one) keep the
- * versions before for comparison in one binary. */
-template <bool AGG, bool PF>
 __global__ void __launch_bounds__(kCountWarps * 32, 3)
     count_warp_kernel(wcg_bc_job j, unsigned long long *hist)
 {
@@ -644,14 +582,14 @@ __global__ void __launch_bounds__(kCountWarps * 32, 3)
     if (i < pick4(j.count, c)) {
         const wcg_cblk b = j.blocks[pick4(j.first, c) + i];
         if (!j.tiled) {
-            warp_block<false, AGG, PF>(j, b, sh, nullptr, nullptr, nullptr, tok_of(j, b));
+            warp_block<false>(j, b, sh, nullptr, nullptr, nullptr, tok_of(j, b));
         } else {
             const uint32_t across = (b.w + BCT_W - 1) / BCT_W;
             const uint32_t n = across * ((b.h + BCT_H - 1) / BCT_H);
             for (uint32_t t = 0; t < n; t++) {
                 const wcg_cblk k = tile_of(b, t, across);
                 if (!tile_zero(j, k))
-                    warp_block<false, AGG, PF>(j, k, sh, nullptr, nullptr, nullptr, tok_of(j, k));
+                    warp_block<false>(j, k, sh, nullptr, nullptr, nullptr, tok_of(j, k));
             }
         }
     }
@@ -806,17 +744,11 @@ cudaError_t wcg_bc_count(const wcg_bc_job *job, unsigned long long *hist, cudaSt
         most = job->count[c] > most ? job->count[c] : most;
     if (most == 0) return cudaSuccess;
     const size_t shmem = WCG_HIST * sizeof(uint32_t);
-    const char *v = getenv("WC_CUDA_COUNT");
-    auto kernel = !v                     ? count_warp_kernel<true, true>
-                  : !strcmp(v, "atomic") ? count_warp_kernel<false, false>
-                  : !strcmp(v, "agg")    ? count_warp_kernel<true, false>
-                  : !strcmp(v, "pf")     ? count_warp_kernel<false, true>
-                                         : count_warp_kernel<true, true>;
-    const cudaError_t e =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
+    const cudaError_t e = cudaFuncSetAttribute(
+        count_warp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
     if (e != cudaSuccess) return e;
     const dim3 grid((most + kCountWarps - 1) / kCountWarps, job->components);
-    kernel<<<grid, kCountWarps * 32, shmem, st>>>(*job, hist);
+    count_warp_kernel<<<grid, kCountWarps * 32, shmem, st>>>(*job, hist);
     return cudaGetLastError();
 }
 
