@@ -263,7 +263,8 @@ static wc_status code_at_step_device(void *arg, float step, es_output *out, size
 
 /* A large payload chunk: copied and checksummed in pieces on all threads
  * (a lossless 8K photograph's 41 MB take ~20 ms on one), the pieces' CRCs
- * joined with crc32_combine. The bytes are wcx_put_chunk's. */
+ * joined with crc32_combine; only copied where its CRC is known (crc_known not
+ * NULL: es_output's data_crc). The bytes are wcx_put_chunk's. */
 #define BIG_CHUNK ((size_t)1 << 20)
 #define BIG_PIECES 64
 
@@ -271,6 +272,7 @@ typedef struct big_copy {
     const uint8_t *src;
     uint8_t *dst;
     size_t n, per;
+    int copy_only; /* the CRC is known */
     uint32_t crc[BIG_PIECES];
 } big_copy;
 
@@ -280,16 +282,21 @@ static void big_piece(void *arg, size_t i, int worker)
     big_copy *b = arg;
     const size_t off = i * b->per, n = b->n - off < b->per ? b->n - off : b->per;
     memcpy(b->dst + off, b->src + off, n);
-    b->crc[i] = (uint32_t)crc32(0L, b->dst + off, (uInt)n);
+    if (!b->copy_only) b->crc[i] = (uint32_t)crc32(0L, b->dst + off, (uInt)n);
 }
 
-static void put_big_chunk(wcx_writer *w, uint32_t type, const uint8_t *data, size_t n, int threads)
+static void put_big_chunk(wcx_writer *w, uint32_t type, const uint8_t *data, size_t n, int threads,
+                          const uint32_t *crc_known)
 {
     uint8_t *dst = n >= BIG_CHUNK ? (wcx_chunk_begin(w, type), wcx_chunk_space(w, n)) : NULL;
     if (!dst) {
         if (n >= BIG_CHUNK) { /* too small a buffer: let the writer say so */
             wcx_write(w, data, n);
             wcx_chunk_end(w);
+        } else if (crc_known) {
+            wcx_chunk_begin(w, type);
+            wcx_write(w, data, n);
+            wcx_chunk_end_crc(w, *crc_known);
         } else {
             wcx_put_chunk(w, type, data, n);
         }
@@ -299,11 +306,12 @@ static void put_big_chunk(wcx_writer *w, uint32_t type, const uint8_t *data, siz
     b.src = data;
     b.dst = dst;
     b.n = n;
+    b.copy_only = crc_known != NULL;
     b.per = (n + BIG_PIECES - 1) / BIG_PIECES;
     const size_t pieces = (n + b.per - 1) / b.per;
     wc_parallel_for(threads, pieces, big_piece, &b);
-    uLong crc = b.crc[0];
-    for (size_t i = 1; i < pieces; i++) {
+    uLong crc = crc_known ? *crc_known : b.crc[0];
+    for (size_t i = 1; i < pieces && !crc_known; i++) {
         const size_t len = n - i * b.per < b.per ? n - i * b.per : b.per;
         crc = crc32_combine(crc, b.crc[i], (z_off_t)len);
     }
@@ -344,7 +352,8 @@ static void write_file(const enc_state *st, const es_output *out, uint8_t *dst, 
         wcx_put_index(&w, out->block_size, st->lay.nblocks);
     }
     for (uint32_t c = 0; c < st->h.components; c++)
-        put_big_chunk(&w, WCX_WDAT, out->data[c], out->data_size[c], st->p->threads);
+        put_big_chunk(&w, WCX_WDAT, out->data[c], out->data_size[c], st->p->threads,
+                      out->have_data_crc ? &out->data_crc[c] : NULL);
     wcx_put_chunk(&w, WCX_WEND, NULL, 0);
     wcx_writer_finish(&w, written);
 }

@@ -80,26 +80,34 @@ __device__ __forceinline__ unsigned class_of(uint32_t m, uint32_t *extra, unsign
 constexpr unsigned kFull = 0xFFFFFFFFu;
 constexpr int kRowWords = 336; /* 128 positions x 76 bits + a run + a word */
 
+/* The row masks are four words held in registers: every helper indexes
+ * them with unrolled constants only (a runtime index puts the array in
+ * local memory, PERF_NOTES e4). */
+
 /* First set bit at or after `from` in a 128-bit row mask, or W. */
 __device__ __forceinline__ int next_set(const uint32_t m[4], int from, int W)
 {
-    for (int k = from >> 5; k < 4; k++) {
-        uint32_t v = m[k];
-        if (k == (from >> 5)) v &= kFull << (from & 31);
-        if (v) return k * 32 + __ffs(v) - 1;
+    int r = W;
+#pragma unroll
+    for (int k = 3; k >= 0; k--) {
+        const int lo = 32 * k;
+        const uint32_t v = from >= lo + 32 ? 0u : from > lo ? m[k] & (kFull << (from - lo)) : m[k];
+        if (v) r = lo + __ffs(v) - 1;
     }
-    return W;
+    return r;
 }
 
-/* Last set bit at or before x, or -1. */
+/* Last set bit at or before x, or -1 (x may be -1). */
 __device__ __forceinline__ int last_set(const uint32_t m[4], int x)
 {
-    for (int k = x >> 5; k >= 0; k--) {
-        uint32_t v = m[k];
-        if (k == (x >> 5) && (x & 31) != 31) v &= (1u << ((x & 31) + 1)) - 1;
-        if (v) return k * 32 + 31 - __clz(v);
+    int r = -1;
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        const int lo = 32 * k;
+        const uint32_t v = x < lo ? 0u : x >= lo + 31 ? m[k] : m[k] & ((2u << (x - lo)) - 1);
+        if (v) r = lo + 31 - __clz(v);
     }
-    return -1;
+    return r;
 }
 
 __device__ __forceinline__ void set_range(uint32_t m[4], int a, int b)
@@ -111,26 +119,37 @@ __device__ __forceinline__ void set_range(uint32_t m[4], int a, int b)
     }
 }
 
-__device__ __forceinline__ bool bit_of(const uint32_t m[4], int x)
+__device__ __forceinline__ void set_bit(uint32_t m[4], int x)
 {
-    return (m[x >> 5] >> (x & 31)) & 1u;
+    const uint32_t bit = 1u << (x & 31);
+#pragma unroll
+    for (int k = 0; k < 4; k++) m[k] |= (x >> 5) == k ? bit : 0u; /* no store by runtime index */
+}
+
+/* a[i] of a kernel parameter's array by selects: a runtime index would
+ * copy the whole job into local memory. */
+template <class T> __device__ __forceinline__ T pick4(const T (&a)[4], unsigned i)
+{
+    return i == 0 ? a[0] : i == 1 ? a[1] : i == 2 ? a[2] : a[3];
+}
+
+/* Bit `lane` of word k (k an unrolled constant). */
+__device__ __forceinline__ bool bit_of(const uint32_t m[4], int k, int lane)
+{
+    return (m[k] >> lane) & 1u;
 }
 
 /* The value at column x + d (d = -2, -1 or +1) of a row held as a[j]: from
- * the neighbouring lane, across j at the warp's edge, 0 outside 0..127. */
+ * the neighbouring lane, across j at the warp's edge, 0 outside 0..127.
+ * One shuffle: the lanes read across the edge (the last -d lanes for d <
+ * 0, the first d for d > 0) are read by no other lane, so they offer the
+ * neighbouring word's value instead of their own. */
 template <int D> __device__ __forceinline__ uint32_t shifted(const uint32_t a[4], int j, int lane)
 {
-    const int src = (lane + D) & 31;
-    const uint32_t same = __shfl_sync(kFull, a[j], src);
     const int jo = D < 0 ? j - 1 : j + 1;
-    const uint32_t other = (jo >= 0 && jo < 4) ? __shfl_sync(kFull,
-                                                             a[jo < 0   ? 0
-                                                               : jo > 3 ? 3
-                                                                        : jo],
-                                                             src)
-                                               : 0u;
-    const bool cross = D < 0 ? lane + D < 0 : lane + D > 31;
-    return cross ? other : same;
+    const uint32_t other = (jo >= 0 && jo < 4) ? a[jo < 0 ? 0 : jo > 3 ? 3 : jo] : 0u;
+    const bool edge = D < 0 ? lane >= 32 + D : lane < D;
+    return __shfl_sync(kFull, edge ? other : a[j], (lane + D) & 31);
 }
 
 /* What a warp knows about its block between rows. */
@@ -154,7 +173,7 @@ __device__ __forceinline__ void row_events(const uint32_t low[4], const uint32_t
             st.carry += (uint32_t)W;
             return;
         }
-        term[q >> 5] |= 1u << (q & 31);
+        set_bit(term, q);
         carried = st.carry + (uint32_t)q;
         st.inrun = 0;
         x = q + 1;
@@ -163,36 +182,44 @@ __device__ __forceinline__ void row_events(const uint32_t low[4], const uint32_t
         const int p = next_set(low, x, W);
         set_range(normal, x, p);
         if (p == W) break;
-        start[p >> 5] |= 1u << (p & 31);
+        set_bit(start, p);
         const int q = next_set(nz, p, W);
         if (q == W) {
             st.inrun = 1;
             st.carry = (uint32_t)(W - p);
             break;
         }
-        term[q >> 5] |= 1u << (q & 31);
+        set_bit(term, q);
         x = q + 1;
     }
 }
 
-/* Up to five pieces of at most 32 bits, in stream order. */
-struct Pieces {
-    uint32_t v[5];
-    uint8_t n[5];
-    int k;
-    uint32_t bits;
-    __device__ __forceinline__ void add(uint32_t val, unsigned len)
+/* A position's bits (at most 76: a run, then a terminating value of 21
+ * extra bits and a sign), gathered in three words in registers. */
+struct Bits {
+    uint32_t w0, w1, w2, n;
+    __device__ __forceinline__ void clear() { w0 = w1 = w2 = n = 0; }
+    /* Appends len <= 32 bits (v < 2^len). */
+    __device__ __forceinline__ void add(uint32_t v, unsigned len)
     {
-        v[k] = val;
-        n[k] = (uint8_t)len;
-        k++;
-        bits += len;
+        const uint32_t s = n & 31, k = n >> 5;
+        const uint32_t lo = v << s, hi = s ? v >> (32 - s) : 0u;
+        if (k == 0) {
+            w0 |= lo;
+            w1 |= hi;
+        } else if (k == 1) {
+            w1 |= lo;
+            w2 |= hi;
+        } else {
+            w2 |= lo;
+        }
+        n += len;
     }
 };
 
-/* Coder::put's bits as pieces. */
-__device__ __forceinline__ void code_pieces(const wcg_huf *t, uint32_t m, int sign_bit,
-                                            int with_sign, Pieces &pc)
+/* Coder::put's bits. */
+__device__ __forceinline__ void code_bits(const wcg_huf *t, uint32_t m, int sign_bit, int with_sign,
+                                          Bits &pc)
 {
     uint32_t extra;
     unsigned nb;
@@ -225,48 +252,125 @@ __device__ __forceinline__ void or_bits(uint32_t *buf, uint32_t o, uint32_t v, u
     if (s + n > 32) atomicOr(&buf[w + 1], v >> (32 - s));
 }
 
-/* One block by one warp. CODE: bits into `out` (the slot), returning the
- * size in bits; otherwise symbols into `hist` (shared). `buf` is the
- * warp's row buffer (kRowWords, zeroed). */
+/* A position's bits into the row buffer at bit offset o. */
+__device__ __forceinline__ void or_position(uint32_t *buf, uint32_t o, const Bits &b)
+{
+    or_bits(buf, o, b.w0, min(b.n, 32u));
+    if (b.n > 32) or_bits(buf, o + 32, b.w1, min(b.n - 32, 32u));
+    if (b.n > 64) or_bits(buf, o + 64, b.w2, b.n - 64);
+}
+
+/* Where a warp's output stands between rows. */
+struct OutState {
+    uint32_t pend;  /* bits in buf[0] not yet written */
+    uint32_t words; /* words written to the slot */
+};
+
+/* A row's bits placed in raster order (k-major, then lane) by a warp
+ * scan, after the last row the block's closing run (close: its length,
+ * 0 for none), and the row buffer's whole words out to the slot (all of
+ * them after the last row). Returns the block's size in bits after the
+ * last row. */
+__device__ __forceinline__ uint32_t place_row(uint32_t *buf, uint32_t *out, uint32_t capw,
+                                              const Bits pc[4], bool last, const wcg_huf *run_tab,
+                                              uint32_t close, OutState &o)
+{
+    const int lane = threadIdx.x & 31;
+    uint32_t base = o.pend;
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        uint32_t incl = pc[k].n;
+#pragma unroll
+        for (int d = 1; d < 32; d <<= 1) {
+            const uint32_t v = __shfl_up_sync(kFull, incl, d);
+            if (lane >= d) incl += v;
+        }
+        or_position(buf, base + incl - pc[k].n, pc[k]);
+        base += __shfl_sync(kFull, incl, 31);
+    }
+    if (last && close) {
+        Bits e;
+        e.clear();
+        code_bits(run_tab, close, 0, 0, e);
+        if (lane == 0) or_position(buf, base, e);
+        base += e.n;
+    }
+    __syncwarp();
+    const uint32_t full = last ? (base + 31) >> 5 : base >> 5;
+    for (uint32_t i = lane; i < full; i += 32)
+        if (o.words + i < capw) out[o.words + i] = buf[i];
+    __syncwarp();
+    const uint32_t keep = last ? 0u : buf[full];
+    __syncwarp(); /* every lane has read buf[full] before any clears it */
+    for (uint32_t i = lane; i <= full && i < (uint32_t)kRowWords; i += 32) buf[i] = 0;
+    __syncwarp();
+    if (lane == 0) buf[0] = keep;
+    __syncwarp();
+    o.words += full;
+    o.pend = base & 31;
+    return (o.words - full) * 32 + base;
+}
+
+/* Token bytes that count leaves for emit (one a position of the plane):
+ * kSkip for a zero a run swallows, kValue | context for a value coded
+ * with its context's table, kTerm for a run's terminating value. */
+constexpr uint8_t kSkip = 0, kValue = 0x40, kTermTok = 0x80;
+
+/* A row's raw values and, for predicted (lossless LL) blocks, MED
+ * residuals: q[k] is what the coder codes at column k * 32 + lane. */
+__device__ __forceinline__ void load_row(const wcg_cblk &b, const int32_t *row, int y, int lane,
+                                         uint32_t raw[4], const uint32_t praw[4], uint32_t q[4])
+{
+    const int W = b.w;
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        const int x = k * 32 + lane;
+        raw[k] = x < W ? (uint32_t)__ldg(row + x) : 0u;
+    }
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        const int x = k * 32 + lane;
+        q[k] = raw[k];
+        if (b.predict) {
+            const uint32_t w_ = shifted<-1>(raw, k, lane), n_ = praw[k],
+                           nw_ = shifted<-1>(praw, k, lane);
+            int32_t p;
+            if (y == 0)
+                p = x ? (int32_t)w_ : 0;
+            else if (x == 0)
+                p = (int32_t)n_;
+            else
+                p = med((int32_t)w_, (int32_t)n_, (int32_t)nw_);
+            q[k] = raw[k] - (uint32_t)p;
+        }
+    }
+}
+
+/* One block by one warp, walking its contexts. CODE: bits into `out`
+ * (the slot), returning the size in bits; otherwise symbols into `hist`
+ * (shared) and, where `tok` is set, each position's token there (at the
+ * block's top-left, rows b.stride apart). `buf` is the warp's row buffer
+ * (kRowWords, zeroed). */
 template <bool CODE>
 __device__ uint32_t warp_block(const wcg_bc_job &j, const wcg_cblk &b, uint32_t *hist,
-                               const wcg_huf *tabs, uint32_t *buf, uint32_t *out)
+                               const wcg_huf *tabs, uint32_t *buf, uint32_t *out, uint8_t *tok)
 {
     const uint32_t capw = b.cap / 4;
     const int lane = threadIdx.x & 31;
     const int W = b.w, H = b.h;
     const uint32_t wa = b.orient == 1 ? 1u : b.orient == 2 ? 3u : 2u;
     const uint32_t wb = b.orient == 1 ? 3u : b.orient == 2 ? 1u : 2u;
-    const int32_t *d = j.plane[b.comp] + b.base;
+    const int32_t *d = pick4(j.plane, b.comp) + b.base;
     uint32_t pm[4] = {0, 0, 0, 0}, ppm[4] = {0, 0, 0, 0}; /* magnitudes of rows y-1, y-2 */
     uint32_t praw[4] = {0, 0, 0, 0};                      /* raw values of row y-1 */
     RowState st = {0, 0};
-    uint32_t pend = 0;  /* bits in buf[0] not yet written */
-    uint32_t words = 0; /* words written to out */
+    OutState o = {0, 0};
     for (int y = 0; y < H; y++) {
         uint32_t raw[4], q[4], m[4];
-        const int32_t *row = d + (size_t)y * b.stride;
+        load_row(b, d + (size_t)y * b.stride, y, lane, raw, praw, q);
 #pragma unroll
         for (int k = 0; k < 4; k++) {
             const int x = k * 32 + lane;
-            raw[k] = x < W ? (uint32_t)__ldg(row + x) : 0u;
-        }
-#pragma unroll
-        for (int k = 0; k < 4; k++) {
-            const int x = k * 32 + lane;
-            q[k] = raw[k];
-            if (b.predict) {
-                const uint32_t w_ = shifted<-1>(raw, k, lane), n_ = praw[k],
-                               nw_ = shifted<-1>(praw, k, lane);
-                int32_t p;
-                if (y == 0)
-                    p = x ? (int32_t)w_ : 0;
-                else if (x == 0)
-                    p = (int32_t)n_;
-                else
-                    p = med((int32_t)w_, (int32_t)n_, (int32_t)nw_);
-                q[k] = raw[k] - (uint32_t)p;
-            }
             const uint32_t mm = quant_mag((int32_t)q[k]);
             m[k] = x < W ? (mm < kMagCap ? mm : kMagCap) : 0u;
         }
@@ -282,29 +386,32 @@ __device__ uint32_t warp_block(const wcg_bc_job &j, const wcg_cblk &b, uint32_t 
         uint32_t normal[4], term[4], start[4], carried = 0;
         row_events(low, nz, W, st, normal, term, start, carried);
         /* This lane's symbols. */
-        Pieces pc[4];
+        Bits pc[4];
 #pragma unroll
         for (int k = 0; k < 4; k++) {
             const int x = k * 32 + lane;
-            pc[k].k = 0;
-            pc[k].bits = 0;
+            pc[k].clear();
             if (x >= W) continue;
-            const bool isn = bit_of(normal, x), ist = bit_of(term, x);
+            const bool isn = bit_of(normal, k, lane), ist = bit_of(term, k, lane);
+            if (!CODE && tok)
+                tok[(size_t)y * b.stride + x] = isn   ? (uint8_t)(kValue | ctx_of(s[k]))
+                                                : ist ? kTermTok
+                                                      : kSkip;
             if (!isn && !ist) continue;
             const uint32_t mag = quant_mag((int32_t)q[k]);
             const int neg = (int32_t)q[k] < 0;
             if (isn) {
                 const unsigned tab = ctx_of(s[k]);
                 if (CODE)
-                    code_pieces(tabs + tab, mag, neg, mag != 0, pc[k]);
+                    code_bits(tabs + tab, mag, neg, mag != 0, pc[k]);
                 else
                     count_sym(hist, b.cls, tab, mag);
             } else {
                 const int ps = last_set(start, x);
                 const uint32_t r = ps >= 0 ? (uint32_t)(x - ps) : carried;
                 if (CODE) {
-                    code_pieces(tabs + kRun, r, 0, 0, pc[k]);
-                    code_pieces(tabs + kTerm, mag - 1, neg, 1, pc[k]);
+                    code_bits(tabs + kRun, r, 0, 0, pc[k]);
+                    code_bits(tabs + kTerm, mag - 1, neg, 1, pc[k]);
                 } else {
                     count_sym(hist, b.cls, kRun, r);
                     count_sym(hist, b.cls, kTerm, mag - 1);
@@ -315,48 +422,9 @@ __device__ uint32_t warp_block(const wcg_bc_job &j, const wcg_cblk &b, uint32_t 
         if (!CODE) {
             if (last && st.inrun && lane == 0) count_sym(hist, b.cls, kRun, st.carry);
         } else {
-            /* Place: raster order is k-major, then lane. */
-            uint32_t base = pend;
-#pragma unroll
-            for (int k = 0; k < 4; k++) {
-                uint32_t incl = pc[k].bits;
-#pragma unroll
-                for (int o = 1; o < 32; o <<= 1) {
-                    const uint32_t v = __shfl_up_sync(kFull, incl, o);
-                    if (lane >= o) incl += v;
-                }
-                uint32_t off = base + incl - pc[k].bits;
-                for (int i = 0; i < pc[k].k; i++) {
-                    or_bits(buf, off, pc[k].v[i], pc[k].n[i]);
-                    off += pc[k].n[i];
-                }
-                base += __shfl_sync(kFull, incl, 31);
-            }
-            if (last && st.inrun) {
-                Pieces e;
-                e.k = 0;
-                e.bits = 0;
-                code_pieces(tabs + kRun, st.carry, 0, 0, e);
-                if (lane == 0)
-                    for (int i = 0, off = base; i < e.k; off += e.n[i], i++)
-                        or_bits(buf, off, e.v[i], e.n[i]);
-                base += e.bits;
-            }
-            __syncwarp();
-            /* Whole words out (all of them after the last row). */
-            const uint32_t full = last ? (base + 31) >> 5 : base >> 5;
-            for (uint32_t i = lane; i < full; i += 32)
-                if (words + i < capw) out[words + i] = buf[i];
-            __syncwarp();
-            const uint32_t keep = last ? 0u : buf[full];
-            __syncwarp(); /* every lane has read buf[full] before any clears it */
-            for (uint32_t i = lane; i <= full && i < (uint32_t)kRowWords; i += 32) buf[i] = 0;
-            __syncwarp();
-            if (lane == 0) buf[0] = keep;
-            __syncwarp();
-            words += full;
-            pend = base & 31;
-            if (last) return (words - full) * 32 + base;
+            const uint32_t bits =
+                place_row(buf, out, capw, pc, last, tabs + kRun, st.inrun ? st.carry : 0u, o);
+            if (last) return bits;
         }
 #pragma unroll
         for (int k = 0; k < 4; k++) {
@@ -366,6 +434,70 @@ __device__ uint32_t warp_block(const wcg_bc_job &j, const wcg_cblk &b, uint32_t 
         }
     }
     return 0;
+}
+
+/* One block by one warp from count's tokens: no contexts and no run
+ * search, only the symbols' bits. A term's run length is the number of
+ * skipped positions before it (in raster order, across rows); `carry`
+ * counts those at the end of the rows so far, and a block that ends in
+ * skips closes with a run of them (walk's order and symbols). */
+__device__ uint32_t warp_emit(const wcg_bc_job &j, const wcg_cblk &b, const wcg_huf *tabs,
+                              uint32_t *buf, uint32_t *out)
+{
+    const uint32_t capw = b.cap / 4;
+    const int lane = threadIdx.x & 31;
+    const int W = b.w, H = b.h;
+    const int32_t *d = pick4(j.plane, b.comp) + b.base;
+    const uint8_t *tk = pick4(j.tok, b.comp) + b.base;
+    uint32_t praw[4] = {0, 0, 0, 0};
+    uint32_t carry = 0;
+    OutState o = {0, 0};
+    for (int y = 0; y < H; y++) {
+        uint32_t raw[4], q[4], t[4], kept[4];
+        const uint8_t *trow = tk + (size_t)y * b.stride;
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            const int x = k * 32 + lane;
+            t[k] = x < W ? (uint32_t)trow[x] : kSkip;
+        }
+        load_row(b, d + (size_t)y * b.stride, y, lane, raw, praw, q);
+#pragma unroll
+        for (int k = 0; k < 4; k++) kept[k] = __ballot_sync(kFull, t[k] != kSkip);
+        Bits pc[4];
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            const int x = k * 32 + lane;
+            pc[k].clear();
+            if (t[k] == kSkip) continue;
+            const uint32_t mag = quant_mag((int32_t)q[k]);
+            const int neg = (int32_t)q[k] < 0;
+            if (t[k] & kValue) {
+                code_bits(tabs + (t[k] & 31u), mag, neg, mag != 0, pc[k]);
+            } else {
+                const int ps = last_set(kept, x - 1);
+                const uint32_t r = ps >= 0 ? (uint32_t)(x - 1 - ps) : carry + (uint32_t)x;
+                code_bits(tabs + kRun, r, 0, 0, pc[k]);
+                code_bits(tabs + kTerm, mag - 1, neg, 1, pc[k]);
+            }
+        }
+        const int lk = last_set(kept, W - 1);
+        carry = lk < 0 ? carry + (uint32_t)W : (uint32_t)(W - 1 - lk);
+        const bool last = y == H - 1;
+        const uint32_t bits = place_row(buf, out, capw, pc, last, tabs + kRun, carry, o);
+        if (last) return bits;
+#pragma unroll
+        for (int k = 0; k < 4; k++) praw[k] = raw[k];
+    }
+    return 0;
+}
+
+/* A block (or tile) into its slot: TOK, from the tokens count left. */
+template <bool TOK>
+__device__ __forceinline__ uint32_t code_block(const wcg_bc_job &j, const wcg_cblk &b,
+                                               const wcg_huf *tabs, uint32_t *buf, uint32_t *out)
+{
+    return TOK ? warp_emit(j, b, tabs, buf, out)
+               : warp_block<true>(j, b, nullptr, tabs, buf, out, nullptr);
 }
 
 /* ---- entropy 2: tiles of a block (block_tiles.h) ---------------------------- */
@@ -386,7 +518,7 @@ __device__ __forceinline__ wcg_cblk tile_of(const wcg_cblk &b, uint32_t t, uint3
 __device__ bool tile_zero(const wcg_bc_job &j, const wcg_cblk &k)
 {
     const unsigned lane = threadIdx.x & 31;
-    const int32_t *d = j.plane[k.comp] + k.base;
+    const int32_t *d = pick4(j.plane, k.comp) + k.base;
     bool nz = false;
     if (lane < k.w)
         for (uint32_t y = 0; y < k.h; y++) nz |= __ldg(d + (size_t)y * k.stride + lane) != 0;
@@ -397,6 +529,7 @@ __device__ bool tile_zero(const wcg_bc_job &j, const wcg_cblk &k)
  * tiles' bit lengths in the slot's first n words, then each tile's bits
  * from a word boundary of their own. sizes[i] gets the payload's bytes
  * (header, lengths and the sub-streams end to end). */
+template <bool TOK>
 __device__ void emit_tiles(const wcg_bc_job &j, const wcg_cblk &b, const wcg_huf *tabs,
                            uint32_t *buf, uint8_t *slots, uint32_t *sizes, uint32_t i)
 {
@@ -412,7 +545,7 @@ __device__ void emit_tiles(const wcg_bc_job &j, const wcg_cblk &b, const wcg_huf
         uint32_t bits = 0;
         if (!tile_zero(j, k)) {
             k.cap = b.cap - at;
-            bits = warp_block<true>(j, k, nullptr, tabs, buf, slot + at / 4);
+            bits = code_block<TOK>(j, k, tabs, buf, slot + at / 4);
             at += (bits + 31) / 32 * 4;
             over = at > b.cap;
         }
@@ -431,7 +564,14 @@ __device__ void emit_tiles(const wcg_bc_job &j, const wcg_cblk &b, const wcg_huf
 
 constexpr int kCountWarps = 8, kEmitWarps = 4;
 
-__global__ void __launch_bounds__(kCountWarps * 32)
+/* Where count writes a block's tokens, or nullptr (none asked). */
+__device__ __forceinline__ uint8_t *tok_of(const wcg_bc_job &j, const wcg_cblk &b)
+{
+    uint8_t *t = pick4(j.tok, b.comp);
+    return t ? t + b.base : nullptr;
+}
+
+__global__ void __launch_bounds__(kCountWarps * 32, 3)
     count_warp_kernel(wcg_bc_job j, unsigned long long *hist)
 {
     extern __shared__ uint32_t sh[];
@@ -439,16 +579,17 @@ __global__ void __launch_bounds__(kCountWarps * 32)
     for (uint32_t i = threadIdx.x; i < WCG_HIST; i += blockDim.x) sh[i] = 0;
     __syncthreads();
     const uint32_t i = blockIdx.x * kCountWarps + threadIdx.x / 32;
-    if (i < j.count[c]) {
-        const wcg_cblk b = j.blocks[j.first[c] + i];
+    if (i < pick4(j.count, c)) {
+        const wcg_cblk b = j.blocks[pick4(j.first, c) + i];
         if (!j.tiled) {
-            warp_block<false>(j, b, sh, nullptr, nullptr, nullptr);
+            warp_block<false>(j, b, sh, nullptr, nullptr, nullptr, tok_of(j, b));
         } else {
             const uint32_t across = (b.w + BCT_W - 1) / BCT_W;
             const uint32_t n = across * ((b.h + BCT_H - 1) / BCT_H);
             for (uint32_t t = 0; t < n; t++) {
                 const wcg_cblk k = tile_of(b, t, across);
-                if (!tile_zero(j, k)) warp_block<false>(j, k, sh, nullptr, nullptr, nullptr);
+                if (!tile_zero(j, k))
+                    warp_block<false>(j, k, sh, nullptr, nullptr, nullptr, tok_of(j, k));
             }
         }
     }
@@ -458,6 +599,7 @@ __global__ void __launch_bounds__(kCountWarps * 32)
         if (sh[t]) atomicAdd(g + t, (unsigned long long)sh[t]);
 }
 
+template <bool TOK>
 __global__ void __launch_bounds__(kEmitWarps * 32)
     emit_warp_kernel(wcg_bc_job j, const wcg_huf *tabs, uint8_t *slots, uint32_t *sizes)
 {
@@ -470,11 +612,10 @@ __global__ void __launch_bounds__(kEmitWarps * 32)
     const wcg_cblk b = j.blocks[i];
     const wcg_huf *t = tabs + ((size_t)b.comp * WCG_NCLASS + b.cls) * WCG_NTAB;
     if (j.tiled) {
-        emit_tiles(j, b, t, rows[w], slots, sizes, i);
+        emit_tiles<TOK>(j, b, t, rows[w], slots, sizes, i);
         return;
     }
-    const uint32_t n =
-        (warp_block<true>(j, b, nullptr, t, rows[w], (uint32_t *)(slots + b.slot)) + 7) / 8;
+    const uint32_t n = (code_block<TOK>(j, b, t, rows[w], (uint32_t *)(slots + b.slot)) + 7) / 8;
     if (lane == 0) {
         if (n > b.cap) atomicOr(&sizes[j.nblocks], 1u);
         sizes[i] = n > b.cap ? 0 : n;
@@ -615,8 +756,11 @@ cudaError_t wcg_bc_emit(const wcg_bc_job *job, const wcg_huf *tabs, uint8_t *slo
                         cudaStream_t st)
 {
     if (job->nblocks == 0) return cudaSuccess;
-    emit_warp_kernel<<<(job->nblocks + kEmitWarps - 1) / kEmitWarps, kEmitWarps * 32, 0, st>>>(
-        *job, tabs, slots, sizes);
+    const unsigned grid = (job->nblocks + kEmitWarps - 1) / kEmitWarps;
+    if (job->tok[0])
+        emit_warp_kernel<true><<<grid, kEmitWarps * 32, 0, st>>>(*job, tabs, slots, sizes);
+    else
+        emit_warp_kernel<false><<<grid, kEmitWarps * 32, 0, st>>>(*job, tabs, slots, sizes);
     return cudaGetLastError();
 }
 

@@ -14,7 +14,8 @@
  * (--ppm writes the photo and stops: for timing `wcodec encode` on it;
  * --no-batch leaves out the Kodak batch rows). WC_BENCH_TRACE=1: each
  * mode's device stages and host steps of one more encode and decode, on
- * stderr.
+ * stderr; with WC_BENCH_VARIANTS as well, that encode again under each
+ * set of switches it lists (trace_variants).
  * Medians of N runs (default 9) after the first call.
  */
 #include <algorithm>
@@ -169,6 +170,52 @@ double time_encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, std::ve
         stages->container = median(c);
     }
     return median(t);
+}
+
+/* WC_BENCH_VARIANTS="A=1,B=2 A=3": the traced encode again under each
+ * space-separated set of VAR=VALUE settings (the versions a binary keeps
+ * behind WC_CUDA_* switches, side by side in one process): five encodes
+ * each, their median wall and container times, the device stages on
+ * stderr, and whether the file is the same. */
+void trace_variants(wc_ctx *ctx, const wc_params *p, const wc_image *img,
+                    const std::vector<uint8_t> &want, const char *mode)
+{
+    const char *all = getenv("WC_BENCH_VARIANTS");
+    if (!all) return;
+    char list[512];
+    snprintf(list, sizeof list, "%s", all);
+    char *save = NULL;
+    for (char *v = strtok_r(list, " ", &save); v; v = strtok_r(NULL, " ", &save)) {
+        char set[128];
+        snprintf(set, sizeof set, "%s", v);
+        char *s2 = NULL;
+        for (char *kv = strtok_r(set, ",", &s2); kv; kv = strtok_r(NULL, ",", &s2)) {
+            char *eq = strchr(kv, '=');
+            if (eq) *eq = 0, setenv(kv, eq + 1, 1);
+        }
+        setenv("WC_CUDA_TIMES", "1", 1);
+        fprintf(stderr, "  %s variant %s:\n", mode, v);
+        std::vector<double> wall, cont;
+        bool same = true;
+        std::vector<uint8_t> f;
+        for (int r = 0; r < 5; r++) {
+            wc_times x;
+            wall.push_back(time_encode(ctx, p, img, f, 1, &x));
+            cont.push_back(1e3 * x.container);
+            same = same && f == want;
+        }
+        unsetenv("WC_CUDA_TIMES");
+        snprintf(set, sizeof set, "%s", v);
+        for (char *kv = strtok_r(set, ",", &s2); kv; kv = strtok_r(NULL, ",", &s2)) {
+            char *eq = strchr(kv, '=');
+            if (eq) *eq = 0;
+            unsetenv(kv);
+        }
+        fprintf(stderr,
+                "  %s variant %s: encode pinned median wall %.3f ms, container %.3f ms, "
+                "same file: %s\n",
+                mode, v, median(wall), median(cont), same ? "yes" : "NO");
+    }
 }
 
 /* wc_decode_into a buffer of the caller's (pinned host or device). */
@@ -585,6 +632,7 @@ int main(int argc, char **argv)
                     "  %s encode pinned: wall %.3f ms; wc_times transform %.3f, entropy %.3f, "
                     "container %.3f ms\n",
                     m.name, ms, 1e3 * x.transform, 1e3 * x.entropy, 1e3 * x.container);
+            trace_variants(gc, &p, &pimg, fgpu, m.name);
         }
         wc_image dec = {};
         double cdec = time_decode(cc, WC_BACKEND_CPU, fgpu, std::max(3, g_reps / 3), &dec);

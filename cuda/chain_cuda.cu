@@ -12,6 +12,7 @@
 #include "cuda_ctx.h"
 #include "dwt_cuda.h"
 #include "entropy_cuda.h"
+#include "crc32_cuda.h"
 #include "strip_encode.h"
 #include "tables_cuda.h"
 
@@ -62,6 +63,18 @@ wc_status ensure_events(cuda_ctx *c, wc_err *err)
     return WC_OK;
 }
 
+/* Count's token planes (entropy_cuda.h: a byte a coefficient) live
+ * behind the block slots, at this offset. */
+static size_t tokens_at(size_t slots) { return (slots + 4 + 255) & ~(size_t)255; }
+
+/* WC_CUDA_EMIT=walk: emit walks the contexts again instead of reading
+ * count's tokens (the version before e4, for comparison in one binary). */
+static bool emit_walks()
+{
+    const char *e = getenv("WC_CUDA_EMIT");
+    return e && strcmp(e, "walk") == 0;
+}
+
 /* Every buffer the device coder needs for this layout. */
 wc_status ensure_coder(cuda_ctx *c, const wc_stage_plan *p, const wc_layout *lay, size_t *slots,
                        wc_err *err)
@@ -80,11 +93,14 @@ wc_status ensure_coder(cuda_ctx *c, const wc_stage_plan *p, const wc_layout *lay
     const size_t lens = (size_t)p->components * WC_NCLASS * BC_NTAB * BC_NSYM;
     WC_FORWARD_IF_ERROR(grow(&c->blocks, &c->blocks_cap, nb * sizeof(wcg_cblk), err,
                              "allocating block descriptors"));
-    WC_FORWARD_IF_ERROR(grow(&c->slots, &c->slots_cap, *slots + 4, err, "allocating block slots"));
+    const size_t tokens = coef_elems(p) * p->components;
+    WC_FORWARD_IF_ERROR(grow(&c->slots, &c->slots_cap, tokens_at(*slots) + tokens, err,
+                             "allocating block slots and tokens"));
     WC_FORWARD_IF_ERROR(
         grow(&c->payload, &c->payload_cap, *slots + 4, err, "allocating the payload"));
+    /* The sizes, the overflow flag, then the payload parts' CRC words. */
     WC_FORWARD_IF_ERROR(
-        grow(&c->sizes, &c->sizes_cap, (nb + 1) * 4, err, "allocating block sizes"));
+        grow(&c->sizes, &c->sizes_cap, (nb + 5) * 4, err, "allocating block sizes"));
     WC_FORWARD_IF_ERROR(
         grow(&c->offsets, &c->offsets_cap, (nb + 1) * 8, err, "allocating block offsets"));
     WC_FORWARD_IF_ERROR(grow(&c->hist, &c->hist_cap, hist, err, "allocating histograms"));
@@ -92,7 +108,7 @@ wc_status ensure_coder(cuda_ctx *c, const wc_stage_plan *p, const wc_layout *lay
     WC_FORWARD_IF_ERROR(grow(&c->lens, &c->lens_cap, lens, err, "allocating code lengths"));
     WC_FORWARD_IF_ERROR(
         grow_pinned(&c->h_lens, &c->h_lens_cap, lens, err, "allocating pinned code lengths"));
-    WC_FORWARD_IF_ERROR(grow_pinned(&c->h_sizes, &c->h_sizes_cap, (nb + 1) * 4 + 8, err,
+    WC_FORWARD_IF_ERROR(grow_pinned(&c->h_sizes, &c->h_sizes_cap, (nb + 5) * 4 + 8, err,
                                     "allocating pinned sizes"));
     WC_FORWARD_IF_ERROR(ensure_events(c, err));
     return WC_OK;
@@ -176,6 +192,37 @@ wc_status write_tables(const wcx_header *h, const uint8_t *lens, es_output *out,
     return WC_OK;
 }
 
+/* WC_CUDA_HOST_CRC=1: the host reads the payload again for the WDAT
+ * chunks' CRCs (the version before c1, for comparison in one binary). */
+static bool host_crc()
+{
+    const char *e = getenv("WC_CUDA_HOST_CRC");
+    return e && strcmp(e, "1") == 0;
+}
+
+/* Each component's CRC-32 on the device behind the pack (crc32_cuda.h),
+ * into the words after the overflow flag; *parts for device_code to read
+ * them. */
+wc_status device_crc(cuda_ctx *c, size_t nb, const size_t *size, uint32_t components,
+                     wcg_crc_parts *parts, wc_err *err)
+{
+    uint32_t *acc = (uint32_t *)c->sizes + nb + 1;
+    parts->n = components;
+    unsigned long long at = 0;
+    for (uint32_t k = 0; k < components; k++) {
+        parts->start[k] = at;
+        parts->end[k] = at += size[k];
+    }
+    CUDA_TRY(err, cudaMemsetAsync(acc, 0, 16, c->stream), "clearing the CRCs");
+    CUDA_TRY(err, wcg_crc32_parts((const uint8_t *)c->payload, parts, acc, c->stream),
+             "checksumming the payload");
+    CUDA_TRY(err,
+             cudaMemcpyAsync((uint32_t *)c->h_sizes + nb + 1, acc, 16, cudaMemcpyDeviceToHost,
+                             c->stream),
+             "downloading the CRCs");
+    return WC_OK;
+}
+
 /* Entropy 3: no tables, and each coding thread's scratch. */
 static int arith_of(const wc_chain *ch) { return ch->header->entropy == 3; }
 
@@ -233,6 +280,11 @@ wc_status device_code(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, es
             err,
             cudaMemcpyAsync(c->h_payload, c->payload, total, cudaMemcpyDeviceToHost, c->stream),
             "downloading the payload");
+    /* Behind the payload's download on the one stream: a few tens of µs
+     * that spare the host a pass over the payload. */
+    wcg_crc_parts parts = {};
+    const bool crc = !host_crc();
+    if (crc) WC_FORWARD_IF_ERROR(device_crc(c, nb, size, lay->components, &parts, err));
     CUDA_TRY(err, mark(c, 7), "timing");
     /* The code lengths came down before the sizes: the tables are written
      * while the payload comes down. */
@@ -248,7 +300,10 @@ wc_status device_code(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, es
         out->data[k] = src;
         out->data_size[k] = size[k];
         src += size[k];
+        /* ~acc (crc32_cuda.h); an empty part's CRC is 0. */
+        out->data_crc[k] = size[k] ? ~hs[nb + 1 + k] : 0;
     }
+    out->have_data_crc = crc;
     return WC_OK;
 }
 
@@ -274,6 +329,9 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
     job.components = p->components;
     job.run_max = run_max_of(ch->header);
     job.tiled = ch->header->entropy == 2;
+    if (!arith_of(ch) && !emit_walks())
+        for (uint32_t k = 0; k < p->components; k++)
+            job.tok[k] = (uint8_t *)c->slots + tokens_at(slots) + k * coef_elems(p);
     for (uint32_t k = 0; k < p->components; k++) {
         const size_t end = k + 1 < lay->components ? lay->first_block[k + 1] : lay->nblocks;
         job.first[k] = (uint32_t)lay->first_block[k];

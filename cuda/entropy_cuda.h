@@ -55,6 +55,11 @@ typedef struct wcg_bc_job {
     const int32_t *plane[4]; /* quantized coefficients, band layout */
     uint32_t run_max;
     uint32_t tiled; /* entropy 2: each block as tiles (block_tiles.h) */
+    /* Each component's token plane (a byte a coefficient, the planes'
+     * layout), or all NULL: count writes each position's symbol kind and
+     * context there and emit codes from them without walking the
+     * contexts again; NULL: emit walks as count does (WC_CUDA_EMIT=walk). */
+    uint8_t *tok[4];
 } wcg_bc_job;
 
 /* hist: components x WCG_HIST counters, zeroed by the caller. */

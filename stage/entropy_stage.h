@@ -20,6 +20,11 @@ typedef struct es_output {
     int data_borrowed;    /* data[] points into a backend's staging
                                 buffer (valid until its next call): not
                                 freed by es_output_free */
+    /* have_data_crc: data_crc[c] is zlib's crc32 of data[c], computed where
+     * the payload was made (the CUDA backend's device), so that the WDAT
+     * chunks are written without reading the payload again. */
+    int have_data_crc;
+    uint32_t data_crc[4];
 } es_output;
 
 wc_status es_encode(const wcx_header *h, const wc_layout *lay, int32_t *const *planes, int threads,

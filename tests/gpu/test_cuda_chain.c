@@ -232,6 +232,31 @@ static void test_random(void **state)
     }
 }
 
+/* The coder's other emit (WC_CUDA_EMIT=walk: emit walks the contexts
+ * again instead of reading count's tokens, cuda/PERF_NOTES.md e4) writes
+ * the same files: random cases of the Huffman modes through it. */
+static void test_emit_walk(void **state)
+{
+    (void)state;
+    test_rng r;
+    test_rng_seed(&r, 13);
+    static const int modes[] = {M_LOSSLESS, M_LOSSY97, M_DCT, M_TILES, M_TILES97};
+    setenv("WC_CUDA_EMIT", "walk", 1);
+    for (int i = 0; i < 15; i++) {
+        tcase t = {(uint32_t)test_rng_range(&r, 1, 300),
+                   (uint32_t)test_rng_range(&r, 1, 200),
+                   (uint32_t)test_rng_range(&r, 1, 4),
+                   (uint32_t)test_rng_range(&r, 1, 16),
+                   modes[test_rng_range(&r, 0, 4)],
+                   32 << test_rng_range(&r, 0, 2),
+                   30.0f,
+                   7000u + (uint64_t)i,
+                   0};
+        check_case(&t);
+    }
+    unsetenv("WC_CUDA_EMIT");
+}
+
 /* A large image: many blocks per band, every class busy. */
 static void test_large(void **state)
 {
@@ -514,6 +539,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_modes_sizes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_random, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_emit_walk, setup, teardown),
         cmocka_unit_test_setup_teardown(test_large, setup, teardown),
         cmocka_unit_test_setup_teardown(test_zero_levels, setup, teardown),
         cmocka_unit_test_setup_teardown(test_damage, setup, teardown),
