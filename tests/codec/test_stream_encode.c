@@ -155,6 +155,54 @@ static void test_rows_equal_whole(void **state)
     wc_ctx_free(ctx);
 }
 
+/* The DCT and LOT by strips of 8 rows (codec/stream_dct.c): heights
+ * that are and are not multiples of 8 (the mirrored rows below the image
+ * come from up to 7 rows above, across strips), under 8 rows (the mirror
+ * folds), one block row and several (the LOT's halo), 1 to 4 components
+ * (the alpha of 2 and 4 stays on the DWT), quality and step, every coder. */
+static void test_rows_dct_lot_equal_whole(void **state)
+{
+    (void)state;
+    static const uint32_t shapes[][2] = {{1, 1},   {1, 19},   {19, 1},   {3, 3},  {8, 8},
+                                         {9, 9},   {13, 12},  {16, 24},  {7, 41}, {40, 7},
+                                         {33, 65}, {131, 37}, {97, 101}, {5, 203}};
+    test_rng r;
+    test_rng_seed(&r, 23);
+    wc_ctx *ctx = wc_ctx_create();
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+        for (uint32_t nc = 1; nc <= 4; nc++) {
+            const uint32_t depth = (k + nc) % 3 == 0 ? 16 : (k + nc) % 3 == 1 ? 8 : 12;
+            wc_image img = make_image(&r, shapes[k][0], shapes[k][1], nc, depth);
+            for (int tf = WC_TRANSFORM_DCT; tf <= WC_TRANSFORM_LOT; tf++) {
+                wc_params p;
+                wc_params_init(&p);
+                p.lossless = 0;
+                p.transform = (wc_transform)tf;
+                p.threads = 1 + (int)((k + nc) % 3);
+                p.levels = 3; /* the alpha's DWT */
+                p.quality = 90;
+                check_same(ctx, &p, &img, (int)(k & 1));
+                p.quality = 35;
+                p.threshold = 0.5f;
+                p.entropy = WC_ENTROPY_DEFLATE;
+                check_same(ctx, &p, &img, (int)(nc & 1));
+                p.quality = 0;
+                p.step = 0.75f;
+                p.threshold = 0;
+                p.entropy = WC_ENTROPY_HUFFMAN_TILES;
+                p.block_size = 16;
+                check_same(ctx, &p, &img, 0);
+                p.step = 12.0f;
+                p.entropy = WC_ENTROPY_HUFFMAN;
+                p.block_size = 64;
+                check_same(ctx, &p, &img, 1);
+            }
+            wc_image_free(&img);
+        }
+    }
+    wc_ctx_free(ctx);
+}
+
 static void test_rows_every_level(void **state)
 {
     (void)state;
@@ -255,7 +303,7 @@ static void test_rows_failures(void **state)
     assert_int_equal(wc_encode_rows(ctx, &q, &img, &src5, NULL, buf_append, &out),
                      WC_ERR_UNSUPPORTED);
     q.bpp = 0;
-    q.transform = WC_TRANSFORM_DCT;
+    q.dwt_scheme = WC_DWT_MONOLITHIC;
     assert_false(wc_encode_rows_supported(&img, &q));
     q = p;
     q.max_memory = 1000;
@@ -324,6 +372,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows_equal_whole),
+        cmocka_unit_test(test_rows_dct_lot_equal_whole),
         cmocka_unit_test(test_rows_every_level),
         cmocka_unit_test(test_rows_auto_is_photograph_layout),
         cmocka_unit_test(test_rows_metadata),
