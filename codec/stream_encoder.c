@@ -642,9 +642,14 @@ wc_status wc_encode_rows(wc_ctx *ctx, const wc_params *p, const wc_image *shape,
     }
     if (s == WC_OK) {
         size_t n = strlen(ctx->note);
+        char how[48];
+        if (e.h.transform == WC_TRANSFORM_DWT)
+            snprintf(how, sizeof how, "%d level(s)", e.h.levels);
+        else /* DCT / LOT: stream_dct.c */
+            snprintf(how, sizeof how, "the %s in strips of 8 rows",
+                     e.h.transform == WC_TRANSFORM_DCT ? "DCT" : "LOT");
         snprintf(ctx->note + n, sizeof ctx->note - n,
-                 "%sencoded by rows (%d level(s)%s, %s pass(es), about %.1f MiB held)",
-                 n ? "; " : "", e.h.levels,
+                 "%sencoded by rows (%s%s, %s pass(es), about %.1f MiB held)", n ? "; " : "", how,
                  p->lossless && p->levels == WC_LEVELS_AUTO ? ", the photograph layout" : "",
                  e.h.entropy == WC_ENTROPY_DEFLATE ? "one" : "two", (double)need / (1 << 20));
     }
