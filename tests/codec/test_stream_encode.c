@@ -203,6 +203,52 @@ static void test_rows_dct_lot_equal_whole(void **state)
     wc_ctx_free(ctx);
 }
 
+/* The Monolithic scheme by windows of rows (codec/stream_mono.c): heights
+ * under, at and over one window (32 rows and 12 of margin each side) and
+ * many windows, levels down to a thin level (done whole), lossless 5/3
+ * and lossy 9/7, 1 to 4 components, every coder. */
+static void test_rows_mono_equal_whole(void **state)
+{
+    (void)state;
+    static const uint32_t shapes[][2] = {{1, 1},   {1, 23},  {23, 1},  {2, 2},   {3, 2},
+                                         {5, 7},   {2, 90},  {40, 33}, {33, 56}, {17, 57},
+                                         {64, 64}, {9, 203}, {131, 97}};
+    test_rng r;
+    test_rng_seed(&r, 29);
+    wc_ctx *ctx = wc_ctx_create();
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+        for (uint32_t nc = 1; nc <= 4; nc++) {
+            const uint32_t depth = (k + nc) % 3 == 0 ? 16 : (k + nc) % 3 == 1 ? 8 : 12;
+            wc_image img = make_image(&r, shapes[k][0], shapes[k][1], nc, depth);
+            wc_params p;
+            wc_params_init(&p);
+            p.dwt_scheme = WC_DWT_MONOLITHIC;
+            p.threads = 1 + (int)((k + nc) % 3);
+            p.levels = 1 + (int)((k + nc) % 6);
+            check_same(ctx, &p, &img, (int)(k & 1));
+            p.entropy = WC_ENTROPY_DEFLATE;
+            check_same(ctx, &p, &img, 0);
+            wc_params q;
+            wc_params_init(&q);
+            q.dwt_scheme = WC_DWT_MONOLITHIC;
+            q.threads = p.threads;
+            q.levels = 6;
+            q.lossless = 0;
+            q.wavelet = 97;
+            q.step = 2.5f;
+            check_same(ctx, &q, &img, (int)(nc & 1));
+            q.wavelet = 53;
+            q.step = 0;
+            q.quality = 50;
+            q.entropy = WC_ENTROPY_HUFFMAN_TILES;
+            q.block_size = 16;
+            check_same(ctx, &q, &img, 1);
+            wc_image_free(&img);
+        }
+    }
+    wc_ctx_free(ctx);
+}
+
 static void test_rows_every_level(void **state)
 {
     (void)state;
@@ -303,7 +349,7 @@ static void test_rows_failures(void **state)
     assert_int_equal(wc_encode_rows(ctx, &q, &img, &src5, NULL, buf_append, &out),
                      WC_ERR_UNSUPPORTED);
     q.bpp = 0;
-    q.dwt_scheme = WC_DWT_MONOLITHIC;
+    q.memory = WC_MEMORY_DEVICE;
     assert_false(wc_encode_rows_supported(&img, &q));
     q = p;
     q.max_memory = 1000;
@@ -373,6 +419,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows_equal_whole),
         cmocka_unit_test(test_rows_dct_lot_equal_whole),
+        cmocka_unit_test(test_rows_mono_equal_whole),
         cmocka_unit_test(test_rows_every_level),
         cmocka_unit_test(test_rows_auto_is_photograph_layout),
         cmocka_unit_test(test_rows_metadata),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cli_encode_rows.sh -- wcodec encode by rows (issue 15, --stream): the file is
 # byte for byte the whole-image encode's for PNG (RGB, RGBA, 16-bit gray,
-# metadata) and PGM/PPM inputs, lossless and lossy, DWT, DCT and LOT;
+# metadata) and PGM/PPM inputs, lossless and lossy, DWT (both schemes),
+# DCT and LOT;
 # --max-memory below the whole image's need but above the rows' takes the
 # rows path on its own; a truncated or damaged input exits 1 with a message naming the
 # file and leaves no output; --verbose says the layout.
@@ -43,7 +44,8 @@ expect 0 "" "$wcodec" decode -q src.wcx rgb.ppm
 expect 0 "" "$wcodec" encode -q "$image" gray.wcx --levels 2
 for opts in "" "--quality 70" "--step 6 --wavelet 53" "--levels 0" "--entropy deflate" \
   "--block 16 --levels 3" "--transform dct" "--transform dct --quality 40 --entropy deflate" \
-  "--transform lot --step 8" "--transform lot --quality 90 --block 32"; do
+  "--transform lot --step 8" "--transform lot --quality 90 --block 32" \
+  "--dwt-scheme monolithic" "--dwt-scheme monolithic --quality 60"; do
   # shellcheck disable=SC2086
   same rgb.png $opts
   # shellcheck disable=SC2086
