@@ -8,7 +8,8 @@
 #
 #   bench/encode_memory_dct.sh [BUILD_DIR] [WORK_DIR]
 #   env: KODAK_DIR (../shared/corpus/kodak), RUNS (3), SIDE (8192),
-#        QUALITY (75: wcodec --quality and cjpeg -quality), NO_LOT=1
+#        QUALITY (75: wcodec --quality and cjpeg -quality), NO_LOT=1,
+#        MONO=1 also the Monolithic 9/7 at --step 15 by rows and whole
 set -eu
 BUILD=${1:-build}
 WORK=${2:-/tmp/wcodec-encode-memory-dct}
@@ -53,4 +54,9 @@ fi
 if [ -z "${NO_LOT:-}" ]; then
     run "wcodec LOT --quality $QUALITY --stream" "$WORK/o.wcx" "$W" encode "$IN" "$WORK/o.wcx" --transform lot --quality "$QUALITY" --stream --threads 1 -q
     run "wcodec LOT --quality $QUALITY, whole image" "$WORK/o.wcx" "$W" encode "$IN" "$WORK/o.wcx" --transform lot --quality "$QUALITY" --no-stream --threads 1 -q
+fi
+if [ -n "${MONO:-}" ]; then
+    run "wcodec Monolithic 9/7 --step 15 --stream" "$WORK/o.wcx" "$W" encode "$IN" "$WORK/o.wcx" --dwt-scheme monolithic --step 15 --stream --threads 1 -q
+    run "wcodec Monolithic 9/7 --step 15, whole" "$WORK/o.wcx" "$W" encode "$IN" "$WORK/o.wcx" --dwt-scheme monolithic --step 15 --no-stream --threads 1 -q
+    run "wcodec separable 9/7 --step 15 --stream" "$WORK/o.wcx" "$W" encode "$IN" "$WORK/o.wcx" --step 15 --stream --threads 1 -q
 fi
