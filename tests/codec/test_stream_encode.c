@@ -362,17 +362,10 @@ static void test_rows_failures(void **state)
 
 /* Every allocation failing in turn: WC_ERR_NOMEM and nothing written,
  * until there are enough and the file is the whole encode's. */
-static void test_rows_out_of_memory(void **state)
+static void check_out_of_memory(wc_ctx *ctx, const wc_params *pp, const wc_image *im)
 {
-    (void)state;
-    test_rng r;
-    test_rng_seed(&r, 19);
-    wc_ctx *ctx = wc_ctx_create();
-    wc_image img = make_image(&r, 37, 23, 3, 8);
-    wc_params p;
-    wc_params_init(&p);
-    p.levels = 2;
-    p.threads = 1; /* the injector counts this thread's allocations */
+    const wc_params p = *pp;
+    const wc_image img = *im;
     void *ref = NULL;
     size_t ref_size = 0;
     assert_int_equal(wc_encode_alloc(ctx, &p, &img, &ref, &ref_size), WC_OK);
@@ -396,6 +389,27 @@ static void test_rows_out_of_memory(void **state)
     }
     assert_int_equal(s, WC_OK);
     wc_free(ref);
+}
+
+static void test_rows_out_of_memory(void **state)
+{
+    (void)state;
+    test_rng r;
+    test_rng_seed(&r, 19);
+    wc_ctx *ctx = wc_ctx_create();
+    wc_image img = make_image(&r, 37, 23, 3, 8);
+    wc_params p;
+    wc_params_init(&p);
+    p.levels = 2;
+    p.threads = 1; /* the injector counts this thread's allocations */
+    check_out_of_memory(ctx, &p, &img);
+    wc_params q = p; /* the DCT and LOT (stream_dct.c) */
+    q.lossless = 0;
+    q.transform = WC_TRANSFORM_LOT;
+    check_out_of_memory(ctx, &q, &img);
+    q = p; /* the Monolithic scheme (stream_mono.c) */
+    q.dwt_scheme = WC_DWT_MONOLITHIC;
+    check_out_of_memory(ctx, &q, &img);
     wc_image_free(&img);
     wc_ctx_free(ctx);
 }
@@ -412,6 +426,18 @@ static void test_rows_memory_grows_with_width(void **state)
     assert_true(mb - ma < (uint64_t)4096 * 65536 * 3 / 16);
     assert_true(wc_encode_rows_memory(&a, &p, 0) > ma);
     assert_true(ma < wc_encode_memory(&a, &p) / 4);
+    /* the same for the DCT (strips) and the Monolithic scheme (windows) */
+    wc_params q = p;
+    q.lossless = 0;
+    q.transform = WC_TRANSFORM_DCT;
+    for (int k = 0; k < 2; k++) {
+        const uint64_t qa = wc_encode_rows_memory(&a, &q, 1), qb = wc_encode_rows_memory(&b, &q, 1);
+        assert_true(qa > 0 && qb > qa);
+        assert_true(qb - qa < (uint64_t)4096 * 65536 * 3 / 16);
+        assert_true(qa < wc_encode_memory(&a, &q) / 4);
+        q = p;
+        q.dwt_scheme = WC_DWT_MONOLITHIC;
+    }
 }
 
 int main(void)
