@@ -38,6 +38,8 @@
 #include "plan.h"
 #include "quantizer.h"
 #include "rle.h"
+#include "stream_dct.h"
+#include "stream_mono.h"
 #include "zcodec.h"
 
 /* One band's buffer: a row of code blocks, quantized. */
@@ -57,8 +59,10 @@ struct senc;
 typedef struct scomp {
     struct senc *e;
     uint32_t c;
-    int family; /* 53 or 97 */
+    int family; /* 53 or 97; 97 (float samples) for the DCT and LOT too */
     dwl *t;
+    sdct *blk;   /* the DCT or LOT in place of t (stream_dct.h) */
+    smono *mono; /* the Monolithic scheme in place of t (stream_mono.h) */
     sband band[WC_MAX_BANDS];
     uint16_t *tok;
     uint32_t *scratch;
@@ -237,6 +241,10 @@ static void senc_free(senc *e)
     for (uint32_t c = 0; c < 4; c++) {
         dwl_free(e->comp[c].t);
         e->comp[c].t = NULL;
+        sdct_free(e->comp[c].blk);
+        e->comp[c].blk = NULL;
+        smono_free(e->comp[c].mono);
+        e->comp[c].mono = NULL;
         scomp *sc = &e->comp[c];
         for (uint32_t b = 0; b < WC_MAX_BANDS; b++) wc_free(sc->band[b].rows);
         wc_free(sc->tok);
@@ -276,8 +284,8 @@ int wc_encode_rows_supported(const wc_image *shape, const wc_params *p)
     if (!shape || !p || p->abi != WC_ABI_VERSION) return 0;
     if (shape->components < 1 || shape->components > 4 || shape->width < 1 || shape->height < 1)
         return 0;
-    if (p->memory == WC_MEMORY_DEVICE || p->dwt_scheme != WC_DWT_SEPARABLE) return 0;
-    if (!p->lossless && (p->bpp > 0 || p->transform != WC_TRANSFORM_DWT)) return 0;
+    if (p->memory == WC_MEMORY_DEVICE) return 0;
+    if (!p->lossless && p->bpp > 0) return 0;
     return p->entropy == WC_ENTROPY_HUFFMAN || p->entropy == WC_ENTROPY_DEFLATE ||
            p->entropy == WC_ENTROPY_HUFFMAN_TILES;
 }
@@ -309,7 +317,9 @@ uint64_t wc_encode_rows_memory(const wc_image *shape, const wc_params *p, int st
     const uint64_t bps = shape->bit_depth > 8 ? 2 : 1;
     n += SENC_BATCH * w * shape->components * bps; /* the rows read at a time */
     for (uint32_t c = 0; c < shape->components; c++) {
-        n += dwl_bytes(shape->width, e.h.levels);
+        n += e.plan.transform[c] != WC_TRANSFORM_DWT ? sdct_bytes(shape->width)
+             : dwt_is_mono(e.h.wavelet[c])           ? smono_bytes(shape->width, e.h.levels)
+                                                     : dwl_bytes(shape->width, e.h.levels);
         n += SENC_BATCH * w * 4 * 2; /* their planes (int and float) */
         /* the block coder's scratch, and a row of blocks coded (about the
          * samples' size lossless) */
@@ -341,7 +351,7 @@ static wc_status senc_alloc(senc *e, const wc_image *shape)
         scomp *sc = &e->comp[c];
         sc->e = e;
         sc->c = c;
-        sc->family = dwt_family(e->h.wavelet[c]);
+        sc->family = e->plan.transform[c] == WC_TRANSFORM_DWT ? dwt_family(e->h.wavelet[c]) : 97;
         sc->tok = wc_malloc_array(block_tok_cap(side), sizeof(uint16_t));
         sc->scratch = wc_malloc_array(bc_scratch_elems(), sizeof(uint32_t));
         sc->values = wc_malloc_array((size_t)side * side, sizeof(int32_t));
@@ -383,6 +393,15 @@ static void push_rows(void *arg, size_t c, int worker)
     scomp *sc = &j->e->comp[c];
     for (uint32_t k = 0; k < j->rows && sc->status == WC_OK; k++) {
         const size_t off = (size_t)k * j->w;
+        if (sc->blk) {
+            sdct_push(sc->blk, j->fp[c] + off);
+            continue;
+        }
+        if (sc->mono) {
+            smono_push(sc->mono, sc->family == 97 ? (const void *)(j->fp[c] + off)
+                                                  : (const void *)(j->ip[c] + off));
+            continue;
+        }
         dwl_push(sc->t, sc->family == 97 ? (const void *)(j->fp[c] + off)
                                          : (const void *)(j->ip[c] + off));
     }
@@ -396,8 +415,19 @@ static wc_status senc_pass(senc *e, const wc_image *shape, const wc_row_source *
     for (uint32_t c = 0; c < nc; c++) {
         scomp *sc = &e->comp[c];
         dwl_free(sc->t);
-        sc->t = dwl_create(sc->family, w, shape->height, e->h.levels, put_piece, sc);
-        WC_RETURN_IF(!sc->t, err, WC_ERR_NOMEM, "out of memory (line transform)");
+        sdct_free(sc->blk);
+        smono_free(sc->mono);
+        sc->t = NULL;
+        sc->blk = NULL;
+        sc->mono = NULL;
+        if (e->plan.transform[c] != WC_TRANSFORM_DWT)
+            sc->blk = sdct_create(e->plan.transform[c], w, shape->height, put_piece, sc);
+        else if (dwt_is_mono(e->h.wavelet[c]))
+            sc->mono = smono_create(e->h.wavelet[c], w, shape->height, e->h.levels, put_piece, sc);
+        else
+            sc->t = dwl_create(sc->family, w, shape->height, e->h.levels, put_piece, sc);
+        WC_RETURN_IF(!sc->t && !sc->blk && !sc->mono, err, WC_ERR_NOMEM,
+                     "out of memory (line transform)");
         for (uint32_t b = 0; b < WC_MAX_BANDS; b++) sc->band[b].filled = sc->band[b].block_row = 0;
         sc->status = WC_OK;
     }
@@ -578,8 +608,8 @@ wc_status wc_encode_rows(wc_ctx *ctx, const wc_params *p, const wc_image *shape,
     probe.stride = 0;
     WC_FORWARD_IF_ERROR(plan_check(p, &probe, err));
     WC_RETURN_IF(!wc_encode_rows_supported(shape, p), err, WC_ERR_UNSUPPORTED,
-                 "encoding by rows needs the separable DWT on the host, lossless or at a fixed "
-                 "step (no bpp target, DCT, LOT or Monolithic scheme)");
+                 "encoding by rows needs the host, lossless or at a fixed step (no bpp "
+                 "target)");
     const uint64_t pixels = (uint64_t)shape->width * shape->height;
     const uint64_t max_px = p->max_pixels ? p->max_pixels : WC_DEFAULT_MAX_PIXELS;
     WC_RETURN_IF(pixels > max_px, err, WC_ERR_LIMIT,
@@ -627,9 +657,14 @@ wc_status wc_encode_rows(wc_ctx *ctx, const wc_params *p, const wc_image *shape,
     }
     if (s == WC_OK) {
         size_t n = strlen(ctx->note);
+        char how[48];
+        if (e.h.transform == WC_TRANSFORM_DWT)
+            snprintf(how, sizeof how, "%d level(s)", e.h.levels);
+        else /* DCT / LOT: stream_dct.c */
+            snprintf(how, sizeof how, "the %s in strips of 8 rows",
+                     e.h.transform == WC_TRANSFORM_DCT ? "DCT" : "LOT");
         snprintf(ctx->note + n, sizeof ctx->note - n,
-                 "%sencoded by rows (%d level(s)%s, %s pass(es), about %.1f MiB held)",
-                 n ? "; " : "", e.h.levels,
+                 "%sencoded by rows (%s%s, %s pass(es), about %.1f MiB held)", n ? "; " : "", how,
                  p->lossless && p->levels == WC_LEVELS_AUTO ? ", the photograph layout" : "",
                  e.h.entropy == WC_ENTROPY_DEFLATE ? "one" : "two", (double)need / (1 << 20));
     }

@@ -155,6 +155,100 @@ static void test_rows_equal_whole(void **state)
     wc_ctx_free(ctx);
 }
 
+/* The DCT and LOT by strips of 8 rows (codec/stream_dct.c): heights
+ * that are and are not multiples of 8 (the mirrored rows below the image
+ * come from up to 7 rows above, across strips), under 8 rows (the mirror
+ * folds), one block row and several (the LOT's halo), 1 to 4 components
+ * (the alpha of 2 and 4 stays on the DWT), quality and step, every coder. */
+static void test_rows_dct_lot_equal_whole(void **state)
+{
+    (void)state;
+    static const uint32_t shapes[][2] = {{1, 1},   {1, 19},   {19, 1},   {3, 3},  {8, 8},
+                                         {9, 9},   {13, 12},  {16, 24},  {7, 41}, {40, 7},
+                                         {33, 65}, {131, 37}, {97, 101}, {5, 203}};
+    test_rng r;
+    test_rng_seed(&r, 23);
+    wc_ctx *ctx = wc_ctx_create();
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+        for (uint32_t nc = 1; nc <= 4; nc++) {
+            const uint32_t depth = (k + nc) % 3 == 0 ? 16 : (k + nc) % 3 == 1 ? 8 : 12;
+            wc_image img = make_image(&r, shapes[k][0], shapes[k][1], nc, depth);
+            for (int tf = WC_TRANSFORM_DCT; tf <= WC_TRANSFORM_LOT; tf++) {
+                wc_params p;
+                wc_params_init(&p);
+                p.lossless = 0;
+                p.transform = (wc_transform)tf;
+                p.threads = 1 + (int)((k + nc) % 3);
+                p.levels = 3; /* the alpha's DWT */
+                p.quality = 90;
+                check_same(ctx, &p, &img, (int)(k & 1));
+                p.quality = 35;
+                p.threshold = 0.5f;
+                p.entropy = WC_ENTROPY_DEFLATE;
+                check_same(ctx, &p, &img, (int)(nc & 1));
+                p.quality = 0;
+                p.step = 0.75f;
+                p.threshold = 0;
+                p.entropy = WC_ENTROPY_HUFFMAN_TILES;
+                p.block_size = 16;
+                check_same(ctx, &p, &img, 0);
+                p.step = 12.0f;
+                p.entropy = WC_ENTROPY_HUFFMAN;
+                p.block_size = 64;
+                check_same(ctx, &p, &img, 1);
+            }
+            wc_image_free(&img);
+        }
+    }
+    wc_ctx_free(ctx);
+}
+
+/* The Monolithic scheme by windows of rows (codec/stream_mono.c): heights
+ * under, at and over one window (32 rows and 12 of margin each side) and
+ * many windows, levels down to a thin level (done whole), lossless 5/3
+ * and lossy 9/7, 1 to 4 components, every coder. */
+static void test_rows_mono_equal_whole(void **state)
+{
+    (void)state;
+    static const uint32_t shapes[][2] = {{1, 1},   {1, 23},  {23, 1},  {2, 2},   {3, 2},
+                                         {5, 7},   {2, 90},  {40, 33}, {33, 56}, {17, 57},
+                                         {64, 64}, {9, 203}, {131, 97}};
+    test_rng r;
+    test_rng_seed(&r, 29);
+    wc_ctx *ctx = wc_ctx_create();
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+        for (uint32_t nc = 1; nc <= 4; nc++) {
+            const uint32_t depth = (k + nc) % 3 == 0 ? 16 : (k + nc) % 3 == 1 ? 8 : 12;
+            wc_image img = make_image(&r, shapes[k][0], shapes[k][1], nc, depth);
+            wc_params p;
+            wc_params_init(&p);
+            p.dwt_scheme = WC_DWT_MONOLITHIC;
+            p.threads = 1 + (int)((k + nc) % 3);
+            p.levels = 1 + (int)((k + nc) % 6);
+            check_same(ctx, &p, &img, (int)(k & 1));
+            p.entropy = WC_ENTROPY_DEFLATE;
+            check_same(ctx, &p, &img, 0);
+            wc_params q;
+            wc_params_init(&q);
+            q.dwt_scheme = WC_DWT_MONOLITHIC;
+            q.threads = p.threads;
+            q.levels = 6;
+            q.lossless = 0;
+            q.wavelet = 97;
+            q.step = 2.5f;
+            check_same(ctx, &q, &img, (int)(nc & 1));
+            q.wavelet = 53;
+            q.step = 0;
+            q.quality = 50;
+            q.entropy = WC_ENTROPY_HUFFMAN_TILES;
+            q.block_size = 16;
+            check_same(ctx, &q, &img, 1);
+            wc_image_free(&img);
+        }
+    }
+    wc_ctx_free(ctx);
+}
+
 static void test_rows_every_level(void **state)
 {
     (void)state;
@@ -255,7 +349,7 @@ static void test_rows_failures(void **state)
     assert_int_equal(wc_encode_rows(ctx, &q, &img, &src5, NULL, buf_append, &out),
                      WC_ERR_UNSUPPORTED);
     q.bpp = 0;
-    q.transform = WC_TRANSFORM_DCT;
+    q.memory = WC_MEMORY_DEVICE;
     assert_false(wc_encode_rows_supported(&img, &q));
     q = p;
     q.max_memory = 1000;
@@ -268,17 +362,10 @@ static void test_rows_failures(void **state)
 
 /* Every allocation failing in turn: WC_ERR_NOMEM and nothing written,
  * until there are enough and the file is the whole encode's. */
-static void test_rows_out_of_memory(void **state)
+static void check_out_of_memory(wc_ctx *ctx, const wc_params *pp, const wc_image *im)
 {
-    (void)state;
-    test_rng r;
-    test_rng_seed(&r, 19);
-    wc_ctx *ctx = wc_ctx_create();
-    wc_image img = make_image(&r, 37, 23, 3, 8);
-    wc_params p;
-    wc_params_init(&p);
-    p.levels = 2;
-    p.threads = 1; /* the injector counts this thread's allocations */
+    const wc_params p = *pp;
+    const wc_image img = *im;
     void *ref = NULL;
     size_t ref_size = 0;
     assert_int_equal(wc_encode_alloc(ctx, &p, &img, &ref, &ref_size), WC_OK);
@@ -302,6 +389,27 @@ static void test_rows_out_of_memory(void **state)
     }
     assert_int_equal(s, WC_OK);
     wc_free(ref);
+}
+
+static void test_rows_out_of_memory(void **state)
+{
+    (void)state;
+    test_rng r;
+    test_rng_seed(&r, 19);
+    wc_ctx *ctx = wc_ctx_create();
+    wc_image img = make_image(&r, 37, 23, 3, 8);
+    wc_params p;
+    wc_params_init(&p);
+    p.levels = 2;
+    p.threads = 1; /* the injector counts this thread's allocations */
+    check_out_of_memory(ctx, &p, &img);
+    wc_params q = p; /* the DCT and LOT (stream_dct.c) */
+    q.lossless = 0;
+    q.transform = WC_TRANSFORM_LOT;
+    check_out_of_memory(ctx, &q, &img);
+    q = p; /* the Monolithic scheme (stream_mono.c) */
+    q.dwt_scheme = WC_DWT_MONOLITHIC;
+    check_out_of_memory(ctx, &q, &img);
     wc_image_free(&img);
     wc_ctx_free(ctx);
 }
@@ -318,12 +426,26 @@ static void test_rows_memory_grows_with_width(void **state)
     assert_true(mb - ma < (uint64_t)4096 * 65536 * 3 / 16);
     assert_true(wc_encode_rows_memory(&a, &p, 0) > ma);
     assert_true(ma < wc_encode_memory(&a, &p) / 4);
+    /* the same for the DCT (strips) and the Monolithic scheme (windows) */
+    wc_params q = p;
+    q.lossless = 0;
+    q.transform = WC_TRANSFORM_DCT;
+    for (int k = 0; k < 2; k++) {
+        const uint64_t qa = wc_encode_rows_memory(&a, &q, 1), qb = wc_encode_rows_memory(&b, &q, 1);
+        assert_true(qa > 0 && qb > qa);
+        assert_true(qb - qa < (uint64_t)4096 * 65536 * 3 / 16);
+        assert_true(qa < wc_encode_memory(&a, &q) / 4);
+        q = p;
+        q.dwt_scheme = WC_DWT_MONOLITHIC;
+    }
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows_equal_whole),
+        cmocka_unit_test(test_rows_dct_lot_equal_whole),
+        cmocka_unit_test(test_rows_mono_equal_whole),
         cmocka_unit_test(test_rows_every_level),
         cmocka_unit_test(test_rows_auto_is_photograph_layout),
         cmocka_unit_test(test_rows_metadata),

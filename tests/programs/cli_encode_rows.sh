@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # cli_encode_rows.sh -- wcodec encode by rows (issue 15, --stream): the file is
 # byte for byte the whole-image encode's for PNG (RGB, RGBA, 16-bit gray,
-# metadata) and PGM/PPM inputs, lossless and lossy; --max-memory below
-# the whole image's need but above the rows' takes the rows path on its
-# own; a truncated or damaged input exits 1 with a message naming the
+# metadata) and PGM/PPM inputs, lossless and lossy, DWT (both schemes),
+# DCT and LOT;
+# --max-memory below the whole image's need but above the rows' takes the
+# rows path on its own; a truncated or damaged input exits 1 with a message naming the
 # file and leaves no output; --verbose says the layout.
 #   usage: cli_encode_rows.sh WCODEC IMAGE.png WORK_DIR
 set -uo pipefail
@@ -42,7 +43,9 @@ expect 0 "" "$wcodec" decode -q src.wcx rgb.png
 expect 0 "" "$wcodec" decode -q src.wcx rgb.ppm
 expect 0 "" "$wcodec" encode -q "$image" gray.wcx --levels 2
 for opts in "" "--quality 70" "--step 6 --wavelet 53" "--levels 0" "--entropy deflate" \
-  "--block 16 --levels 3"; do
+  "--block 16 --levels 3" "--transform dct" "--transform dct --quality 40 --entropy deflate" \
+  "--transform lot --step 8" "--transform lot --quality 90 --block 32" \
+  "--dwt-scheme monolithic" "--dwt-scheme monolithic --quality 60"; do
   # shellcheck disable=SC2086
   same rgb.png $opts
   # shellcheck disable=SC2086
@@ -51,6 +54,8 @@ done
 # the rows path ran (not a quiet fallback to the whole image)
 expect 0 "encoded by rows" "$wcodec" encode rgb.png rows.wcx --stream -v
 expect 0 "encoded by rows" "$wcodec" encode rgb.ppm rows.wcx --stream -v
+expect 0 "encoded by rows" "$wcodec" encode rgb.ppm rows.wcx --stream -v --transform dct
+expect 0 "encoded by rows" "$wcodec" encode rgb.png rows.wcx --stream -v --transform lot
 expect 0 "" "$wcodec" encode rgb.ppm rows.wcx --no-stream -v
 grep -q "encoded by rows" err.txt && fail "--no-stream encoded by rows"
 # to standard output: the same bytes, and the line counts them
