@@ -80,11 +80,16 @@ typedef enum wc_backend_kind {
 /* Where image samples live: host memory, or CUDA device memory (a pointer
  * from cudaMalloc, on the device the CUDA backend uses). */
 typedef enum wc_memory { WC_MEMORY_HOST = 0, WC_MEMORY_DEVICE = 1 } wc_memory;
-/* How the DWT's lifting steps are arranged (format 2.0 for monolithic):
- * separable (JPEG 2000's order, 1.0 files) or Barina's non-separable
- * Monolithic scheme, the same filters with each vertical+horizontal pair
- * of steps merged into one spatial step (other rounding, other bits). */
-typedef enum wc_dwt_scheme { WC_DWT_SEPARABLE = 0, WC_DWT_MONOLITHIC = 1 } wc_dwt_scheme;
+/* How the DWT's lifting steps are arranged (format 2.0 for monolithic and
+ * explosive): separable (JPEG 2000's order, 1.0 files) or one of Barina's
+ * non-separable schemes, the same filters with each lifting pair's four
+ * 1-D steps regrouped into spatial steps (other rounding, other bits):
+ * Monolithic (two steps a pair), Explosive (three). */
+typedef enum wc_dwt_scheme {
+    WC_DWT_SEPARABLE = 0,
+    WC_DWT_MONOLITHIC = 1,
+    WC_DWT_EXPLOSIVE = 2
+} wc_dwt_scheme;
 
 #define WC_DEFAULT_MAX_PIXELS ((uint64_t)1 << 31)
 /* Decoding needs about 6 bytes a sample at its peak lossless and 10 lossy
