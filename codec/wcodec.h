@@ -300,7 +300,7 @@ typedef struct wc_info {
     uint32_t format_major, format_minor;
     int lossless;
     wc_transform transform;
-    int wavelet; /* 53 or 97; 153, 197: the same in the Monolithic scheme */
+    int wavelet; /* 53 or 97; 153, 197: the same in the Monolithic scheme; 203, 207: Explosive */
     int levels;
     int colour; /* 0 none, 1 RCT, 2 ICT, 3 palette (format 2.0) */
     wc_entropy entropy;
@@ -452,7 +452,7 @@ typedef struct wc_stream_sink {
  * p->max_memory, else WC_ERR_LIMIT. Runs on the host, on p->threads
  * threads (the blocks of a row, the window's transform; the rows do not
  * depend on them), whatever p->backend asks; p->memory must be WC_MEMORY_HOST. A file of
- * the Monolithic DWT (wavelets 153, 197) has no window inverse: it is read
+ * the Monolithic or Explosive DWT (wavelets 153, 197, 203, 207) has no window inverse: it is read
  * whole and decoded by wc_decode (under p's limits), then handed out in
  * strips. meta, when not NULL, gets the file's metadata (wc_meta_read's).
  */
