@@ -37,8 +37,9 @@ wc_status plan_check(const wc_params *p, const wc_image *img, wc_err *err)
                  WC_ERR_ARG, "unknown transform %d", (int)p->transform);
     WC_RETURN_IF(p->wavelet != 0 && p->wavelet != 53 && p->wavelet != 97, err, WC_ERR_ARG,
                  "wavelet %d (53 or 97)", p->wavelet);
-    WC_RETURN_IF(p->dwt_scheme != WC_DWT_SEPARABLE && p->dwt_scheme != WC_DWT_MONOLITHIC, err,
-                 WC_ERR_ARG, "unknown DWT scheme %d", (int)p->dwt_scheme);
+    WC_RETURN_IF(p->dwt_scheme != WC_DWT_SEPARABLE && p->dwt_scheme != WC_DWT_MONOLITHIC &&
+                     p->dwt_scheme != WC_DWT_EXPLOSIVE,
+                 err, WC_ERR_ARG, "unknown DWT scheme %d", (int)p->dwt_scheme);
     WC_RETURN_IF(p->threads < 0, err, WC_ERR_ARG, "threads %d < 0", p->threads);
     if (p->lossless) {
         WC_RETURN_IF(p->transform != WC_TRANSFORM_DWT, err, WC_ERR_ARG,
@@ -120,8 +121,9 @@ void plan_set_step(wcx_header *h, float step)
 
 int plan_wavelet(const wc_params *p, int family)
 {
-    if (p->dwt_scheme != WC_DWT_MONOLITHIC) return family;
-    return family == 53 ? DWT_53_MONO : DWT_97_MONO;
+    if (p->dwt_scheme == WC_DWT_MONOLITHIC) return family == 53 ? DWT_53_MONO : DWT_97_MONO;
+    if (p->dwt_scheme == WC_DWT_EXPLOSIVE) return family == 53 ? DWT_53_EXPL : DWT_97_EXPL;
+    return family;
 }
 
 void plan_header(const wc_params *p, const wc_image *img, float step, wcx_header *h)

@@ -31,7 +31,7 @@ void plan_from_header(const wcx_header *h, float threshold, wc_stage_plan *plan)
 int plan_levels(uint32_t w, uint32_t h, uint32_t bit_depth, int levels);
 
 /* The header's wavelet identifier for a filter family (53 or 97) under the
- * params' DWT scheme (dwt.h: DWT_53 .. DWT_97_MONO). */
+ * params' DWT scheme (dwt.h: DWT_53 .. DWT_97_EXPL). */
 int plan_wavelet(const wc_params *p, int family);
 
 #endif

@@ -29,7 +29,7 @@
 int region_needs_whole(const wcx_header *h)
 {
     for (uint32_t c = 0; c < h->components; c++)
-        if (h->wavelet[c] == 153 || h->wavelet[c] == 197) return 1;
+        if (dwt_is_mono(h->wavelet[c]) || dwt_is_expl(h->wavelet[c])) return 1;
     return 0;
 }
 

@@ -12,7 +12,7 @@
 
 /* Whether a region of this file is its whole decode, cropped: the window
  * inverse (transform/dwt_window.h) is the separable DWT's, and Barina's
- * Monolithic scheme (wavelets 153, 197) has none yet. */
+ * non-separable schemes (wavelets 153, 197, 203, 207) have none yet. */
 int region_needs_whole(const wcx_header *h);
 
 /* Checks r (NULL: the whole image) against the file's header and fills

@@ -80,11 +80,16 @@ typedef enum wc_backend_kind {
 /* Where image samples live: host memory, or CUDA device memory (a pointer
  * from cudaMalloc, on the device the CUDA backend uses). */
 typedef enum wc_memory { WC_MEMORY_HOST = 0, WC_MEMORY_DEVICE = 1 } wc_memory;
-/* How the DWT's lifting steps are arranged (format 2.0 for monolithic):
- * separable (JPEG 2000's order, 1.0 files) or Barina's non-separable
- * Monolithic scheme, the same filters with each vertical+horizontal pair
- * of steps merged into one spatial step (other rounding, other bits). */
-typedef enum wc_dwt_scheme { WC_DWT_SEPARABLE = 0, WC_DWT_MONOLITHIC = 1 } wc_dwt_scheme;
+/* How the DWT's lifting steps are arranged (format 2.0 for monolithic and
+ * explosive): separable (JPEG 2000's order, 1.0 files) or one of Barina's
+ * non-separable schemes, the same filters with each lifting pair's four
+ * 1-D steps regrouped into spatial steps (other rounding, other bits):
+ * Monolithic (two steps a pair), Explosive (three). */
+typedef enum wc_dwt_scheme {
+    WC_DWT_SEPARABLE = 0,
+    WC_DWT_MONOLITHIC = 1,
+    WC_DWT_EXPLOSIVE = 2
+} wc_dwt_scheme;
 
 #define WC_DEFAULT_MAX_PIXELS ((uint64_t)1 << 31)
 /* Decoding needs about 6 bytes a sample at its peak lossless and 10 lossy
@@ -303,7 +308,7 @@ typedef struct wc_info {
     uint32_t format_major, format_minor;
     int lossless;
     wc_transform transform;
-    int wavelet; /* 53 or 97; 153, 197: the same in the Monolithic scheme */
+    int wavelet; /* 53 or 97; 153, 197: the same in the Monolithic scheme; 203, 207: Explosive */
     int levels;
     int colour; /* 0 none, 1 RCT, 2 ICT, 3 palette (format 2.0) */
     wc_entropy entropy;
@@ -455,7 +460,7 @@ typedef struct wc_stream_sink {
  * p->max_memory, else WC_ERR_LIMIT. Runs on the host, on p->threads
  * threads (the blocks of a row, the window's transform; the rows do not
  * depend on them), whatever p->backend asks; p->memory must be WC_MEMORY_HOST. A file of
- * the Monolithic DWT (wavelets 153, 197) has no window inverse: it is read
+ * the Monolithic or Explosive DWT (wavelets 153, 197, 203, 207) has no window inverse: it is read
  * whole and decoded by wc_decode (under p's limits), then handed out in
  * strips. meta, when not NULL, gets the file's metadata (wc_meta_read's).
  */

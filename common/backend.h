@@ -79,7 +79,8 @@ typedef struct wc_stage_plan {
  * encoder ask this one question the same way. */
 static inline int wc_plan_is_float(const wc_stage_plan *p, uint32_t c)
 {
-    return p->transform[c] != WC_TRANSFORM_DWT || p->wavelet[c] == 97 || p->wavelet[c] == 197;
+    return p->transform[c] != WC_TRANSFORM_DWT || p->wavelet[c] == 97 || p->wavelet[c] == 197 ||
+           p->wavelet[c] == 207;
 }
 
 /* Coefficient planes, width[c] x height[c], row-major, Mallat layout.

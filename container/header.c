@@ -124,11 +124,15 @@ static unsigned wcx_transform_since(unsigned v) { return v <= 2 ? 1u : 0u; }
 static unsigned wcx_wavelet_since(unsigned v)
 {
     if (v == 53 || v == 97) return 1u;
-    return v == 153 || v == 197 ? 2u : 0u; /* the Monolithic 5/3 and 9/7 */
+    /* the Monolithic 5/3 and 9/7, the Explosive 5/3 and 9/7 */
+    return v == 153 || v == 197 || v == 203 || v == 207 ? 2u : 0u;
 }
 
 /* The filter family of a wavelet value: the colour transforms go by it. */
-static unsigned wcx_wavelet_family(unsigned v) { return v == 153 ? 53u : v == 197 ? 97u : v; }
+static unsigned wcx_wavelet_family(unsigned v)
+{
+    return v == 153 || v == 203 ? 53u : v == 197 || v == 207 ? 97u : v;
+}
 static unsigned wcx_colour_since(unsigned v) { return v <= 2 ? 1u : v == 3 ? 2u : 0u; }
 
 static unsigned wcx_max_u(unsigned a, unsigned b) { return a > b ? a : b; }
@@ -228,10 +232,10 @@ static wc_status wcx_hdr_wavelets(const uint8_t *p, wcx_header *h, wc_err *err)
         snprintf(field, sizeof field, "wavelet[%u]", c);
         WC_FORWARD_IF_ERROR(wcx_hdr_value(field, wv, wcx_wavelet_since(wv), h, err));
         WC_RETURN_IF(c < 3 && h->colour == 1 && wcx_wavelet_family(wv) != 53, err, WC_ERR_CORRUPT,
-                     "WHDR wavelet[%u] %u with colour RCT (needs a 5/3: 53 or 153)", c,
+                     "WHDR wavelet[%u] %u with colour RCT (needs a 5/3: 53, 153 or 203)", c,
                      (unsigned)wv);
         WC_RETURN_IF(c < 3 && h->colour == 2 && wcx_wavelet_family(wv) != 97, err, WC_ERR_CORRUPT,
-                     "WHDR wavelet[%u] %u with colour ICT (needs a 9/7: 97 or 197)", c,
+                     "WHDR wavelet[%u] %u with colour ICT (needs a 9/7: 97, 197 or 207)", c,
                      (unsigned)wv);
     }
     return WC_OK;

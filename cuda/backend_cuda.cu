@@ -181,7 +181,8 @@ wc_status check_plan(const wc_stage_plan *p, const wc_coeffs *co, wc_err *err)
                          p->transform[c] != WC_TRANSFORM_LOT,
                      err, WC_ERR_ARG, "CUDA backend: transform %d", p->transform[c]);
         WC_RETURN_IF(!is_block(p, c) && p->wavelet[c] != 53 && p->wavelet[c] != 97 &&
-                         p->wavelet[c] != 153 && p->wavelet[c] != 197,
+                         p->wavelet[c] != 153 && p->wavelet[c] != 197 && p->wavelet[c] != 203 &&
+                         p->wavelet[c] != 207,
                      err, WC_ERR_ARG, "CUDA backend: wavelet %d", p->wavelet[c]);
         WC_RETURN_IF(p->colour == WC_COLOUR_ICT && colour_active(p) && c < 3 && !is_float(p, c),
                      err, WC_ERR_ARG, "CUDA backend: ICT on an integer (5/3) plane");

@@ -117,10 +117,11 @@ void set_params(const mode &m, wc_backend_kind be, wc_params *p)
     p->lossless = m.lossless;
     p->transform = (wc_transform)m.transform;
     p->entropy = g_entropy;
-    /* WC_BENCH_DWT_SCHEME=monolithic: the same modes in the Monolithic DWT
-     * scheme, to compare it with the separable one in one device run. */
+    /* WC_BENCH_DWT_SCHEME=monolithic (or explosive): the same modes in that
+     * DWT scheme, to compare it with the separable one in one device run. */
     const char *scheme = getenv("WC_BENCH_DWT_SCHEME");
     if (scheme && !strcmp(scheme, "monolithic")) p->dwt_scheme = WC_DWT_MONOLITHIC;
+    if (scheme && !strcmp(scheme, "explosive")) p->dwt_scheme = WC_DWT_EXPLOSIVE;
     if (m.step > 0)
         p->step = m.step;
     else if (m.bpp > 0)

@@ -128,7 +128,9 @@ const char *tx_label(const result &r)
     case 53: return "53";
     case 97: return "97";
     case 153: return "53m"; /* the Monolithic scheme (dwt_mono_level.cuh) */
-    default: return "97m";
+    case 197: return "97m";
+    case 203: return "53e"; /* the Explosive scheme (same file) */
+    default: return "97e";
     }
 }
 
@@ -214,8 +216,9 @@ void bench_size(unsigned n, unsigned only_bits, int reps, cudaStream_t st, resul
                 n,        bits, 0, "floor", fl, (float)(px / (fl * 1e6)), (float)(io / (fl * 1e6)),
                 copy_gbs, "-"};
         }
-        /* Separable 5/3 and 9/7, then the same in the Monolithic scheme. */
-        static const int wavelets[] = {53, 97, 153, 197};
+        /* Separable 5/3 and 9/7, then the same in the Monolithic and the
+         * Explosive schemes. */
+        static const int wavelets[] = {53, 97, 153, 197, 203, 207};
         for (int wav : wavelets) {
             wcg_component_job j = {};
             j.width = j.height = n;

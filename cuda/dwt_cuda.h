@@ -80,6 +80,11 @@ cudaError_t wcg_dwt53m_forward_level(const wcg_fwd_level *lv, cudaStream_t st);
 cudaError_t wcg_dwt97m_forward_level(const wcg_fwd_level *lv, cudaStream_t st);
 cudaError_t wcg_dwt53m_inverse_level(const wcg_inv_level *lv, cudaStream_t st);
 cudaError_t wcg_dwt97m_inverse_level(const wcg_inv_level *lv, cudaStream_t st);
+/* The same levels in the Explosive scheme (wavelets 203, 207). */
+cudaError_t wcg_dwt53e_forward_level(const wcg_fwd_level *lv, cudaStream_t st);
+cudaError_t wcg_dwt97e_forward_level(const wcg_fwd_level *lv, cudaStream_t st);
+cudaError_t wcg_dwt53e_inverse_level(const wcg_inv_level *lv, cudaStream_t st);
+cudaError_t wcg_dwt97e_inverse_level(const wcg_inv_level *lv, cudaStream_t st);
 
 /* A wavelet identifier's level functions. */
 typedef cudaError_t (*wcg_fwd_level_fn)(const wcg_fwd_level *lv, cudaStream_t st);
@@ -114,7 +119,7 @@ static inline size_t wcg_work_elems(uint32_t width, uint32_t height)
 typedef struct wcg_component_job {
     uint32_t width, height;
     int levels;
-    int wavelet; /* 53, 97, 153 or 197 (dwt.h) */
+    int wavelet; /* 53, 97, 153, 197, 203 or 207 (dwt.h) */
     wcg_samples samples;
     void *coef;         /* width x height Mallat plane, pitch = width */
     void *work[2];      /* each wcg_work_elems(width, height) elements */

@@ -66,6 +66,8 @@ wcg_fwd_level_fn wcg_forward_level_of(int wavelet)
     case 97: return wcg_dwt97_forward_level;
     case 153: return wcg_dwt53m_forward_level;
     case 197: return wcg_dwt97m_forward_level;
+    case 203: return wcg_dwt53e_forward_level;
+    case 207: return wcg_dwt97e_forward_level;
     default: return wcg_dwt53_forward_level;
     }
 }
@@ -76,6 +78,8 @@ wcg_inv_level_fn wcg_inverse_level_of(int wavelet)
     case 97: return wcg_dwt97_inverse_level;
     case 153: return wcg_dwt53m_inverse_level;
     case 197: return wcg_dwt97m_inverse_level;
+    case 203: return wcg_dwt53e_inverse_level;
+    case 207: return wcg_dwt97e_inverse_level;
     default: return wcg_dwt53_inverse_level;
     }
 }
@@ -84,7 +88,7 @@ wcg_inv_level_fn wcg_inverse_level_of(int wavelet)
  * buffers. (Two levels a kernel measured slower: PERF_NOTES.md, v4.) */
 cudaError_t wcg_forward_component(const wcg_component_job *job, cudaStream_t st)
 {
-    const int is97 = job->wavelet == 97 || job->wavelet == 197;
+    const int is97 = job->wavelet % 10 == 7; /* 97, 197, 207 */
     const wcg_fwd_level_fn level_fn = wcg_forward_level_of(job->wavelet);
     wcg_fwd_level lv = {};
     lv.samples = job->samples;
@@ -113,7 +117,7 @@ cudaError_t wcg_forward_component(const wcg_component_job *job, cudaStream_t st)
 /* The inverse: coarsest level first, one kernel a level. */
 cudaError_t wcg_inverse_component(const wcg_component_job *job, cudaStream_t st)
 {
-    const int is97 = job->wavelet == 97 || job->wavelet == 197;
+    const int is97 = job->wavelet % 10 == 7; /* 97, 197, 207 */
     const wcg_inv_level_fn level_fn = wcg_inverse_level_of(job->wavelet);
     wcg_inv_level lv = {};
     lv.coef = (const int32_t *)job->coef;

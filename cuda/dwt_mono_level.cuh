@@ -18,6 +18,11 @@
  * scaling. Each stage spoils one pair at each strip end (HALO = stages)
  * and lags one quad row (WARM = LAG = stages).
  *
+ * The Explosive scheme (transform/dwt_expl.h, wavelets 203, 207) runs in
+ * the same kernels with its own stage (ExplFwdStage, ExplInvStage): three
+ * spatial steps a lifting pair, still four shuffles a quad row, one pair
+ * spoiled at each strip end and one quad row of lag per stage.
+ *
  * Rows and columns outside the level are loaded mirrored, so the stages
  * run on the whole-sample symmetric extension; every sum in dwt_mono.h is
  * symmetric, so the values at mirrored places equal the reflected ones
@@ -26,7 +31,10 @@
 #ifndef WC_DWT_MONO_LEVEL_CUH
 #define WC_DWT_MONO_LEVEL_CUH
 
+#include <type_traits>
+
 #include "dwt.h"
+#include "dwt_expl.h"
 #include "dwt_level.cuh"
 #include "dwt_mono.h"
 
@@ -38,6 +46,7 @@ namespace wcg
 struct Mono53 {
     using T = int32_t;
     static constexpr int STAGES = 1;
+    static constexpr bool EXPL = false;
     static __device__ __forceinline__ T pd(int, T d, T bn, T bs, T cw, T ce, T anw, T ane, T asw,
                                            T ase, bool inv)
     {
@@ -66,6 +75,7 @@ struct Mono53 {
 struct Mono97 {
     using T = float;
     static constexpr int STAGES = 2;
+    static constexpr bool EXPL = false;
     static __device__ __forceinline__ float kp(int s) { return s ? DWT97_GAMMA : DWT97_ALPHA; }
     static __device__ __forceinline__ float ku(int s) { return s ? DWT97_DELTA : DWT97_BETA; }
     /* The sums in dwt_mono.c's order: d (b north/south, c west/east), a
@@ -100,6 +110,87 @@ struct Mono97 {
         b = (b * lo) * hi;
         c = (c * hi) * lo;
         d = (d * hi) * hi;
+    }
+};
+
+/* The Explosive scheme's three steps (transform/dwt_expl.h), as amounts
+ * applied forward (inv false) or undone (inv true). Argument order is the
+ * CPU's (dwt_expl.c): diagonals nw, ne, sw, se; a from b west/east then c
+ * north/south; d from b north/south then c west/east. */
+struct Expl53 {
+    using T = int32_t;
+    static constexpr int STAGES = 1;
+    static constexpr bool EXPL = true;
+    static __device__ __forceinline__ T app(T x, T t, bool add)
+    {
+        return add ? expl53_add(x, t) : expl53_sub(x, t);
+    }
+    /* b or c from two a; d from four diagonal a (both subtracted). */
+    static __device__ __forceinline__ T pe(int, T x, T a0, T a1, bool inv)
+    {
+        return app(x, expl53_p2(a0, a1), inv);
+    }
+    static __device__ __forceinline__ T pdiag(int, T d, T nw, T ne, T sw, T se, bool inv)
+    {
+        return app(d, expl53_q4(nw, ne, sw, se), inv);
+    }
+    /* a from two b and two c (added), d from two b and two c (subtracted). */
+    static __device__ __forceinline__ T ma(int, T a, T bw, T be, T cn, T cs, bool inv)
+    {
+        return app(a, expl53_q4(bw, be, cn, cs), !inv);
+    }
+    static __device__ __forceinline__ T md(int, T d, T bn, T bs, T cw, T ce, bool inv)
+    {
+        return app(d, expl53_h4(bn, bs, cw, ce), inv);
+    }
+    /* b or c from two d; a from four diagonal d (both added). */
+    static __device__ __forceinline__ T ue(int, T x, T d0, T d1, bool inv)
+    {
+        return app(x, expl53_u2(d0, d1), !inv);
+    }
+    static __device__ __forceinline__ T ua(int, T a, T nw, T ne, T sw, T se, bool inv)
+    {
+        return app(a, expl53_s4(nw, ne, sw, se), !inv);
+    }
+    static __device__ __forceinline__ void scale(T &, T &, T &, T &, bool) {}
+};
+
+struct Expl97 {
+    using T = float;
+    static constexpr int STAGES = 2;
+    static constexpr bool EXPL = true;
+    static __device__ __forceinline__ float kp(int s) { return s ? DWT97_GAMMA : DWT97_ALPHA; }
+    static __device__ __forceinline__ float ku(int s) { return s ? DWT97_DELTA : DWT97_BETA; }
+    static __device__ __forceinline__ T app(T x, T t, bool add) { return add ? x + t : x - t; }
+    static __device__ __forceinline__ T pe(int s, T x, T a0, T a1, bool inv)
+    {
+        return app(x, expl97_t2(kp(s), a0, a1), !inv);
+    }
+    static __device__ __forceinline__ T pdiag(int s, T d, T nw, T ne, T sw, T se, bool inv)
+    {
+        const float k = kp(s);
+        return app(d, expl97_t4(k * k, nw, ne, sw, se), inv);
+    }
+    static __device__ __forceinline__ T ma(int s, T a, T bw, T be, T cn, T cs, bool inv)
+    {
+        return app(a, expl97_t4(ku(s), bw, be, cn, cs), !inv);
+    }
+    static __device__ __forceinline__ T md(int s, T d, T bn, T bs, T cw, T ce, bool inv)
+    {
+        return app(d, expl97_t4(kp(s), bn, bs, cw, ce), !inv);
+    }
+    static __device__ __forceinline__ T ue(int s, T x, T d0, T d1, bool inv)
+    {
+        return app(x, expl97_t2(ku(s), d0, d1), !inv);
+    }
+    static __device__ __forceinline__ T ua(int s, T a, T nw, T ne, T sw, T se, bool inv)
+    {
+        const float k = ku(s);
+        return app(a, expl97_t4(k * k, nw, ne, sw, se), !inv);
+    }
+    static __device__ __forceinline__ void scale(T &a, T &b, T &c, T &d, bool inv)
+    {
+        Mono97::scale(a, b, c, d, inv);
     }
 };
 
@@ -144,6 +235,112 @@ template <class M, int K> struct FwdStage {
             b[k] = b2;
             c[k] = c2;
             d[k] = d1[k];
+        }
+    }
+};
+
+/* ---- Explosive forward stage: quad row j in, quad row j - 1 out --------------
+ * On quad row j's arrival: b of row j from its a (the explode-a step needs
+ * only its own row), c and d of row j - 1 from the a of rows j - 1 and j;
+ * then row j - 1's middle step (d from the b of rows j - 1, j and its c
+ * and the right pair's c; a from the left pair's b and the c of rows
+ * j - 2, j - 1) and its explode-d step (the d of rows j - 2, j - 1 and of
+ * the left pair). Four shuffles a quad row, as the Monolithic stage. */
+template <class M, int K> struct ExplFwdStage {
+    using T = typename M::T;
+    T pa[K] = {}, pan[K] = {}, pb1[K] = {}, pc[K] = {}, pd[K] = {}; /* row j - 1 */
+    T qc1[K] = {}, qd2[K] = {}, qd2w[K] = {}; /* row j - 2: c, d done, d of pair p - 1 */
+
+    __device__ __forceinline__ void push(int s, T (&a)[K], T (&b)[K], T (&c)[K], T (&d)[K],
+                                         int lane)
+    {
+        T an[K], b1[K], c1[K], d2[K], cn1[K], bw[K], dw[K];
+        from_next<K>(a, an, lane);
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            b1[k] = M::pe(s, b[k], a[k], an[k], false);
+            c1[k] = M::pe(s, pc[k], pa[k], a[k], false);
+        }
+        from_next<K>(c1, cn1, lane);
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            const T d1 = M::pdiag(s, pd[k], pa[k], pan[k], a[k], an[k], false);
+            d2[k] = M::md(s, d1, pb1[k], b1[k], c1[k], cn1[k], false);
+        }
+        from_prev<K>(pb1, bw, lane);
+        from_prev<K>(d2, dw, lane);
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            const T a2 = M::ma(s, pa[k], bw[k], pb1[k], qc1[k], c1[k], false);
+            const T a3 = M::ua(s, a2, qd2w[k], qd2[k], dw[k], d2[k], false);
+            const T b3 = M::ue(s, pb1[k], qd2[k], d2[k], false);
+            const T c3 = M::ue(s, c1[k], dw[k], d2[k], false);
+            pa[k] = a[k];
+            pan[k] = an[k];
+            pb1[k] = b1[k];
+            pc[k] = c[k];
+            pd[k] = d[k];
+            qc1[k] = c1[k];
+            qd2[k] = d2[k];
+            qd2w[k] = dw[k];
+            a[k] = a3;
+            b[k] = b3;
+            c[k] = c3;
+            d[k] = d2[k];
+        }
+    }
+};
+
+/* ---- Explosive inverse stage: coded quad row j in, row j - 1 restored out -----
+ * Row j's explode-d step is undone from the d of rows j - 1, j (b, c) and
+ * of the left pair (a), then its middle step's a from its b and the c of
+ * rows j - 1, j; row j - 1's d then has everything (the b of rows j - 1
+ * and j, its c and the right pair's), and the explode-a step of b (row j)
+ * and of c, d (row j - 1) follows from the restored a. */
+template <class M, int K> struct ExplInvStage {
+    using T = typename M::T;
+    T rd[K] = {}, rdw[K] = {};   /* row j - 1: d as coded, d of pair p - 1 */
+    T rb1[K] = {}, rb0[K] = {};  /* row j - 1: b before explode-d, b restored */
+    T rc1[K] = {}, rcn1[K] = {}; /* row j - 1: c before explode-d, of pair p + 1 */
+    T ra[K] = {}, ran[K] = {};   /* row j - 1: a restored, of pair p + 1 */
+
+    __device__ __forceinline__ void push(int s, T (&a)[K], T (&b)[K], T (&c)[K], T (&d)[K],
+                                         int lane)
+    {
+        T dw[K], b1[K], c1[K], bw[K], a1[K], an[K], cn1[K];
+        from_prev<K>(d, dw, lane);
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            b1[k] = M::ue(s, b[k], rd[k], d[k], true);
+            c1[k] = M::ue(s, c[k], dw[k], d[k], true);
+        }
+        from_prev<K>(b1, bw, lane);
+        from_next<K>(c1, cn1, lane);
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            const T a2 = M::ua(s, a[k], rdw[k], rd[k], dw[k], d[k], true);
+            a1[k] = M::ma(s, a2, bw[k], b1[k], rc1[k], c1[k], true);
+        }
+        from_next<K>(a1, an, lane);
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            const T d1 = M::md(s, rd[k], rb1[k], b1[k], rc1[k], rcn1[k], true);
+            const T d0 = M::pdiag(s, d1, ra[k], ran[k], a1[k], an[k], true);
+            const T c0 = M::pe(s, rc1[k], ra[k], a1[k], true);
+            const T b0 = M::pe(s, b1[k], a1[k], an[k], true);
+            const T oa = ra[k], ob = rb0[k];
+            rd[k] = d[k];
+            rdw[k] = dw[k];
+            rb1[k] = b1[k];
+            rb0[k] = b0;
+            rc1[k] = c1[k];
+            rcn1[k] = cn1[k];
+            ra[k] = a1[k];
+            ran[k] = an[k];
+            a[k] = oa;
+            b[k] = ob;
+            c[k] = c0;
+            d[k] = d0;
         }
     }
 };
@@ -196,6 +393,12 @@ template <class M, int K> struct InvStage {
         }
     }
 };
+
+/* The stage a scheme lifts with. */
+template <class M, int K>
+using fwd_stage_t = std::conditional_t<M::EXPL, ExplFwdStage<M, K>, FwdStage<M, K>>;
+template <class M, int K>
+using inv_stage_t = std::conditional_t<M::EXPL, ExplInvStage<M, K>, InvStage<M, K>>;
 
 /* ---- forward level ------------------------------------------------------------- */
 
@@ -273,7 +476,7 @@ __global__ void __launch_bounds__(32 * LEVEL_WARPS)
         const int i0 = seg * seg_rows;
         const int i1 = min(i0 + seg_rows, hl);
         const int js = i0 - S, je = i1 + S;
-        FwdStage<M, K> st[S];
+        fwd_stage_t<M, K> st[S];
         Raw ra[2][K], rb[2][K], rc[2][K], rd[2][K]; /* quad j in buffer j & 1 */
         load_row(mirror(2 * js, h), ra[0], rb[0]);
         load_row(mirror(2 * js + 1, h), rc[0], rd[0]);
@@ -430,7 +633,7 @@ __global__ void __launch_bounds__(32 * LEVEL_WARPS)
         const int i0 = seg * seg_rows;
         const int i1 = min(i0 + seg_rows, hl);
         const int js = i0 - S, je = i1 + S;
-        InvStage<M, K> st[S];
+        inv_stage_t<M, K> st[S];
         RawQuad buf[2];
         load_quad(js, buf[0]);
         auto iteration = [&](int j, auto sel) {

@@ -146,8 +146,8 @@ const char cli_encoder_help[] =
     "                        images that look synthetic also try 0 levels with\n"
     "                        Huffman and deflate 9 (colour: with and without the\n"
     "                        RCT), keeping the smallest file\n"
-    "  --dwt-scheme S        separable (default) or monolithic (Barina's\n"
-    "                        non-separable lifting; a format 2.0 file)\n"
+    "  --dwt-scheme S        separable (default), monolithic or explosive (Barina's\n"
+    "                        non-separable liftings; a format 2.0 file)\n"
     "  --quality Q           1..100, lossy (default 75); 100 is lossless\n"
     "  --step S              base quantizer step, lossy\n"
     "  --bpp R               target bits per pixel, lossy (searches the step)\n"
@@ -211,8 +211,11 @@ int cli_encoder_option(int argc, char **argv, int *i, wc_params *p, int *lossy, 
             p->dwt_scheme = WC_DWT_SEPARABLE;
         else if (!strcmp(v, "monolithic"))
             p->dwt_scheme = WC_DWT_MONOLITHIC;
+        else if (!strcmp(v, "explosive"))
+            p->dwt_scheme = WC_DWT_EXPLOSIVE;
         else {
-            fprintf(stderr, "wcodec: --dwt-scheme: expected separable or monolithic, got '%s'\n",
+            fprintf(stderr,
+                    "wcodec: --dwt-scheme: expected separable, monolithic or explosive, got '%s'\n",
                     v);
             return -1;
         }

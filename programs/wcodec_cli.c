@@ -323,8 +323,11 @@ static int cmd_info(int argc, char **argv)
                in.bit_depth);
         printf("coding:      %s, %s", in.lossless ? "lossless" : "lossy", tn[in.transform]);
         if (in.transform == WC_TRANSFORM_DWT)
-            printf(" %s%s, %d level(s)", in.wavelet % 100 == 53 ? "5/3" : "9/7",
-                   in.wavelet > 100 ? " monolithic" : "", in.levels);
+            printf(" %s%s, %d level(s)", in.wavelet % 10 == 3 ? "5/3" : "9/7",
+                   in.wavelet > 200   ? " explosive"
+                   : in.wavelet > 100 ? " monolithic"
+                                      : "",
+                   in.levels);
         printf("\ncolour:      %s\n", cn[in.colour]);
         printf("entropy:     %s, code blocks %dx%d\n",
                in.entropy == WC_ENTROPY_HUFFMAN         ? "Huffman"

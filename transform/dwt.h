@@ -54,12 +54,16 @@ enum { DWT_LL = 0, DWT_HL = 1, DWT_LH = 2, DWT_HH = 3 };
 
 /* Wavelet identifiers (the header's wavelet[c]): the separable 5/3 and 9/7
  * of 1.0, and (2.0) the same filters in Barina's non-separable Monolithic
- * lifting (dwt_mono.h), whose rounding differs, so files differ. */
+ * lifting (dwt_mono.h) and Explosive lifting (dwt_expl.h: 2 for the
+ * scheme, then the filter's last digit), whose rounding differs, so files
+ * differ. */
 enum {
     DWT_53 = 53,
     DWT_97 = 97,
     DWT_53_MONO = 153,
     DWT_97_MONO = 197,
+    DWT_53_EXPL = 203,
+    DWT_97_EXPL = 207,
 };
 
 /* The filter family of a wavelet identifier: 53 (integer, reversible) or 97
@@ -67,8 +71,8 @@ enum {
  * lossless coding go by the family. */
 static inline int dwt_family(int wavelet)
 {
-    if (wavelet == DWT_53 || wavelet == DWT_53_MONO) return DWT_53;
-    if (wavelet == DWT_97 || wavelet == DWT_97_MONO) return DWT_97;
+    if (wavelet == DWT_53 || wavelet == DWT_53_MONO || wavelet == DWT_53_EXPL) return DWT_53;
+    if (wavelet == DWT_97 || wavelet == DWT_97_MONO || wavelet == DWT_97_EXPL) return DWT_97;
     return 0;
 }
 
@@ -76,6 +80,12 @@ static inline int dwt_family(int wavelet)
 static inline int dwt_is_mono(int wavelet)
 {
     return wavelet == DWT_53_MONO || wavelet == DWT_97_MONO;
+}
+
+/* Whether a wavelet identifier uses the Explosive lifting scheme. */
+static inline int dwt_is_expl(int wavelet)
+{
+    return wavelet == DWT_53_EXPL || wavelet == DWT_97_EXPL;
 }
 
 /* One subband: its rectangle inside the plane, its level (1 = finest; the
@@ -116,6 +126,13 @@ void dwt53m_forward(int32_t *plane, uint32_t w, uint32_t h, int levels, int32_t 
 void dwt53m_inverse(int32_t *plane, uint32_t w, uint32_t h, int levels, int32_t *scratch);
 void dwt97m_forward(float *plane, uint32_t w, uint32_t h, int levels, float *scratch);
 void dwt97m_inverse(float *plane, uint32_t w, uint32_t h, int levels, float *scratch);
+
+/* The same filters in the Explosive scheme (dwt_expl.h gives the
+ * operations); same plane layout, same scratch. */
+void dwt53e_forward(int32_t *plane, uint32_t w, uint32_t h, int levels, int32_t *scratch);
+void dwt53e_inverse(int32_t *plane, uint32_t w, uint32_t h, int levels, int32_t *scratch);
+void dwt97e_forward(float *plane, uint32_t w, uint32_t h, int levels, float *scratch);
+void dwt97e_inverse(float *plane, uint32_t w, uint32_t h, int levels, float *scratch);
 
 /* Any integer (53 family) or float (97 family) wavelet identifier. */
 void dwt_int_forward(int wavelet, int32_t *plane, uint32_t w, uint32_t h, int levels,

@@ -113,5 +113,15 @@ void dwt97_cols_forward(float *p, size_t stride, uint32_t c0, uint32_t c1, uint3
                         float *scratch);
 void dwt97_cols_inverse(float *p, size_t stride, uint32_t c0, uint32_t c1, uint32_t h,
                         float *scratch);
+/* Shared by the non-separable schemes (dwt_mono.c, dwt_expl.c). The Mallat
+ * split of a lifted interleaved w x h region (each row's even columns to its
+ * front, then each strip of columns' even rows to the top), or its undoing
+ * (inverse); scratch holds dwt_scratch_elems(w, h) elements of esize. */
+void dwt_ns_split(void *plane, size_t stride, uint32_t w, uint32_t h, size_t esize, void *scratch,
+                  int inverse);
+/* A level of one row or one column: the separable 1-D lifting (5/3 in int32,
+ * or 9/7 in float when is_float), as the separable 2-D transform does it. */
+void dwt_ns_level_1d(void *p, size_t stride, uint32_t w, uint32_t h, void *scratch, int is_float,
+                     int inverse);
 
 #endif /* WC_DWT_INTERNAL_H */

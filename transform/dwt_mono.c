@@ -118,8 +118,8 @@ static void mono97_scale(float *p, size_t stride, uint32_t w, uint32_t h, int in
 
 /* Each row's even columns to its front, odd to its back (or back again),
  * then each strip of columns' even rows to the top, odd to the bottom. */
-static void mono_split(void *plane, size_t stride, uint32_t w, uint32_t h, size_t esize,
-                       void *scratch, int inverse)
+void dwt_ns_split(void *plane, size_t stride, uint32_t w, uint32_t h, size_t esize, void *scratch,
+                  int inverse)
 {
     unsigned char *p = plane, *t = scratch;
     if (inverse)
@@ -151,8 +151,8 @@ static void mono_split(void *plane, size_t stride, uint32_t w, uint32_t h, size_
  * what dwt53.c / dwt97.c do on such a level. A column is gathered into
  * scratch first (dwt_scratch_elems gives 64 elements a row, room for the
  * column and the 1-D scratch). */
-static void mono_level_1d(void *p, size_t stride, uint32_t w, uint32_t h, void *scratch,
-                          int is_float, int inverse)
+void dwt_ns_level_1d(void *p, size_t stride, uint32_t w, uint32_t h, void *scratch, int is_float,
+                     int inverse)
 {
     const size_t es = is_float ? sizeof(float) : sizeof(int32_t);
     const uint32_t n = w > h ? w : h;
@@ -183,14 +183,14 @@ void dwt53m_forward(int32_t *plane, uint32_t w, uint32_t h, int levels, int32_t 
     for (int l = 0; l < levels; l++) {
         const uint32_t lw = dwt_level_size(w, l), lh = dwt_level_size(h, l);
         if (lw < 2 || lh < 2) {
-            mono_level_1d(plane, w, lw, lh, scratch, 0, 0);
+            dwt_ns_level_1d(plane, w, lw, lh, scratch, 0, 0);
             continue;
         }
         mono53_quad(plane, w, lw, lh, PREDICT, 0);
         mono53_edges(plane, w, lw, lh, PREDICT, 0);
         mono53_quad(plane, w, lw, lh, UPDATE, 0);
         mono53_edges(plane, w, lw, lh, UPDATE, 0);
-        mono_split(plane, w, lw, lh, sizeof *plane, scratch, 0);
+        dwt_ns_split(plane, w, lw, lh, sizeof *plane, scratch, 0);
     }
 }
 
@@ -199,10 +199,10 @@ void dwt53m_inverse(int32_t *plane, uint32_t w, uint32_t h, int levels, int32_t 
     for (int l = levels - 1; l >= 0; l--) {
         const uint32_t lw = dwt_level_size(w, l), lh = dwt_level_size(h, l);
         if (lw < 2 || lh < 2) {
-            mono_level_1d(plane, w, lw, lh, scratch, 0, 1);
+            dwt_ns_level_1d(plane, w, lw, lh, scratch, 0, 1);
             continue;
         }
-        mono_split(plane, w, lw, lh, sizeof *plane, scratch, 1);
+        dwt_ns_split(plane, w, lw, lh, sizeof *plane, scratch, 1);
         mono53_edges(plane, w, lw, lh, UPDATE, 1);
         mono53_quad(plane, w, lw, lh, UPDATE, 1);
         mono53_edges(plane, w, lw, lh, PREDICT, 1);
@@ -215,7 +215,7 @@ void dwt97m_forward(float *plane, uint32_t w, uint32_t h, int levels, float *scr
     for (int l = 0; l < levels; l++) {
         const uint32_t lw = dwt_level_size(w, l), lh = dwt_level_size(h, l);
         if (lw < 2 || lh < 2) {
-            mono_level_1d(plane, w, lw, lh, scratch, 1, 0);
+            dwt_ns_level_1d(plane, w, lw, lh, scratch, 1, 0);
             continue;
         }
         for (int k = 0; k < 2; k++) {
@@ -225,7 +225,7 @@ void dwt97m_forward(float *plane, uint32_t w, uint32_t h, int levels, float *scr
             mono97_edges(plane, w, lw, lh, UPDATE, mono97_pairs[k][1], 0);
         }
         mono97_scale(plane, w, lw, lh, 0);
-        mono_split(plane, w, lw, lh, sizeof *plane, scratch, 0);
+        dwt_ns_split(plane, w, lw, lh, sizeof *plane, scratch, 0);
     }
 }
 
@@ -234,10 +234,10 @@ void dwt97m_inverse(float *plane, uint32_t w, uint32_t h, int levels, float *scr
     for (int l = levels - 1; l >= 0; l--) {
         const uint32_t lw = dwt_level_size(w, l), lh = dwt_level_size(h, l);
         if (lw < 2 || lh < 2) {
-            mono_level_1d(plane, w, lw, lh, scratch, 1, 1);
+            dwt_ns_level_1d(plane, w, lw, lh, scratch, 1, 1);
             continue;
         }
-        mono_split(plane, w, lw, lh, sizeof *plane, scratch, 1);
+        dwt_ns_split(plane, w, lw, lh, sizeof *plane, scratch, 1);
         mono97_scale(plane, w, lw, lh, 1);
         for (int k = 1; k >= 0; k--) {
             mono97_edges(plane, w, lw, lh, UPDATE, mono97_pairs[k][1], 1);
@@ -253,23 +253,31 @@ void dwt97m_inverse(float *plane, uint32_t w, uint32_t h, int levels, float *scr
 void dwt_int_forward(int wavelet, int32_t *plane, uint32_t w, uint32_t h, int levels,
                      int32_t *scratch)
 {
-    (wavelet == DWT_53_MONO ? dwt53m_forward : dwt53_forward)(plane, w, h, levels, scratch);
+    (wavelet == DWT_53_MONO   ? dwt53m_forward
+     : wavelet == DWT_53_EXPL ? dwt53e_forward
+                              : dwt53_forward)(plane, w, h, levels, scratch);
 }
 
 void dwt_int_inverse(int wavelet, int32_t *plane, uint32_t w, uint32_t h, int levels,
                      int32_t *scratch)
 {
-    (wavelet == DWT_53_MONO ? dwt53m_inverse : dwt53_inverse)(plane, w, h, levels, scratch);
+    (wavelet == DWT_53_MONO   ? dwt53m_inverse
+     : wavelet == DWT_53_EXPL ? dwt53e_inverse
+                              : dwt53_inverse)(plane, w, h, levels, scratch);
 }
 
 void dwt_float_forward(int wavelet, float *plane, uint32_t w, uint32_t h, int levels,
                        float *scratch)
 {
-    (wavelet == DWT_97_MONO ? dwt97m_forward : dwt97_forward)(plane, w, h, levels, scratch);
+    (wavelet == DWT_97_MONO   ? dwt97m_forward
+     : wavelet == DWT_97_EXPL ? dwt97e_forward
+                              : dwt97_forward)(plane, w, h, levels, scratch);
 }
 
 void dwt_float_inverse(int wavelet, float *plane, uint32_t w, uint32_t h, int levels,
                        float *scratch)
 {
-    (wavelet == DWT_97_MONO ? dwt97m_inverse : dwt97_inverse)(plane, w, h, levels, scratch);
+    (wavelet == DWT_97_MONO   ? dwt97m_inverse
+     : wavelet == DWT_97_EXPL ? dwt97e_inverse
+                              : dwt97_inverse)(plane, w, h, levels, scratch);
 }

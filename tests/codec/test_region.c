@@ -151,17 +151,20 @@ static const mode modes[] = {{1, WC_TRANSFORM_DWT, 53},
                               * regions are the whole decode cropped, and
                               * it has no reduce. */
                              {1, WC_TRANSFORM_DWT, 153},
-                             {0, WC_TRANSFORM_DWT, 197}};
+                             {0, WC_TRANSFORM_DWT, 197},
+                             /* And the Explosive DWT (203, 207). */
+                             {1, WC_TRANSFORM_DWT, 203},
+                             {0, WC_TRANSFORM_DWT, 207}};
 
 static void set_mode(wc_params *p, const mode *m)
 {
     p->lossless = m->lossless;
     if (!m->lossless) {
         p->transform = m->tf;
-        if (m->wavelet) p->wavelet = m->wavelet % 100;
+        if (m->wavelet) p->wavelet = m->wavelet % 10 == 3 ? 53 : 97;
         p->quality = 80;
     }
-    if (m->wavelet > 100) p->dwt_scheme = WC_DWT_MONOLITHIC;
+    if (m->wavelet > 100) p->dwt_scheme = m->wavelet > 200 ? WC_DWT_EXPLOSIVE : WC_DWT_MONOLITHIC;
     p->block_size = 16;
     /* Five levels (fewer where the image is smaller), never the automatic
      * lossless layout's 0 for small or flat images: reduce needs levels. */

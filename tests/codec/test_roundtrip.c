@@ -121,25 +121,25 @@ static double psnr_of(const wc_image *a, const wc_image *b)
     return m.psnr_rgb;
 }
 
-/* The Monolithic DWT scheme: lossless stays exact on every shape and level
- * count, a lossy encode stays within 0.5 dB of the separable one at the
- * same step (the same filters, other rounding), and the files are 2.0 ones
- * whose wavelet says the scheme. */
-static void test_monolithic_scheme(void **state)
+/* A non-separable DWT scheme (Monolithic: wavelets 153, 197; Explosive:
+ * 203, 207): lossless stays exact on every shape and level count, a lossy
+ * encode stays within 0.5 dB of the separable one at the same step (the
+ * same filters, other rounding), and the files are 2.0 ones whose wavelet
+ * says the scheme. */
+static void check_scheme(wc_dwt_scheme scheme_of_test, int wavelet97)
 {
-    (void)state;
     static const uint32_t sizes[][2] = {{1, 1}, {1, 17},  {23, 1}, {2, 2},
                                         {7, 5}, {31, 13}, {97, 61}};
     wc_ctx *ctx = wc_ctx_create();
     test_rng r;
-    test_rng_seed(&r, 153);
+    test_rng_seed(&r, (uint64_t)wavelet97);
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
         for (uint32_t comps = 1; comps <= 4; comps += 1)
             for (int levels = 0; levels <= 6; levels += 3) {
                 wc_image img = make_image(&r, sizes[s][0], sizes[s][1], comps, s & 1 ? 8 : 12, 1);
                 wc_params p;
                 wc_params_init(&p);
-                p.dwt_scheme = WC_DWT_MONOLITHIC;
+                p.dwt_scheme = scheme_of_test;
                 p.levels = levels;
                 wc_image out = roundtrip(ctx, &p, &img, NULL);
                 assert_memory_equal(out.pixels, img.pixels, image_bytes(&img));
@@ -153,13 +153,13 @@ static void test_monolithic_scheme(void **state)
         wc_params_init(&p);
         p.lossless = 0;
         p.step = 6.0f;
-        p.dwt_scheme = scheme ? WC_DWT_MONOLITHIC : WC_DWT_SEPARABLE;
+        p.dwt_scheme = scheme ? scheme_of_test : WC_DWT_SEPARABLE;
         void *buf = NULL;
         size_t n = 0;
         assert_int_equal(wc_encode_alloc(ctx, &p, &img, &buf, &n), WC_OK);
         wc_info info;
         assert_int_equal(wc_inspect(ctx, buf, n, &info), WC_OK);
-        assert_int_equal(info.wavelet, scheme ? 197 : 97);
+        assert_int_equal(info.wavelet, scheme ? wavelet97 : 97);
         assert_int_equal(info.format_major, scheme ? 2 : 1);
         wc_image out;
         assert_int_equal(wc_decode(ctx, &p, buf, n, &out), WC_OK);
@@ -169,7 +169,7 @@ static void test_monolithic_scheme(void **state)
     }
     assert_true(psnr[0] > 30.0);
     if (fabs(psnr[1] - psnr[0]) > 0.5)
-        fail_msg("PSNR separable %.2f, monolithic %.2f", psnr[0], psnr[1]);
+        fail_msg("PSNR separable %.2f, wavelet %d %.2f", psnr[0], wavelet97, psnr[1]);
     wc_params p;
     wc_params_init(&p);
     p.dwt_scheme = (wc_dwt_scheme)7;
@@ -178,6 +178,18 @@ static void test_monolithic_scheme(void **state)
     assert_int_equal(wc_encode_alloc(ctx, &p, &img, &buf, &n), WC_ERR_ARG);
     wc_image_free(&img);
     wc_ctx_free(ctx);
+}
+
+static void test_monolithic_scheme(void **state)
+{
+    (void)state;
+    check_scheme(WC_DWT_MONOLITHIC, 197);
+}
+
+static void test_explosive_scheme(void **state)
+{
+    (void)state;
+    check_scheme(WC_DWT_EXPLOSIVE, 207);
 }
 
 static void test_kodak_lossless_and_lossy(void **state)
@@ -666,6 +678,7 @@ int main(void)
         cmocka_unit_test(test_lossless_all_layouts),
         cmocka_unit_test(test_lossless_every_level),
         cmocka_unit_test(test_monolithic_scheme),
+        cmocka_unit_test(test_explosive_scheme),
         cmocka_unit_test(test_kodak_lossless_and_lossy),
         cmocka_unit_test(test_tiles_decode_as_serial),
         cmocka_unit_test(test_arith_decodes_as_serial),

@@ -242,6 +242,10 @@ static void test_other_layouts(void **state)
     file = encode(ctx, &p, &im, &n);
     check_all_strips(ctx, file, n, "Monolithic 5/3");
     wc_free(file);
+    p.dwt_scheme = WC_DWT_EXPLOSIVE;
+    file = encode(ctx, &p, &im, &n);
+    check_all_strips(ctx, file, n, "Explosive 5/3");
+    wc_free(file);
     /* Format 2.0 coders: arithmetic coding (entropy 3), lossless and 9/7;
      * filtered deflate (entropy 4, 0 levels: decoded whole). */
     wc_params_init(&p);

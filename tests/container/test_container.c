@@ -577,26 +577,30 @@ static void test_header_version_and_size(void **state)
     assert_non_null(strstr(err.msg, "WHDR wavelet[0] 54"));
     h.wavelet[0] = 53;
 
-    /* The Monolithic wavelets (153, 197) are 2.0 values: refused in a 1.0
-     * file, stamped 2.0, and paired with the colour transform by family. */
-    for (int mono = 0; mono < 2; mono++) {
+    /* The Monolithic wavelets (153, 197) and the Explosive ones (203, 207)
+     * are 2.0 values: refused in a 1.0 file, stamped 2.0, and paired with
+     * the colour transform by family. */
+    for (int k = 0; k < 4; k++) {
+        const int mono = k & 1; /* here: the 9/7 family */
+        const unsigned w53 = k < 2 ? 153 : 203, w97 = k < 2 ? 197 : 207;
+        char msg[64];
         wcx_header m = h;
         m.components = 3;
-        m.colour = mono ? 2 : 1; /* ICT with 197, RCT with 153 */
-        for (int c = 0; c < 3; c++) m.wavelet[c] = mono ? 197 : 153;
+        m.colour = mono ? 2 : 1; /* ICT with a 9/7, RCT with a 5/3 */
+        for (int c = 0; c < 3; c++) m.wavelet[c] = (uint8_t)(mono ? w97 : w53);
         const size_t mn = wcx_header_size(&m);
         m.version_major = 1;
         wcx_header_write(&m, buf);
         err.msg[0] = '\0';
         assert_int_equal(wcx_header_parse(buf, mn, &back, &err), WC_ERR_CORRUPT);
-        assert_non_null(strstr(err.msg, mono ? "wavelet[0] 197 needs format 2.0"
-                                             : "wavelet[0] 153 needs format 2.0"));
+        snprintf(msg, sizeof msg, "wavelet[0] %u needs format 2.0", mono ? w97 : w53);
+        assert_non_null(strstr(err.msg, msg));
         wcx_header_stamp_version(&m);
         assert_int_equal(m.version_major, 2);
         wcx_header_write(&m, buf);
         assert_int_equal(wcx_header_parse(buf, mn, &back, &err), WC_OK);
-        assert_int_equal(back.wavelet[1], mono ? 197 : 153);
-        m.wavelet[1] = mono ? 153 : 197; /* the other family on a colour component */
+        assert_int_equal(back.wavelet[1], mono ? w97 : w53);
+        m.wavelet[1] = (uint8_t)(mono ? w53 : w97); /* the other family on a colour component */
         wcx_header_write(&m, buf);
         err.msg[0] = '\0';
         assert_int_equal(wcx_header_parse(buf, mn, &back, &err), WC_ERR_CORRUPT);

@@ -1,6 +1,7 @@
 /*
  * golden_cases.h -- the golden files of formats 1.0 and 2.0 (the cases
- * with entropy 2 or 3, the Monolithic wavelets 153/197, and the palette files:
+ * with entropy 2 or 3, the Monolithic wavelets 153/197, the Explosive
+ * wavelets 203/207, and the palette files:
  * colour 3): each source image is
  * made here from a formula, encoded with the parameters below into
  * tests/golden/<name>.wcx, and decoded into tests/golden/<name>.png.
@@ -38,6 +39,9 @@ static const golden_case golden_cases[] = {
     /* format 2.0: the Monolithic lifting scheme (wavelet 153 and 197) */
     {"rgba8_53m_lossless", 37, 29, 4, 8, 1, WC_TRANSFORM_DWT, 153, WC_ENTROPY_HUFFMAN, 16, 4, 0, 0},
     {"rgb8_97m_q60", 48, 40, 3, 8, 0, WC_TRANSFORM_DWT, 197, WC_ENTROPY_HUFFMAN, 32, 4, 60, 0},
+    /* format 2.0: the Explosive lifting scheme (wavelet 203 and 207) */
+    {"rgba8_53e_lossless", 37, 29, 4, 8, 1, WC_TRANSFORM_DWT, 203, WC_ENTROPY_HUFFMAN, 16, 4, 0, 0},
+    {"rgb8_97e_q60", 48, 40, 3, 8, 0, WC_TRANSFORM_DWT, 207, WC_ENTROPY_HUFFMAN, 32, 4, 60, 0},
     /* Format 2.0: arithmetic coding (entropy 3), lossless and lossy. */
     {"rgb8_lossless_arith", 83, 45, 3, 8, 1, WC_TRANSFORM_DWT, 53, WC_ENTROPY_ARITH, 64, 3, 0, 0},
     {"gray12_97_q70_arith", 150, 71, 1, 12, 0, WC_TRANSFORM_DWT, 97, WC_ENTROPY_ARITH, 128, 2, 70,
@@ -95,9 +99,12 @@ static inline void golden_params(const golden_case *g, wc_params *p)
     wc_params_init(p);
     p->lossless = g->lossless;
     p->transform = (wc_transform)g->transform;
-    /* 153 and 197: the 5/3 and 9/7 in the Monolithic scheme */
-    p->wavelet = g->wavelet % 100;
-    p->dwt_scheme = g->wavelet > 100 ? WC_DWT_MONOLITHIC : WC_DWT_SEPARABLE;
+    /* 153 and 197: the 5/3 and 9/7 in the Monolithic scheme, 203 and 207
+     * in the Explosive one */
+    p->wavelet = g->wavelet % 10 == 3 ? 53 : 97;
+    p->dwt_scheme = g->wavelet > 200   ? WC_DWT_EXPLOSIVE
+                    : g->wavelet > 100 ? WC_DWT_MONOLITHIC
+                                       : WC_DWT_SEPARABLE;
     p->entropy = (wc_entropy)g->entropy;
     p->block_size = g->block;
     p->levels = g->levels;

@@ -8,7 +8,8 @@
  * every case, so buffer reuse and growth are exercised too.
  *
  * WC_TEST_DWT_SCHEME=monolithic runs every case with the Monolithic
- * wavelets (153, 197) instead (ctest test_cuda_backend_mono).
+ * wavelets (153, 197) instead (ctest test_cuda_backend_mono), =explosive
+ * with the Explosive ones (203, 207; ctest test_cuda_backend_expl).
  *
  * Where no CUDA device is present it says so and returns 77 (ctest SKIP).
  * WC_TEST_FILTER / WC_TEST_SKIP (cmocka patterns such as "test_large") run
@@ -41,8 +42,9 @@ typedef struct tcase {
     size_t pad; /* extra bytes per image row (stride > packed) */
 } tcase;
 
-/* 1: the plans use the Monolithic scheme's wavelet identifiers. */
-static int g_mono;
+/* What the plans add to 53 and 97: 100 for the Monolithic scheme's
+ * wavelet identifiers, 150 and 110 for the Explosive one's (203, 207). */
+static int g_scheme53, g_scheme97;
 
 static int is_alpha(uint32_t comps, uint32_t c)
 {
@@ -64,7 +66,7 @@ static void make_plan(const tcase *t, test_rng *rng, wc_stage_plan *p)
         const int exact = t->mode == MODE_LOSSLESS || is_alpha(t->comps, c);
         p->transform[c] = WC_TRANSFORM_DWT;
         p->wavelet[c] = t->mode == MODE_LOSSY97 && !is_alpha(t->comps, c) ? 97 : 53;
-        if (g_mono) p->wavelet[c] += 100;
+        p->wavelet[c] += p->wavelet[c] == 53 ? g_scheme53 : g_scheme97;
         for (int b = 0; b < WC_MAX_STEPS; b++)
             p->steps[c][b] = exact ? 1.0f : (float)(0.25 + 12.0 * test_rng_unit(rng));
         if (!exact && (test_rng_u32(rng) & 3) == 0) p->steps[c][1] = 1.0f; /* a step of 1 */
@@ -431,7 +433,8 @@ static void test_errors(void **state)
 int main(void)
 {
     const char *scheme = getenv("WC_TEST_DWT_SCHEME");
-    g_mono = scheme && !strcmp(scheme, "monolithic");
+    if (scheme && !strcmp(scheme, "monolithic")) g_scheme53 = g_scheme97 = 100;
+    if (scheme && !strcmp(scheme, "explosive")) g_scheme53 = 150, g_scheme97 = 110;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tiny),      cmocka_unit_test(test_thin),
         cmocka_unit_test(test_odd_prime), cmocka_unit_test(test_blocks),

@@ -39,14 +39,19 @@ run(0 "\\(lossless\\)" "at or above the lossless rate" ${W} encode ${A} ${WORK}/
 run(0 "" "" ${W} compare ${A} ${WORK}/b30.wcx --exact)
 run(1 "" "--quality 100 is lossless" ${W} encode ${A} ${WORK}/x.wcx --quality 100 --transform dct)
 
-# --dwt-scheme monolithic: a 2.0 file that says so, exact when lossless;
+# --dwt-scheme monolithic or explosive: a 2.0 file that says so, exact when lossless;
 # an unknown scheme is refused by name.
 run(0 "" "" ${W} encode ${A} ${WORK}/m.wcx --dwt-scheme monolithic)
 run(0 "format 2.0.*5/3 monolithic" "" ${W} info ${WORK}/m.wcx)
 run(0 "" "" ${W} compare ${A} ${WORK}/m.wcx --exact)
 run(0 "" "" ${W} encode ${A} ${WORK}/m97.wcx --dwt-scheme=monolithic --quality 60)
 run(0 "9/7 monolithic" "" ${W} info ${WORK}/m97.wcx)
-run(1 "" "--dwt-scheme: expected separable or monolithic, got 'polyphase'"
+run(0 "" "" ${W} encode ${A} ${WORK}/e.wcx --dwt-scheme explosive)
+run(0 "format 2.0.*5/3 explosive" "" ${W} info ${WORK}/e.wcx)
+run(0 "" "" ${W} compare ${A} ${WORK}/e.wcx --exact)
+run(0 "" "" ${W} encode ${A} ${WORK}/e97.wcx --dwt-scheme=explosive --quality 60)
+run(0 "9/7 explosive" "" ${W} info ${WORK}/e97.wcx)
+run(1 "" "--dwt-scheme: expected separable, monolithic or explosive, got 'polyphase'"
     ${W} encode ${A} ${WORK}/x.wcx --dwt-scheme polyphase)
 
 # compare exits 0 when it ran, 3 below a bar.
