@@ -286,6 +286,9 @@ int wc_encode_rows_supported(const wc_image *shape, const wc_params *p)
         return 0;
     if (p->memory == WC_MEMORY_DEVICE) return 0;
     if (!p->lossless && p->bpp > 0) return 0;
+    /* The Explosive scheme's sweeps have no windowed form here (stream_mono.c
+     * windows the Monolithic reference only): its files are coded whole. */
+    if (p->dwt_scheme == WC_DWT_EXPLOSIVE) return 0;
     return p->entropy == WC_ENTROPY_HUFFMAN || p->entropy == WC_ENTROPY_DEFLATE ||
            p->entropy == WC_ENTROPY_HUFFMAN_TILES;
 }

@@ -56,6 +56,19 @@ extern "C" {
 namespace wcgb
 {
 
+/* H / 2^L (the comment at the top): a level's reach in its LL rows is its
+ * lifting steps' count, each reading rows +-1: 4 for the separable and
+ * Monolithic 9/7 (2 for 5/3), so 4 covers them; Barina's Explosive
+ * scheme lifts a pair in three steps, 6 for 9/7 (3 for 5/3), so R_j =
+ * 6 (2^j - 1) < 8 * 2^L. */
+static uint32_t halo_rows_per_level(const wc_stage_plan *p)
+{
+    for (uint32_t c = 0; c < p->components; c++)
+        if (p->transform[c] == WC_TRANSFORM_DWT && (p->wavelet[c] == 203 || p->wavelet[c] == 207))
+            return 8;
+    return 4;
+}
+
 /* chain_cuda.cu's: run mode's threshold, and the WTAB payloads. */
 uint32_t run_max_of(const wcx_header *h);
 wc_status write_tables(const wcx_header *h, const uint8_t *lens, es_output *out, wc_err *err);
@@ -295,7 +308,7 @@ wc_status choose_geometry(const wc_stage_plan *p, const wc_chain *ch, uint64_t c
         for (int t = 0; t < 2; t++) {
             geometry g = {};
             g.S = (uint32_t)(m * unit < p->height ? m * unit : unit * units);
-            g.halo = p->levels ? 4u << p->levels : 0;
+            g.halo = p->levels ? halo_rows_per_level(p) << p->levels : 0;
             g.nstrips = (uint32_t)((p->height + (uint64_t)g.S - 1) / g.S);
             const uint64_t rows = (uint64_t)g.S + 2 * (uint64_t)g.halo;
             g.rows_max = (uint32_t)(rows < p->height ? rows : p->height);

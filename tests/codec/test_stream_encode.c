@@ -339,7 +339,8 @@ static void test_rows_failures(void **state)
     rows r4 = {&img, 0, -1, 0};
     wc_row_source src4 = {read_row, rewind_rows, &r4};
     assert_int_equal(wc_encode_rows(ctx, &p, &img, &src4, NULL, buf_append, &bad), WC_ERR_IO);
-    /* unsupported: a bpp target, the DCT; a memory limit too small */
+    /* unsupported: a bpp target, device memory, the Explosive scheme; a
+     * memory limit too small */
     wc_params q = p;
     q.lossless = 0;
     q.bpp = 1.0f;
@@ -351,6 +352,13 @@ static void test_rows_failures(void **state)
     q.bpp = 0;
     q.memory = WC_MEMORY_DEVICE;
     assert_false(wc_encode_rows_supported(&img, &q));
+    /* the Explosive scheme has no form by rows (the separable line DWT
+     * would give other bytes): refused, and the whole encode takes it */
+    q = p;
+    q.dwt_scheme = WC_DWT_EXPLOSIVE;
+    assert_false(wc_encode_rows_supported(&img, &q));
+    q.dwt_scheme = WC_DWT_MONOLITHIC;
+    assert_true(wc_encode_rows_supported(&img, &q));
     q = p;
     q.max_memory = 1000;
     assert_int_equal(wc_encode_rows(ctx, &q, &img, &src5, NULL, buf_append, &out), WC_ERR_LIMIT);

@@ -130,7 +130,9 @@ static int case_ok(const scase *t, uint64_t seed)
              : t->wavelet == 53 ? "lossy 5/3"
                                 : "9/7",
              t->levels, t->block, (int)t->entropy,
-             t->scheme == WC_DWT_MONOLITHIC ? " monolithic" : "");
+             t->scheme == WC_DWT_MONOLITHIC  ? " monolithic"
+             : t->scheme == WC_DWT_EXPLOSIVE ? " explosive"
+                                             : "");
     wc_image img;
     make_image(t, seed, &img);
     wc_params pc;
@@ -171,6 +173,10 @@ static void test_strips_match_cpu(void **state)
         {17, 97, 1, 16, 1, 53, 0, 16, WC_ENTROPY_HUFFMAN, WC_DWT_SEPARABLE},
         {40, 409, 3, 8, 1, 53, 2, 16, WC_ENTROPY_HUFFMAN, WC_DWT_MONOLITHIC},
         {23, 333, 1, 16, 0, 97, 2, 16, WC_ENTROPY_HUFFMAN, WC_DWT_MONOLITHIC},
+        /* Explosive: three lifting steps a pair reach further than the
+         * separable halo (strip_encode.cu, halo_rows_per_level) */
+        {40, 409, 3, 8, 1, 53, 3, 16, WC_ENTROPY_HUFFMAN, WC_DWT_EXPLOSIVE},
+        {23, 533, 1, 16, 0, 97, 3, 16, WC_ENTROPY_HUFFMAN, WC_DWT_EXPLOSIVE},
         {131, 1031, 3, 16, 1, 53, 3, 16, WC_ENTROPY_HUFFMAN, WC_DWT_SEPARABLE},
     };
     int bad = 0;
