@@ -22,21 +22,22 @@ typedef struct worker {
     int id;
 } worker;
 
-/* A pool thread: its id and the last loop it has seen. */
+/* A pool thread: its id, the last loop it has seen, and its own wake-up
+ * (a loop wakes only the threads it uses). */
 typedef struct pool_worker {
     struct wc_thread_pool *pool;
     pthread_t tid;
+    pthread_cond_t wake;
     int id;
     unsigned long seen;
 } pool_worker;
 
 /* Every field below the lock is read and written under it. A loop bumps
- * `loop` and wakes everyone; workers with id < `width` take part, the
- * others go back to sleep; the caller waits until `running` is 0, so the
+ * `loop` and wakes the workers with id < `width`, which take part (one
+ * woken otherwise sees a loop it is not in and sleeps again); the caller waits until `running` is 0, so the
  * job on its stack outlives every use. */
 struct wc_thread_pool {
     pthread_mutex_t lock;
-    pthread_cond_t wake; /* a new loop, or quit */
     pthread_cond_t done; /* the loop's last worker finished */
     int busy;            /* a loop is running (nested ones start threads) */
     int quit;
@@ -74,7 +75,7 @@ static void *pool_main(void *p)
     wc_thread_pool *pool = w->pool;
     pthread_mutex_lock(&pool->lock);
     for (;;) {
-        while (!pool->quit && pool->loop == w->seen) pthread_cond_wait(&pool->wake, &pool->lock);
+        while (!pool->quit && pool->loop == w->seen) pthread_cond_wait(&w->wake, &pool->lock);
         if (pool->quit) break;
         w->seen = pool->loop;
         if (w->id >= pool->width) continue;
@@ -102,12 +103,9 @@ wc_thread_pool *wc_thread_pool_create(void)
     wc_thread_pool *pool = calloc(1, sizeof *pool);
     if (!pool) return NULL;
     if (pthread_mutex_init(&pool->lock, NULL) != 0) goto no_lock;
-    if (pthread_cond_init(&pool->wake, NULL) != 0) goto no_wake;
     if (pthread_cond_init(&pool->done, NULL) != 0) goto no_done;
     return pool;
 no_done:
-    pthread_cond_destroy(&pool->wake);
-no_wake:
     pthread_mutex_destroy(&pool->lock);
 no_lock:
     free(pool);
@@ -119,12 +117,14 @@ void wc_thread_pool_free(wc_thread_pool *pool)
     if (!pool) return;
     pthread_mutex_lock(&pool->lock);
     pool->quit = 1;
-    pthread_cond_broadcast(&pool->wake);
     const int started = pool->started;
+    for (int i = 1; i <= started; i++) pthread_cond_signal(&pool->w[i].wake);
     pthread_mutex_unlock(&pool->lock);
-    for (int i = 1; i <= started; i++) pthread_join(pool->w[i].tid, NULL);
+    for (int i = 1; i <= started; i++) {
+        pthread_join(pool->w[i].tid, NULL);
+        pthread_cond_destroy(&pool->w[i].wake);
+    }
     pthread_cond_destroy(&pool->done);
-    pthread_cond_destroy(&pool->wake);
     pthread_mutex_destroy(&pool->lock);
     free(pool);
 }
@@ -157,7 +157,11 @@ static int pool_for(wc_thread_pool *pool, int t, job *j)
     while (pool->started < t - 1) { /* lazily, up to the most asked */
         pool_worker *w = &pool->w[pool->started + 1];
         *w = (pool_worker){.pool = pool, .id = pool->started + 1, .seen = pool->loop};
-        if (pthread_create(&w->tid, NULL, pool_main, w) != 0) break;
+        if (pthread_cond_init(&w->wake, NULL) != 0) break;
+        if (pthread_create(&w->tid, NULL, pool_main, w) != 0) {
+            pthread_cond_destroy(&w->wake);
+            break;
+        }
         pool->started++;
     }
     const int width = t < pool->started + 1 ? t : pool->started + 1;
@@ -165,7 +169,7 @@ static int pool_for(wc_thread_pool *pool, int t, job *j)
     pool->width = width;
     pool->running = width - 1;
     pool->loop++;
-    if (width > 1) pthread_cond_broadcast(&pool->wake);
+    for (int i = 1; i < width; i++) pthread_cond_signal(&pool->w[i].wake);
     pthread_mutex_unlock(&pool->lock);
 
     run_items(j, 0); /* the caller works too */
