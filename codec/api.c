@@ -51,6 +51,7 @@ wc_ctx *wc_ctx_create(void)
     wc_ctx *ctx = wc_calloc(1, sizeof *ctx);
     if (!ctx) return NULL;
     pool_init(&ctx->pool);
+    ctx->threads = wc_thread_pool_create();
     ctx->device = ctx->backend_device = -1;
     return ctx;
 }
@@ -61,6 +62,7 @@ void wc_ctx_free(wc_ctx *ctx)
     ctx_free_workers(ctx);
     if (ctx->backend && ctx->backend->destroy) ctx->backend->destroy(ctx->backend_self);
     pool_destroy(&ctx->pool);
+    wc_thread_pool_free(ctx->threads);
     wc_free(ctx);
 }
 
@@ -102,6 +104,10 @@ wc_status wc_inspect_sized(wc_ctx *ctx, const void *src, size_t size, wc_info *i
     if (info) memcpy(info, &all, info_size < sizeof all ? info_size : sizeof all);
     return s;
 }
+
+wc_thread_pool *ctx_enter(wc_ctx *ctx) { return wc_thread_pool_use(ctx ? ctx->threads : NULL); }
+
+void ctx_leave(wc_thread_pool *was) { wc_thread_pool_use(was); }
 
 void ctx_begin(wc_ctx *ctx)
 {

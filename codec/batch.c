@@ -153,7 +153,12 @@ wc_status wc_encode_batch(wc_ctx *ctx, const wc_params *p, const wc_image *imgs,
     b.imgs = imgs;
     b.outs = outs;
     b.sizes = sizes;
+    /* The images' loop starts its k-1 threads once for the batch, so that
+     * ctx's pooled threads stay free for worker 0 (ctx itself),
+     * whose encodes make them current; each other worker has its own. */
+    wc_thread_pool *was = wc_thread_pool_use(NULL);
     wc_parallel_for(k, n, encode_item, &b);
+    wc_thread_pool_use(was);
     size_t first = n;
     wc_status s = batch_end(ctx, w, k, &first);
     wc_free(w);
@@ -184,7 +189,9 @@ wc_status wc_decode_batch(wc_ctx *ctx, const wc_params *p, const void *const *sr
     b.into = p && p->memory == WC_MEMORY_DEVICE;
     if (!b.into)
         for (size_t i = 0; i < n; i++) outs[i].pixels = NULL;
+    wc_thread_pool *was = wc_thread_pool_use(NULL); /* as in wc_encode_batch */
     wc_parallel_for(k, n, decode_item, &b);
+    wc_thread_pool_use(was);
     size_t first = n;
     wc_status s = batch_end(ctx, w, k, &first);
     wc_free(w);

@@ -3,6 +3,7 @@
 #define WC_CONTEXT_H
 
 #include "backend.h"
+#include "parallel.h"
 #include "pool.h"
 #include "wcodec.h"
 
@@ -21,7 +22,11 @@ struct wc_ctx {
     void *backend_self;
     wc_backend_kind backend_asked;
     wc_stage_times times;
-    wc_pool pool;         /* large work buffers kept between calls */
+    wc_pool pool; /* large work buffers kept between calls */
+    /* Worker threads kept between loops (NULL when memory was short:
+     * loops then start their own), current on the calling thread for
+     * the length of an encode or decode call (ctx_enter). */
+    wc_thread_pool *threads;
     int device;           /* the call's wc_params.device (-1: current) */
     int backend_device;   /* the one the CUDA backend was made for */
     size_t region_blocks; /* code blocks the last wc_decode_region decoded */
@@ -31,6 +36,11 @@ struct wc_ctx {
     int nworkers;
 };
 
+/* Makes ctx's worker threads the ones wc_parallel_for uses on the calling
+ * thread (ctx NULL: none) and returns the ones to put back with
+ * ctx_leave when the call returns. */
+wc_thread_pool *ctx_enter(wc_ctx *ctx);
+void ctx_leave(wc_thread_pool *was);
 /* Clears the error of a new call. */
 void ctx_begin(wc_ctx *ctx);
 /* Makes sure the backend for `kind` is ready (honours WC_BACKEND=cpu);

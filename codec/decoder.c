@@ -624,8 +624,8 @@ static wc_status region_map_palette(const parsed *ps, wc_image *img, wc_err *err
     return s;
 }
 
-wc_status wc_decode_region(wc_ctx *ctx, const wc_params *p, const void *src, size_t size,
-                           const wc_region *r, wc_image *out)
+static wc_status decode_region(wc_ctx *ctx, const wc_params *p, const void *src, size_t size,
+                               const wc_region *r, wc_image *out)
 {
     if (!ctx) return WC_ERR_ARG;
     ctx_begin(ctx);
@@ -674,17 +674,32 @@ wc_status wc_decode_region(wc_ctx *ctx, const wc_params *p, const void *src, siz
     return s;
 }
 
+wc_status wc_decode_region(wc_ctx *ctx, const wc_params *p, const void *src, size_t size,
+                           const wc_region *r, wc_image *out)
+{
+    wc_thread_pool *was = ctx_enter(ctx);
+    wc_status s = decode_region(ctx, p, src, size, r, out);
+    ctx_leave(was);
+    return s;
+}
+
 size_t ctx_region_blocks(const wc_ctx *ctx) { return ctx->region_blocks; }
 
 wc_status wc_decode(wc_ctx *ctx, const wc_params *p, const void *src, size_t size, wc_image *out)
 {
-    return decode(ctx, p, src, size, out, 0);
+    wc_thread_pool *was = ctx_enter(ctx);
+    wc_status s = decode(ctx, p, src, size, out, 0);
+    ctx_leave(was);
+    return s;
 }
 
 wc_status wc_decode_into(wc_ctx *ctx, const wc_params *p, const void *src, size_t size,
                          wc_image *out)
 {
-    return decode(ctx, p, src, size, out, 1);
+    wc_thread_pool *was = ctx_enter(ctx);
+    wc_status s = decode(ctx, p, src, size, out, 1);
+    ctx_leave(was);
+    return s;
 }
 
 wc_status dec_inspect(wc_ctx *ctx, const void *src, size_t size, wc_info *info)

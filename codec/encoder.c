@@ -783,7 +783,10 @@ wc_status wc_encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, void *
 {
     if (!dst || !written)
         return ctx ? wc_fail(&ctx->err, WC_ERR_ARG, "no output buffer") : WC_ERR_ARG;
-    return encode(ctx, p, img, dst, cap, NULL, written);
+    wc_thread_pool *was = ctx_enter(ctx);
+    wc_status s = encode(ctx, p, img, dst, cap, NULL, written);
+    ctx_leave(was);
+    return s;
 }
 
 wc_status wc_encode_alloc(wc_ctx *ctx, const wc_params *p, const wc_image *img, void **out,
@@ -792,7 +795,9 @@ wc_status wc_encode_alloc(wc_ctx *ctx, const wc_params *p, const wc_image *img, 
     if (!out || !out_size)
         return ctx ? wc_fail(&ctx->err, WC_ERR_ARG, "no output pointer") : WC_ERR_ARG;
     *out = NULL;
+    wc_thread_pool *was = ctx_enter(ctx);
     wc_status s = encode(ctx, p, img, NULL, 0, out, out_size);
+    ctx_leave(was);
     if (s != WC_OK) {
         wc_free(*out);
         *out = NULL;

@@ -751,8 +751,8 @@ static wc_status stream_open(wc_ctx *ctx, const wc_params *p, const wc_stream_so
     return choose_plan(st, ps, w->held, p, sp, err);
 }
 
-wc_status wc_decode_stream(wc_ctx *ctx, const wc_params *p, const wc_stream_source *src,
-                           const wc_stream_sink *sink, struct wc_meta *meta)
+static wc_status decode_stream(wc_ctx *ctx, const wc_params *p, const wc_stream_source *src,
+                               const wc_stream_sink *sink, struct wc_meta *meta)
 {
     if (!ctx) return WC_ERR_ARG;
     ctx_begin(ctx);
@@ -789,6 +789,15 @@ wc_status wc_decode_stream(wc_ctx *ctx, const wc_params *p, const wc_stream_sour
     streamer_free(&st);
     parsed_free(&ps);
     walk_free(&w);
+    return s;
+}
+
+wc_status wc_decode_stream(wc_ctx *ctx, const wc_params *p, const wc_stream_source *src,
+                           const wc_stream_sink *sink, struct wc_meta *meta)
+{
+    wc_thread_pool *was = ctx_enter(ctx); /* the strips' loops on ctx's threads */
+    wc_status s = decode_stream(ctx, p, src, sink, meta);
+    ctx_leave(was);
     return s;
 }
 

@@ -1,0 +1,145 @@
+/*
+ * test_ctx_threads.c -- a context's kept worker threads (common/parallel.c's
+ * pool, made current by the API's encode and decode calls): the same bytes
+ * and pixels as a context-free one-thread run, call after call on one
+ * context, from two contexts on two threads at once, with the calling
+ * thread's pool put back after every call.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "parallel.h"
+#include "test_support.h"
+#include "wcodec.h"
+
+static wc_image make_image(uint32_t w, uint32_t h, int seed)
+{
+    wc_image im = {w, h, 3, 8, 0, NULL};
+    assert_int_equal(wc_image_alloc(&im), WC_OK);
+    test_rng r;
+    test_rng_seed(&r, (uint32_t)seed);
+    uint8_t *px = im.pixels;
+    for (size_t k = 0; k < (size_t)w * h * 3; k++)
+        px[k] = (uint8_t)((k / 3 % w) * 3 + (k / 3 / w) * 2 + (uint32_t)test_rng_range(&r, 0, 9));
+    return im;
+}
+
+/* Encodes img on ctx with `threads`, decodes it, checks the pixels come
+ * back exact; returns the file. */
+static void *round_trip(wc_ctx *ctx, const wc_image *img, int threads, size_t *size)
+{
+    wc_params p;
+    wc_params_init(&p);
+    p.threads = threads;
+    p.backend = WC_BACKEND_CPU;
+    void *out = NULL;
+    assert_int_equal(wc_encode_alloc(ctx, &p, img, &out, size), WC_OK);
+    wc_image back;
+    assert_int_equal(wc_decode(ctx, &p, out, *size, &back), WC_OK);
+    assert_memory_equal(back.pixels, img->pixels, (size_t)img->width * img->height * 3);
+    wc_image_free(&back);
+    return out;
+}
+
+static void test_same_bytes_call_after_call(void **state)
+{
+    (void)state;
+    wc_image img = make_image(211, 97, 1);
+    wc_ctx *one = wc_ctx_create();
+    size_t ref_size;
+    void *ref = round_trip(one, &img, 1, &ref_size);
+    wc_ctx_free(one);
+    wc_ctx *ctx = wc_ctx_create();
+    for (int r = 0; r < 6; r++) {
+        size_t size;
+        void *out = round_trip(ctx, &img, 2 + r % 3 * 3, &size);
+        assert_int_equal(size, ref_size);
+        assert_memory_equal(out, ref, size);
+        wc_free(out);
+        /* The call put back the thread's pool (none here). */
+        assert_null(wc_thread_pool_use(NULL));
+    }
+    wc_ctx_free(ctx);
+    wc_free(ref);
+    wc_image_free(&img);
+}
+
+static void test_callers_pool_put_back(void **state)
+{
+    (void)state;
+    wc_thread_pool *mine = wc_thread_pool_create();
+    assert_non_null(mine);
+    assert_null(wc_thread_pool_use(mine));
+    wc_image img = make_image(40, 30, 2);
+    wc_ctx *ctx = wc_ctx_create();
+    size_t size;
+    wc_free(round_trip(ctx, &img, 3, &size));
+    assert_ptr_equal(wc_thread_pool_use(NULL), mine);
+    wc_ctx_free(ctx);
+    wc_thread_pool_free(mine);
+    wc_image_free(&img);
+}
+
+typedef struct side {
+    const wc_image *img;
+    const void *ref;
+    size_t ref_size;
+    int mismatches;
+} side;
+
+static void *side_main(void *arg)
+{
+    side *s = arg;
+    wc_ctx *ctx = wc_ctx_create();
+    for (int r = 0; r < 4; r++) {
+        wc_params p;
+        wc_params_init(&p);
+        p.threads = 3;
+        p.backend = WC_BACKEND_CPU;
+        void *out = NULL;
+        size_t size = 0;
+        if (wc_encode_alloc(ctx, &p, s->img, &out, &size) != WC_OK || size != s->ref_size ||
+            memcmp(out, s->ref, size) != 0)
+            s->mismatches++;
+        wc_free(out);
+    }
+    wc_ctx_free(ctx);
+    return NULL;
+}
+
+static void test_two_contexts_two_threads(void **state)
+{
+    (void)state;
+    wc_image img = make_image(150, 77, 3);
+    wc_ctx *one = wc_ctx_create();
+    size_t ref_size;
+    void *ref = round_trip(one, &img, 1, &ref_size);
+    wc_ctx_free(one);
+    side s[2] = {{&img, ref, ref_size, 0}, {&img, ref, ref_size, 0}};
+    pthread_t tid[2];
+    for (int k = 0; k < 2; k++)
+        assert_int_equal(pthread_create(&tid[k], NULL, side_main, &s[k]), 0);
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(pthread_join(tid[k], NULL), 0);
+        assert_int_equal(s[k].mismatches, 0);
+    }
+    wc_free(ref);
+    wc_image_free(&img);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_same_bytes_call_after_call),
+        cmocka_unit_test(test_callers_pool_put_back),
+        cmocka_unit_test(test_two_contexts_two_threads),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
