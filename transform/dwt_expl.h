@@ -20,7 +20,7 @@
  *              the four diagonal d (U U*).
  * The paper's eq. 27 as printed lost the U U* entry of the last step; the
  * product of the three steps equals the separable pair only with it
- * (tests/transform/test_dwt_expl.c checks against a double-precision
+ * (tests/transform/test_dwt_nonsep.c checks against a double-precision
  * separable lifting).
  *
  * 5/3, int32 with sums wrapping modulo 2^32, >> is floor:
