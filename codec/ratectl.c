@@ -59,7 +59,7 @@ wc_status ratectl_search(float bpp, uint64_t pixels, ratectl_code_fn code, void 
 
 int ratectl_rule_applies(const wcx_header *h)
 {
-    if (h->entropy != WC_ENTROPY_HUFFMAN || h->levels < 1) return 0;
+    if (h->entropy != WC_ENTROPY_HUFFMAN) return 0;
     for (uint32_t c = 0; c < h->components; c++)
         if (layout_comp_transform(h, c) != WC_TRANSFORM_DWT || dwt_family(h->wavelet[c]) == 0 ||
             h->wavelet[c] == DWT_53_MONO || h->wavelet[c] == DWT_97_MONO)
