@@ -323,13 +323,15 @@ static int cmd_info(int argc, char **argv)
             printf(" %s%s, %d level(s)", in.wavelet % 100 == 53 ? "5/3" : "9/7",
                    in.wavelet > 100 ? " monolithic" : "", in.levels);
         printf("\ncolour:      %s\n", cn[in.colour]);
-        printf("entropy:     %s, code blocks %dx%d\n",
-               in.entropy == WC_ENTROPY_HUFFMAN         ? "Huffman"
-               : in.entropy == WC_ENTROPY_HUFFMAN_TILES ? "Huffman (tiles)"
-               : in.entropy == WC_ENTROPY_ARITH         ? "arithmetic"
-               : in.entropy == WC_ENTROPY_FILTERED      ? "filtered deflate (a plane a block)"
-                                                        : "deflate",
-               in.block_size, in.block_size);
+        if (in.entropy == WC_ENTROPY_FILTERED) /* each plane one deflate stream: no blocks */
+            printf("entropy:     filtered deflate (PNG's row filters, a plane a stream)\n");
+        else
+            printf("entropy:     %s, code blocks %dx%d\n",
+                   in.entropy == WC_ENTROPY_HUFFMAN         ? "Huffman"
+                   : in.entropy == WC_ENTROPY_HUFFMAN_TILES ? "Huffman (tiles)"
+                   : in.entropy == WC_ENTROPY_ARITH         ? "arithmetic"
+                                                            : "deflate",
+                   in.block_size, in.block_size);
         if (!in.lossless) printf("base step:   %g\n", in.base_step);
         printf("bits/pixel:  %.4f\n", in.file_bytes * 8.0 / ((double)in.width * in.height));
         /* A palette file codes one plane, of indices. */
