@@ -136,11 +136,13 @@ static double rc_bin_value(unsigned i)
 void rc_hist(rc_rule *r, uint32_t c, uint32_t b, const float *f, const int32_t *iv, size_t n)
 {
     uint64_t *hst = r->hist + ((size_t)c * WC_MAX_BANDS + b) * RC_BINS;
-    const float rel = r->rel[c][b] > 0.0f ? r->rel[c][b] : 1.0f;
-    for (size_t i = 0; i < n; i++) {
-        const float v = f ? f[i] : (float)iv[i];
-        hst[rc_bin(fabsf(v) / rel)]++;
-    }
+    /* a product, not the quantizer's quotient: the model needs no more,
+     * and both encoders run this same code */
+    const float inv = r->rel[c][b] > 0.0f ? 1.0f / r->rel[c][b] : 1.0f;
+    if (f)
+        for (size_t i = 0; i < n; i++) hst[rc_bin(fabsf(f[i]) * inv)]++;
+    else
+        for (size_t i = 0; i < n; i++) hst[rc_bin(fabsf((float)iv[i]) * inv)]++;
 }
 
 /* The model: a band's bits at base step s as N h(p) for where its non-zero
@@ -297,18 +299,20 @@ wc_status rc_window_done(rc_rule *r, int threads, int *again, float *step, wc_er
         }
     }
     r->windows++;
-    int next = 0;
-    if (r->windows < RC_MAX_WINDOWS) {
-        if (!any && r->dir != -1 && r->m_lo + RC_WINDOW <= RC_M_MAX) {
-            r->dir = 1;
-            next = 1;
-        } else if (lowest_fits && r->dir != 1 && r->m_lo > RC_M_MIN) {
-            r->dir = -1;
-            next = 1;
-        }
+    /* Up (nothing fits yet) until a step fits or the grid ends, each move
+     * twice the last; down (the lowest fits) a window at a time, at most
+     * RC_MAX_WINDOWS in all. */
+    int move = 0;
+    if (!any && r->dir != -1 && r->m_lo < RC_M_MAX - RC_WINDOW + 1) {
+        r->dir = 1;
+        move = RC_WINDOW << (r->ups < 8 ? r->ups : 8);
+        r->ups++;
+    } else if (lowest_fits && r->dir != 1 && r->m_lo > RC_M_MIN && r->windows < RC_MAX_WINDOWS) {
+        r->dir = -1;
+        move = -RC_WINDOW;
     }
-    if (next) {
-        r->m_lo += r->dir * RC_WINDOW;
+    if (move) {
+        r->m_lo += move;
         if (r->m_lo < RC_M_MIN) r->m_lo = RC_M_MIN;
         if (r->m_lo > RC_M_MAX - RC_WINDOW + 1) r->m_lo = RC_M_MAX - RC_WINDOW + 1;
         rc_set_window(r);

@@ -34,17 +34,20 @@ wc_status ratectl_search(float bpp, uint64_t pixels, ratectl_code_fn code, void 
  *  1. Histograms of each band's coefficients (rc_hist, 1/8 octave bins)
  *     give a model of the size at each step; m0 is the smallest m whose
  *     modelled size fits. It only places the first window.
- *  2. A window is the RC_WINDOW steps from m0 - RC_WINDOW/2; their exact
+ *  2. A window is the RC_WINDOW steps from m0 - 5 - RC_WINDOW/2 (the
+ *     model overstates sizes by about 5 grid steps); their exact
  *     counts (rc_count_block, every code block quantized at each step)
  *     give each step's bound.
- *  3. No step of the window fits: the next window up (coarser); its lowest
- *     fits: the next window down, unless the search came from below; else,
- *     or after RC_MAX_WINDOWS windows, the smallest fitting m found.
+ *  3. No step of the window fits: a window up (coarser), each move up
+ *     twice the last, until one fits or the grid ends; the window's lowest
+ *     fits: the next window down, unless the search came from below, at
+ *     most RC_MAX_WINDOWS windows in all; else the smallest fitting m
+ *     found (WC_ERR_ARG when none: the coarsest step is over the target).
  * Counts do not depend on the order blocks are counted in, so the rows'
  * pass over a band and the whole plane's agree.
  */
 #define RC_GRID 16 /* steps per octave */
-#define RC_WINDOW 8
+#define RC_WINDOW 6
 #define RC_MAX_WINDOWS 6
 #define RC_BINS 512 /* 1/8 octave bins of |coefficient| / relative step */
 #define RC_M_MIN (-6 * RC_GRID)
@@ -59,7 +62,7 @@ typedef struct rc_rule {
     size_t fixed;               /* the file's bytes outside tables, payload and index entries */
     float rel[4][WC_MAX_BANDS]; /* a band's step at base step 1; 0: fixed step 1 */
     uint64_t *hist;             /* [c][band][RC_BINS] */
-    int m0, m_lo, windows, dir, have_best, best_m;
+    int m0, m_lo, windows, ups, dir, have_best, best_m;
     float step[RC_WINDOW][4][WC_MAX_BANDS]; /* the window's band steps */
     bc_freq *freq;                          /* [RC_WINDOW][c * WC_NCLASS + class] */
     bc_freq *best_freq;                     /* [c * WC_NCLASS + class] */
