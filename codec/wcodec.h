@@ -237,8 +237,11 @@ WC_API uint64_t wc_encode_memory(const wc_image *img, const wc_params *p);
  * are wc_encode's for the same parameters (levels WC_LEVELS_AUTO takes the
  * photograph layout, 5 levels, as wc_encode does for any image that does
  * not look synthetic). The separable DWT only, on the host: lossless, or
- * lossy at a step or quality (no bpp target, no DCT/LOT, no Monolithic
- * scheme); wc_encode_rows_supported says. */
+ * lossy at a step or quality, or at a bpp target with plain Huffman blocks
+ * (WC_ENTROPY_HUFFMAN: a pass of statistics and one or more of symbol
+ * counts come first, codec/ratectl.h; the step is the one wc_encode
+ * chooses); no DCT/LOT, no Monolithic scheme; wc_encode_rows_supported
+ * says. */
 typedef struct wc_row_source {
     /* The next row's samples, packed as wc_image_row_bytes gives, into
      * row. A status other than WC_OK stops the encode (its message, when

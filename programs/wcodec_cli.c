@@ -219,9 +219,10 @@ static int cmd_encode(int argc, char **argv)
                "  --max-memory N        refuse inputs whose encode needs more than N bytes,\n"
                "                        the image included (default 8 GiB: 8589934592)\n"
                "  --page N              the page of a multi-page TIFF to encode (default 1)\n"
-               "  --stream, --no-stream encode a PNG/PGM/PPM file by rows in memory that grows\n"
-               "                        with its width (always / never; by default when the\n"
-               "                        whole image would need over 1 GiB or --max-memory);\n"
+               "  --stream, --no-stream encode a PNG/TIFF/PGM/PPM file by rows in memory that\n"
+               "                        grows with its width (always / never; by default\n"
+               "                        when the whole image would need over 1 GiB or\n"
+               "                        --max-memory; --bpp with Huffman blocks too);\n"
                "                        the same bytes (levels auto: the photograph layout)\n"
                "  --strip               leave the metadata out\n"
                "  --out-dir DIR         encode every input into DIR (created if missing)\n"
@@ -271,8 +272,8 @@ static int cmd_decode(int argc, char **argv)
                "  -q, --quiet           print nothing on success\n"
                "A file (not '-') decoded on the host (no CUDA device, --backend cpu or\n"
                "WC_BACKEND=cpu; not --region/--reduce) is decoded in full-width strips and\n"
-               "written row by row (PNG, PGM/PPM; TIFF gathers the image first): memory grows\n"
-               "with the width, not the area, and the output is the same bytes.\n%s",
+               "written row by row (PNG, TIFF, PGM/PPM; TIFF with EXIF gathers the image):\n"
+               "memory grows with the width, not the area, and the output is the same bytes.\n%s",
                cli_devices_help, cli_spread_help);
         return CLI_OK;
     }
