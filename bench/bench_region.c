@@ -139,6 +139,9 @@ int main(int argc, char **argv)
             wc_params_init(&p);
             p.lossless = modes[m].lossless;
             p.wavelet = modes[m].wavelet;
+            /* 5 levels: the automatic lossless layout took 0 levels for
+             * the 16384^2 tiled photograph, which has no reduce 3 */
+            p.levels = 5;
             p.backend = WC_BACKEND_CPU;
             p.max_memory = 0;
             if (wc_encode_alloc(ctx, &p, &img, &files[m], &sizes[m]) != WC_OK) {

@@ -2,12 +2,13 @@
 # encode_memory.sh -- peak memory and time of encoding big images, wcodec
 # by rows (wc_encode_rows, --stream) beside OpenJPH's ojph_compress in the
 # same run, one thread each (issue 15): a 16384^2 RGB photograph-like PPM,
-# lossless and lossy at a fixed step, and a 46340^2 gray PGM (just under
-# 2^31 pixels). Peak RSS and wall time from /usr/bin/time -v; the median of
+# lossless, lossy at a fixed step and at a --bpp target, and a 46340^2
+# gray PGM (just under 2^31 pixels). Peak RSS and wall time from /usr/bin/time -v; the median of
 # RUNS runs (default 1: the big ones take minutes).
 #
 #   bench/encode_memory.sh [BUILD_DIR] [WORK_DIR]
 #   env: KODAK_DIR (../shared/corpus/kodak), RUNS, STEP (wcodec's step, 15),
+#        BPP (wcodec's rate target by rows, 0.86: about STEP's rate),
 #        QSTEP (ojph's, 0.06), SIDE (16384), GRAY (46340), WHOLE=1 also the
 #        whole-image encode (--no-stream) of the RGB image, SKIP_GRAY=1
 set -eu
@@ -16,6 +17,7 @@ WORK=${2:-/tmp/wcodec-encode-memory}
 KODAK_DIR=${KODAK_DIR:-$(dirname "$0")/../../shared/corpus/kodak}
 RUNS=${RUNS:-1}
 STEP=${STEP:-15}
+BPP=${BPP:-0.86}
 QSTEP=${QSTEP:-0.06}
 SIDE=${SIDE:-16384}
 GRAY=${GRAY:-46340}
@@ -51,6 +53,7 @@ echo "== ${SIDE}x$SIDE RGB 8-bit =="
 run "wcodec lossless --stream" "$WORK/o.wcx" $P "$W" encode "$WORK/rgb$SIDE.ppm" "$WORK/o.wcx" --stream --threads 1 -q
 run "ojph_compress lossless (reversible)" "$WORK/o.j2c" $P ojph_compress -i "$WORK/rgb$SIDE.ppm" -o "$WORK/o.j2c" -num_decomps 5 -reversible true
 run "wcodec 9/7 --step $STEP --stream" "$WORK/o.wcx" $P "$W" encode "$WORK/rgb$SIDE.ppm" "$WORK/o.wcx" --step "$STEP" --stream --threads 1 -q
+run "wcodec 9/7 --bpp $BPP --stream" "$WORK/o.wcx" $P "$W" encode "$WORK/rgb$SIDE.ppm" "$WORK/o.wcx" --bpp "$BPP" --stream --threads 1 -q
 run "ojph_compress 9/7 -qstep $QSTEP" "$WORK/o.j2c" $P ojph_compress -i "$WORK/rgb$SIDE.ppm" -o "$WORK/o.j2c" -num_decomps 5 -qstep "$QSTEP"
 if [ -n "${WHOLE:-}" ]; then
     run "wcodec lossless, whole image" "$WORK/o.wcx" $P "$W" encode "$WORK/rgb$SIDE.ppm" "$WORK/o.wcx" --no-stream --threads 1 -q

@@ -37,6 +37,7 @@
 #include "parallel.h"
 #include "plan.h"
 #include "quantizer.h"
+#include "ratectl.h"
 #include "rle.h"
 #include "stream_dct.h"
 #include "stream_mono.h"
@@ -44,7 +45,8 @@
 
 /* One band's buffer: a row of code blocks, quantized. */
 typedef struct sband {
-    int32_t *rows;      /* side rows of the band's width */
+    int32_t *rows;      /* side rows of the band's width (rate control's counts:
+                           unquantized, float or int) */
     uint32_t filled;    /* rows in the buffer */
     uint32_t block_row; /* rows of blocks done */
     size_t first_block; /* the band's first block in the layout */
@@ -81,7 +83,8 @@ typedef struct senc {
     wc_layout lay; /* bands only: blocks are found by arithmetic */
     wc_stage_plan plan;
     uint32_t side;
-    int pass; /* 1: count symbols; 2: code */
+    int pass; /* 0: rate control's histograms; 3: its counts; 1: count symbols; 2: code */
+    rc_rule *rc;
     scomp comp[4];
     bc_freq *freq;      /* [component * WC_NCLASS + class] */
     bc_freq *junk_freq; /* the second pass's counts, not used */
@@ -202,6 +205,21 @@ static wc_status code_block_row(senc *e, scomp *sc, uint32_t b)
     return s;
 }
 
+/* Rate control's window: the buffered row of blocks of band b counted at
+ * each of its steps (ratectl.h). */
+static void count_block_row(senc *e, scomp *sc, uint32_t b)
+{
+    const wc_band_info *bi = &e->lay.band[sc->c][b];
+    sband *sb = &sc->band[b];
+    const int fl = sc->family == 97;
+    for (uint32_t x = 0; x < bi->w; x += e->side)
+        rc_count_block(e->rc, sc->c, b, fl ? (const float *)(const void *)sb->rows + x : NULL,
+                       fl ? NULL : sb->rows + x, bi->w, bi->w - x < e->side ? bi->w - x : e->side,
+                       sb->filled, sc->values, sc->scratch);
+    sb->block_row++;
+    sb->filled = 0;
+}
+
 /* A finished piece of component c's plane (dwt_lines.h): quantized into
  * the bands it covers, each full row of blocks coded. */
 static void put_piece(void *arg, uint32_t y, uint32_t x0, uint32_t n, const void *vals)
@@ -216,6 +234,17 @@ static void put_piece(void *arg, uint32_t y, uint32_t x0, uint32_t n, const void
             bi->x0 + bi->w > x0 + n)
             continue;
         sband *sb = &sc->band[b];
+        if (e->pass == 0) {
+            rc_hist(e->rc, c, b, sc->family == 97 ? (const float *)vals + (bi->x0 - x0) : NULL,
+                    sc->family == 97 ? NULL : (const int32_t *)vals + (bi->x0 - x0), bi->w);
+            continue;
+        }
+        if (e->pass == 3) {
+            memcpy(sb->rows + (size_t)sb->filled * bi->w, (const int32_t *)vals + (bi->x0 - x0),
+                   bi->w * sizeof(int32_t));
+            if (++sb->filled == e->side || y + 1 == bi->y0 + bi->h) count_block_row(e, sc, b);
+            continue;
+        }
         int32_t *dst = sb->rows + (size_t)sb->filled * bi->w;
         const float step = e->h.steps[c][bi->step_index], th = e->plan.threshold[c];
         if (sc->family == 97) {
@@ -279,16 +308,25 @@ static size_t block_tok_cap(uint32_t side)
     return a > b ? a : b;
 }
 
+static void senc_plan(senc *e, const wc_image *shape);
+
 int wc_encode_rows_supported(const wc_image *shape, const wc_params *p)
 {
     if (!shape || !p || p->abi != WC_ABI_VERSION) return 0;
     if (shape->components < 1 || shape->components > 4 || shape->width < 1 || shape->height < 1)
         return 0;
     if (p->memory == WC_MEMORY_DEVICE) return 0;
-    if (!p->lossless && p->bpp > 0) return 0;
     /* The Explosive scheme's sweeps have no windowed form here (stream_mono.c
      * windows the Monolithic reference only): its files are coded whole. */
     if (p->dwt_scheme == WC_DWT_EXPLOSIVE) return 0;
+    if (!p->lossless && p->bpp > 0) { /* ratectl.h's rule, which the whole image follows too */
+        if (p->transform != WC_TRANSFORM_DWT || p->dwt_scheme != WC_DWT_SEPARABLE) return 0;
+        senc e;
+        memset(&e, 0, sizeof e);
+        e.p = p;
+        senc_plan(&e, shape);
+        return ratectl_rule_applies(&e.h);
+    }
     return p->entropy == WC_ENTROPY_HUFFMAN || p->entropy == WC_ENTROPY_DEFLATE ||
            p->entropy == WC_ENTROPY_HUFFMAN_TILES;
 }
@@ -332,6 +370,7 @@ uint64_t wc_encode_rows_memory(const wc_image *shape, const wc_params *p, int st
     }
     n += (uint64_t)e.lay.nblocks * 4 + e.lay.nblocks * 8 / side; /* index, pieces */
     n += (uint64_t)e.lay.nblocks * 5;                            /* the head: WIDX */
+    if (!p->lossless && p->bpp > 0) n += rc_rule_bytes(&e.h);    /* rate control's counts */
     if (!store) /* the payload: at worst about the samples' size */
         n += w * shape->height * shape->components * (shape->bit_depth > 8 ? 2 : 1);
     return n;
@@ -503,6 +542,40 @@ static wc_status senc_tables(senc *e)
     return s;
 }
 
+/* The input again from its first row, for the next pass. */
+static wc_status senc_rewind(senc *e, const wc_row_source *src)
+{
+    WC_RETURN_IF(!src->rewind, &e->ctx->err, WC_ERR_ARG,
+                 "Huffman coding by rows reads the input more than once: the row source needs a "
+                 "rewind");
+    const wc_status r = src->rewind(src->user);
+    WC_RETURN_IF(r != WC_OK, &e->ctx->err, r, "rewinding the input: %s", wc_strerror(r));
+    return WC_OK;
+}
+
+/* A bpp target (ratectl.h's rule): a pass for the histograms, a pass a
+ * window for its counts; then the header's steps are the rule's and the
+ * symbol counts those of that step, so the tables are built without a
+ * counting pass of their own. Each pass ends with the input rewound. */
+static wc_status senc_rate(senc *e, const wc_image *shape, const wc_row_source *src)
+{
+    e->pass = 0;
+    WC_FORWARD_IF_ERROR(senc_pass(e, shape, src));
+    WC_FORWARD_IF_ERROR(senc_rewind(e, src));
+    rc_first_window(e->rc);
+    float step = 0.0f;
+    for (int again = 1; again;) {
+        e->pass = 3;
+        WC_FORWARD_IF_ERROR(senc_pass(e, shape, src));
+        WC_FORWARD_IF_ERROR(senc_rewind(e, src));
+        WC_FORWARD_IF_ERROR(rc_window_done(e->rc, e->p->threads, &again, &step, &e->ctx->err));
+    }
+    plan_set_step(&e->h, step);
+    plan_from_header(&e->h, e->p->threshold, &e->plan);
+    memcpy(e->freq, e->rc->best_freq, (size_t)e->h.components * WC_NCLASS * sizeof(bc_freq));
+    return WC_OK;
+}
+
 static wc_status put_bytes(wc_write_fn write, void *user, const void *data, size_t n, wc_err *err)
 {
     if (!n) return WC_OK;
@@ -611,8 +684,8 @@ wc_status wc_encode_rows(wc_ctx *ctx, const wc_params *p, const wc_image *shape,
     probe.stride = 0;
     WC_FORWARD_IF_ERROR(plan_check(p, &probe, err));
     WC_RETURN_IF(!wc_encode_rows_supported(shape, p), err, WC_ERR_UNSUPPORTED,
-                 "encoding by rows needs the host, lossless or at a fixed step (no bpp "
-                 "target)");
+                 "encoding by rows needs the host, lossless, at a fixed step, or at a bpp "
+                 "target with the separable DWT and plain Huffman blocks (no Explosive scheme)");
     const uint64_t pixels = (uint64_t)shape->width * shape->height;
     const uint64_t max_px = p->max_pixels ? p->max_pixels : WC_DEFAULT_MAX_PIXELS;
     WC_RETURN_IF(pixels > max_px, err, WC_ERR_LIMIT,
@@ -633,20 +706,22 @@ wc_status wc_encode_rows(wc_ctx *ctx, const wc_params *p, const wc_image *shape,
     WC_RETURN_IF(e.lay.nblocks > WC_MAX_BLOCKS, err, WC_ERR_LIMIT,
                  "%zu code blocks exceed the limit of %zu", e.lay.nblocks, WC_MAX_BLOCKS);
     pthread_mutex_init(&e.lock, NULL);
-    wc_status s = senc_alloc(&e, shape);
+    rc_rule rc;
+    wc_status s = WC_OK;
+    if (!p->lossless && p->bpp > 0) {
+        s = rc_init(&rc, &e.h, &e.lay, e.plan.threshold, p->bpp, meta_file_bytes(p->meta), err);
+        if (s == WC_OK) e.rc = &rc;
+    }
+    if (s == WC_OK) s = senc_alloc(&e, shape);
     const double t0 = ctx_now();
+    if (s == WC_OK && e.rc) s = senc_rate(&e, shape, src);
     if (s == WC_OK && e.h.entropy != WC_ENTROPY_DEFLATE) {
-        e.pass = 1;
-        s = senc_pass(&e, shape, src);
-        if (s == WC_OK) s = senc_tables(&e);
-        if (s == WC_OK && src->rewind) {
-            wc_status r = src->rewind(src->user);
-            if (r != WC_OK) s = wc_fail(err, r, "rewinding the input: %s", wc_strerror(r));
-        } else if (s == WC_OK) {
-            s = wc_fail(err, WC_ERR_ARG,
-                        "Huffman coding by rows reads the input twice: the "
-                        "row source needs a rewind");
+        if (!e.rc) {
+            e.pass = 1;
+            s = senc_pass(&e, shape, src);
+            if (s == WC_OK) s = senc_rewind(&e, src);
         }
+        if (s == WC_OK) s = senc_tables(&e);
     }
     if (s == WC_OK) {
         e.pass = 2;
@@ -667,10 +742,19 @@ wc_status wc_encode_rows(wc_ctx *ctx, const wc_params *p, const wc_image *shape,
             snprintf(how, sizeof how, "the %s in strips of 8 rows",
                      e.h.transform == WC_TRANSFORM_DCT ? "DCT" : "LOT");
         snprintf(ctx->note + n, sizeof ctx->note - n,
-                 "%sencoded by rows (%s%s, %s pass(es), about %.1f MiB held)", n ? "; " : "", how,
+                 "%sencoded by rows (%s%s, %d pass(es), about %.1f MiB held)", n ? "; " : "", how,
                  p->lossless && p->levels == WC_LEVELS_AUTO ? ", the photograph layout" : "",
-                 e.h.entropy == WC_ENTROPY_DEFLATE ? "one" : "two", (double)need / (1 << 20));
+                 e.rc                                ? 2 + e.rc->windows
+                 : e.h.entropy == WC_ENTROPY_DEFLATE ? 1
+                                                     : 2,
+                 (double)need / (1 << 20));
+        n = strlen(ctx->note);
+        if (e.rc)
+            snprintf(ctx->note + n, sizeof ctx->note - n,
+                     "; rate control: step 2^(%d/%d) = %g, %d window(s) of counts", e.rc->best_m,
+                     RC_GRID, (double)e.h.base_step, e.rc->windows);
     }
+    if (e.rc) rc_free(e.rc);
     senc_free(&e);
     pthread_mutex_destroy(&e.lock);
     return s;

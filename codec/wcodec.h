@@ -249,9 +249,12 @@ WC_API uint64_t wc_encode_memory(const wc_image *img, const wc_params *p);
  * come from the calling thread, or under a lock). The file's bytes
  * are wc_encode's for the same parameters (levels WC_LEVELS_AUTO takes the
  * photograph layout, 5 levels, as wc_encode does for any image that does
- * not look synthetic). On the host, any transform (the DWT of either
- * scheme, the DCT, the LOT): lossless, or lossy at a step or quality (no
- * bpp target); wc_encode_rows_supported says. */
+ * not look synthetic). On the host, the DWT of the separable or the
+ * Monolithic scheme, the DCT or the LOT: lossless, or lossy at a step or
+ * quality; or at a bpp target with the separable DWT and plain Huffman
+ * blocks (WC_ENTROPY_HUFFMAN: a pass of statistics and one or more of
+ * symbol counts come first, codec/ratectl.h; the step is the one wc_encode
+ * chooses); wc_encode_rows_supported says. */
 typedef struct wc_row_source {
     /* The next row's samples, packed as wc_image_row_bytes gives, into
      * row. A status other than WC_OK stops the encode (its message, when

@@ -292,6 +292,27 @@ size_t bc_symbolize(const bc_block *b, bc_freq freq, uint16_t *tokens, uint32_t 
     return n;
 }
 
+void bc_count_zero(uint32_t w, uint32_t h, bc_freq freq)
+{
+    uint32_t extra;
+    unsigned nb;
+    freq[BC_RUN][class_of(w * h, &extra, &nb)]++;
+}
+
+uint64_t bc_payload_bits(const bc_freq freq, const huf_enc *tabs)
+{
+    uint64_t bits = 0;
+    for (unsigned t = 0; t < BC_NTAB; t++)
+        for (unsigned sym = 0; sym < BC_NSYM; sym++) {
+            if (!freq[t][sym]) continue;
+            /* walk(): a sign after a magnitude context's non-zero value
+             * and after every run's terminating value; none after a run */
+            const unsigned sign = t == BC_TERM || (t != BC_RUN && sym != 0);
+            bits += (uint64_t)freq[t][sym] * (tabs[t].bits[sym] + class_bits[sym] + sign);
+        }
+    return bits;
+}
+
 size_t bc_encode(const bc_block *b, const huf_enc *tabs, uint8_t *out, size_t cap,
                  uint32_t *scratch)
 {

@@ -77,6 +77,16 @@ size_t bc_emit(const bc_block *b, const uint16_t *tokens, size_t ntok, const huf
 void bc_emit_to(bitw *w, const bc_block *b, const uint16_t *tokens, size_t ntok,
                 const huf_enc *tabs, uint32_t *scratch);
 
+/* bc_count of a w x h block of zeros: one run to its end, whatever the
+ * prediction and orientation. */
+void bc_count_zero(uint32_t w, uint32_t h, bc_freq freq);
+
+/* Bits the blocks whose symbols `freq` counts take when coded with the
+ * class's tables: each symbol's code and raw bits, a sign after every
+ * non-zero value; before each block's padding to a byte. Rate control
+ * (codec/ratectl.c) bounds a file's size with it without coding. */
+uint64_t bc_payload_bits(const bc_freq freq, const huf_enc *tabs);
+
 /* Codes the block with the class's tables (BC_NTAB of them) into out
  * (cap >= bc_bound). Returns the payload size (0 is valid: a block the
  * tables predict completely), or SIZE_MAX if cap was too small. */

@@ -747,7 +747,10 @@ wc_status inspect_file_meta(wc_ctx *ctx, const char *path, wc_info *info, wc_met
     WC_RETURN_IF(!ctx || !info, err, WC_ERR_ARG, "missing argument");
     uint8_t *buf = NULL;
     size_t n = 0;
-    WC_FORWARD_IF_ERROR(read_wcx(ctx, NULL, path, 0, &buf, &n, err));
+    /* Listing decodes nothing: the file is read (up to the default
+     * memory limit) but the whole decode's need is not asked for, as a
+     * region's is not. */
+    WC_FORWARD_IF_ERROR(read_wcx(ctx, NULL, path, 1, &buf, &n, err));
     wc_status s = wc_inspect(ctx, buf, n, info);
     if (s == WC_OK && meta) s = wc_meta_read(ctx, buf, n, meta);
     wc_free(buf);

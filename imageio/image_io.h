@@ -95,6 +95,17 @@ wc_status png_in_rows_open(FILE *fp, const char *name, uint64_t file_size, wc_im
 wc_status png_in_rows_read(png_in_rows *r, void *row, wc_err *err);
 wc_status png_in_rows_rewind(png_in_rows *r, wc_err *err);
 void png_in_rows_close(png_in_rows *r);
+/* TIFF a row at a time (image_tiff.c): a strip or a row of tiles decoded
+ * at once, as tiff_read_lim decodes them; WC_ERR_UNSUPPORTED where a strip
+ * or tile row is too large to be the unit (the whole reader serves). The
+ * metadata: tiff_in_rows_meta (WC_ERR_UNSUPPORTED with an EXIF directory). */
+typedef struct tiff_in_rows tiff_in_rows;
+wc_status tiff_in_rows_open(FILE *fp, const char *name, uint64_t file_size, wc_image *shape,
+                            tiff_in_rows **out, wc_err *err);
+wc_status tiff_in_rows_read(tiff_in_rows *r, void *row, wc_err *err);
+wc_status tiff_in_rows_rewind(tiff_in_rows *r, wc_err *err);
+wc_status tiff_in_rows_meta(tiff_in_rows *r, wc_meta *meta, wc_err *err);
+void tiff_in_rows_close(tiff_in_rows *r);
 /* Writes gray (1/2/4/8/16-bit), GA, RGB, RGBA at 8 or 16 bits. Depths
  * other than 1,2,4,8,16 are written at the next larger PNG depth with
  * an sBIT chunk recording the true depth. The values are written unchanged
@@ -142,6 +153,15 @@ wc_status png_rows_open(FILE *fp, const char *name, const wc_image *shape, const
                         png_row_writer **out, wc_err *err);
 wc_status png_rows_put(png_row_writer *w, const wc_image *rows, wc_err *err);
 wc_status png_rows_close(png_row_writer *w, wc_err *err);
+/* TIFF row by row into fp (seekable), tiff_write_mem's bytes: open sets
+ * the fields and the metadata (WC_ERR_UNSUPPORTED when meta has an EXIF
+ * block: tiff_write_mem appends it to the bytes); close with finish
+ * writes the directory, else abandons. */
+typedef struct tiff_row_writer tiff_row_writer;
+wc_status tiff_rows_open(FILE *fp, const char *name, const wc_image *shape, const wc_meta *meta,
+                         tiff_row_writer **out, wc_err *err);
+wc_status tiff_rows_put(tiff_row_writer *w, const wc_image *rows, wc_err *err);
+wc_status tiff_rows_close(tiff_row_writer *w, int finish, unsigned *dropped, wc_err *err);
 /* ---- TIFF (image_tiff.c) ---------------------------------------------------- */
 
 /* 1..16-bit unsigned samples, gray (min-is-black or min-is-white, the

@@ -15,7 +15,8 @@
 
 struct img_rows {
     FILE *fp;
-    png_in_rows *png; /* a PNG; else a PGM/PPM */
+    png_in_rows *png;   /* a PNG; */
+    tiff_in_rows *tiff; /* a TIFF; else a PGM/PPM */
     uint64_t file_size;
     char name[256];
     wc_image shape;
@@ -41,11 +42,31 @@ wc_status img_rows_open(const char *path, wc_image *shape, img_rows **out, wc_er
     uint8_t magic[8] = {0};
     const size_t nmagic = fread(magic, 1, 8, fp);
     const int png = nmagic == 8 && !memcmp(magic, "\x89PNG\r\n\x1a\n", 8);
-    if (!png && (nmagic < 2 || magic[0] != 'P' || (magic[1] != '5' && magic[1] != '6'))) {
+    const int tiff = nmagic >= 4 && (!memcmp(magic, "II*\0", 4) || !memcmp(magic, "MM\0*", 4) ||
+                                     !memcmp(magic, "II+\0", 4) || !memcmp(magic, "MM\0+", 4));
+    if (!png && !tiff && (nmagic < 2 || magic[0] != 'P' || (magic[1] != '5' && magic[1] != '6'))) {
         fclose(fp);
-        return wc_fail(err, WC_ERR_UNSUPPORTED, "%s: not a PNG, PGM or PPM file", path);
+        return wc_fail(err, WC_ERR_UNSUPPORTED, "%s: not a PNG, TIFF, PGM or PPM file", path);
     }
     rewind(fp);
+    if (tiff) {
+        img_rows *r = wc_calloc(1, sizeof *r);
+        if (!r) {
+            fclose(fp);
+            return wc_fail(err, WC_ERR_NOMEM, "out of memory");
+        }
+        r->fp = fp;
+        snprintf(r->name, sizeof r->name, "%s", path);
+        wc_err e = {{0}};
+        wc_status s = tiff_in_rows_open(fp, r->name, (uint64_t)st.st_size, &r->shape, &r->tiff, &e);
+        if (s != WC_OK) {
+            img_rows_close(r);
+            return wc_fail(err, s, "%s: %s", path, e.msg);
+        }
+        *shape = r->shape;
+        *out = r;
+        return WC_OK;
+    }
     if (png) {
         img_rows *r = wc_calloc(1, sizeof *r);
         if (!r) {
@@ -101,6 +122,13 @@ wc_status img_rows_read(void *rows, void *row)
 {
     img_rows *r = rows;
     const wc_image *sh = &r->shape;
+    if (r->tiff) {
+        wc_err e = {{0}};
+        const wc_status s = tiff_in_rows_read(r->tiff, row, &e);
+        WC_RETURN_IF(s != WC_OK, &r->err, s, "%s: row %u: %s", r->name, r->y, e.msg);
+        r->y++;
+        return WC_OK;
+    }
     if (r->png) {
         wc_err e = {{0}};
         const wc_status s = png_in_rows_read(r->png, row, &e);
@@ -132,9 +160,10 @@ wc_status img_rows_read(void *rows, void *row)
 wc_status img_rows_rewind(void *rows)
 {
     img_rows *r = rows;
-    if (r->png) {
+    if (r->png || r->tiff) {
         wc_err e = {{0}};
-        const wc_status s = png_in_rows_rewind(r->png, &e);
+        const wc_status s =
+            r->png ? png_in_rows_rewind(r->png, &e) : tiff_in_rows_rewind(r->tiff, &e);
         WC_RETURN_IF(s != WC_OK, &r->err, s, "%s: %s", r->name, e.msg);
         r->y = 0;
         return WC_OK;
@@ -151,6 +180,7 @@ void img_rows_close(img_rows *r)
 {
     if (!r) return;
     png_in_rows_close(r->png);
+    tiff_in_rows_close(r->tiff);
     if (r->fp) fclose(r->fp);
     wc_free(r->buf);
     wc_free(r);
@@ -162,6 +192,12 @@ void img_rows_close(img_rows *r)
 
 wc_status img_rows_meta(img_rows *r, wc_meta *meta, wc_err *err)
 {
+    if (r->tiff && meta) {
+        wc_err e = {{0}};
+        const wc_status s = tiff_in_rows_meta(r->tiff, meta, &e);
+        WC_RETURN_IF(s != WC_OK, err, s, "%s: %s", r->name, e.msg);
+        return WC_OK;
+    }
     if (!r->png || !meta) return WC_OK;
     uint8_t *skel = wc_malloc(ROWS_META_MAX);
     WC_RETURN_IF(!skel, err, WC_ERR_NOMEM, "out of memory (PNG metadata)");

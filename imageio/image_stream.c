@@ -36,6 +36,7 @@ typedef struct out_sink {
     file_out *fo;
     FILE *fp;
     png_row_writer *png;
+    tiff_row_writer *tiff;
     wc_image shape;
     wc_image whole; /* TIFF: the rows gathered */
     wc_err err;     /* the sink's own failure, named */
@@ -50,6 +51,17 @@ static wc_status sink_begin(void *user, const wc_image *shape)
     switch (k->format) {
     case IMAGE_PNM: s = pnm_rows_head(k->fp, k->name, shape, &k->err); break;
     case IMAGE_TIFF:
+        /* by rows into a file; standard output (no seeking) and EXIF
+         * (appended to the bytes) gather the image for tiff_write_mem */
+        if (strcmp(k->out, "-") != 0) {
+            wc_err e = {{0}};
+            s = tiff_rows_open(k->fp, k->name, shape, k->meta, &k->tiff, &e);
+            if (s != WC_ERR_UNSUPPORTED) {
+                if (s != WC_OK) wc_fail(&k->err, s, "%s: %s", k->name, e.msg);
+                break;
+            }
+            s = WC_OK;
+        }
         k->whole = *shape;
         k->whole.pixels = NULL;
         if (wc_image_alloc(&k->whole) != WC_OK)
@@ -66,6 +78,7 @@ static wc_status sink_rows(void *user, const wc_image *rows, uint32_t y)
     switch (k->format) {
     case IMAGE_PNM: return pnm_rows_put(k->fp, k->name, rows, y, &k->err);
     case IMAGE_TIFF: {
+        if (k->tiff) return tiff_rows_put(k->tiff, rows, &k->err);
         const size_t rb = wc_image_row_bytes(rows);
         for (uint32_t j = 0; j < rows->height; j++)
             memcpy((uint8_t *)k->whole.pixels + (size_t)(y + j) * k->whole.stride,
@@ -83,7 +96,11 @@ static wc_status sink_end(out_sink *k, wc_status s, unsigned *dropped, wc_err *e
         wc_status c = png_rows_close(k->png, &k->err);
         if (s == WC_OK && c != WC_OK) s = wc_fail(err, c, "%s: %s", k->name, k->err.msg);
     }
-    if (s == WC_OK && k->format == IMAGE_TIFF) {
+    if (k->tiff) {
+        wc_err e = {{0}};
+        wc_status c = tiff_rows_close(k->tiff, s == WC_OK, dropped, &e);
+        if (s == WC_OK && c != WC_OK) s = wc_fail(err, c, "%s: %s", k->name, e.msg);
+    } else if (s == WC_OK && k->format == IMAGE_TIFF) {
         uint8_t *buf = NULL;
         size_t size = 0;
         wc_err e = {{0}};

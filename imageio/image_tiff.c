@@ -8,7 +8,10 @@
  * really decodes to. libtiff's messages are caught per file (its *ExtR
  * handlers), so threads reading different files do not mix them.
  */
+#define _FILE_OFFSET_BITS 64
 #include <stdarg.h>
+#include <stdint.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 #include <tiffio.h>
@@ -22,12 +25,14 @@ typedef struct tiff_mem {
     uint8_t *buf;       /* writing (grows) */
     size_t size, cap, pos;
     int failed; /* a write could not grow the buffer */
+    FILE *fp;   /* by rows: the file itself, through stdio */
     wc_err err; /* libtiff's first error */
 } tiff_mem;
 
 static tmsize_t mem_read(thandle_t h, void *dst, tmsize_t n)
 {
     tiff_mem *m = h;
+    if (m->fp) return n < 0 ? -1 : (tmsize_t)fread(dst, 1, (size_t)n, m->fp);
     const uint8_t *from = m->src ? m->src : m->buf;
     if (n < 0 || m->pos >= m->size) return 0;
     size_t k = (size_t)n < m->size - m->pos ? (size_t)n : m->size - m->pos;
@@ -39,6 +44,7 @@ static tmsize_t mem_read(thandle_t h, void *dst, tmsize_t n)
 static tmsize_t mem_write(thandle_t h, void *src, tmsize_t n)
 {
     tiff_mem *m = h;
+    if (m->fp) return n < 0 || fwrite(src, 1, (size_t)n, m->fp) != (size_t)n ? -1 : n;
     if (m->src || n < 0 || m->failed) return -1;
     size_t need = m->pos + (size_t)n;
     if (need > (size_t)1 << 40) return -1;
@@ -63,6 +69,11 @@ static tmsize_t mem_write(thandle_t h, void *src, tmsize_t n)
 static toff_t mem_seek(thandle_t h, toff_t off, int whence)
 {
     tiff_mem *m = h;
+    if (m->fp) {
+        if (off > (toff_t)INT64_MAX || fseeko(m->fp, (off_t)off, whence) != 0) return (toff_t)-1;
+        const off_t at = ftello(m->fp);
+        return at < 0 ? (toff_t)-1 : (toff_t)at;
+    }
     uint64_t base = whence == SEEK_CUR ? m->pos : whence == SEEK_END ? m->size : 0;
     uint64_t to = base + off;
     if (to > (uint64_t)1 << 40) return (toff_t)-1;
@@ -75,7 +86,13 @@ static int mem_close(thandle_t h)
     (void)h;
     return 0;
 }
-static toff_t mem_size(thandle_t h) { return ((tiff_mem *)h)->size; }
+static toff_t mem_size(thandle_t h)
+{
+    const tiff_mem *m = h;
+    struct stat st;
+    if (m->fp) return fstat(fileno(m->fp), &st) == 0 ? (toff_t)st.st_size : 0;
+    return m->size;
+}
 static int mem_map(thandle_t h, void **base, toff_t *size)
 {
     (void)h;
@@ -598,6 +615,26 @@ static unsigned write_meta(TIFF *t, const wc_meta *meta)
     return dropped;
 }
 
+/* The fields of a written file (whole or by rows: the same bytes). */
+static unsigned set_fields(TIFF *t, const wc_image *img, const wc_meta *meta)
+{
+    const uint16_t spp = (uint16_t)img->components, bps = (uint16_t)img->bit_depth;
+    TIFFSetField(t, TIFFTAG_IMAGEWIDTH, img->width);
+    TIFFSetField(t, TIFFTAG_IMAGELENGTH, img->height);
+    TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, spp);
+    TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, bps);
+    TIFFSetField(t, TIFFTAG_PHOTOMETRIC, spp >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
+    TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+    TIFFSetField(t, TIFFTAG_COMPRESSION, COMPRESSION_LZW);
+    if (bps == 8 || bps == 16) TIFFSetField(t, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
+    if (spp == 2 || spp == 4) {
+        uint16_t alpha = EXTRASAMPLE_UNASSALPHA;
+        TIFFSetField(t, TIFFTAG_EXTRASAMPLES, 1, &alpha);
+    }
+    TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(t, 0));
+    return meta ? write_meta(t, meta) : 0;
+}
+
 wc_status tiff_write_mem(const wc_image *img, const wc_meta *meta, uint8_t **out, size_t *size,
                          unsigned *dropped, wc_err *err)
 {
@@ -613,20 +650,7 @@ wc_status tiff_write_mem(const wc_image *img, const wc_meta *meta, uint8_t **out
     WC_RETURN_IF(!t, err, WC_ERR_NOMEM, "%s",
                  m.err.msg[0] ? m.err.msg : "TIFF: cannot start a file");
     const uint16_t spp = (uint16_t)img->components, bps = (uint16_t)img->bit_depth;
-    TIFFSetField(t, TIFFTAG_IMAGEWIDTH, img->width);
-    TIFFSetField(t, TIFFTAG_IMAGELENGTH, img->height);
-    TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, spp);
-    TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, bps);
-    TIFFSetField(t, TIFFTAG_PHOTOMETRIC, spp >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
-    TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
-    TIFFSetField(t, TIFFTAG_COMPRESSION, COMPRESSION_LZW);
-    if (bps == 8 || bps == 16) TIFFSetField(t, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
-    if (spp == 2 || spp == 4) {
-        uint16_t alpha = EXTRASAMPLE_UNASSALPHA;
-        TIFFSetField(t, TIFFTAG_EXTRASAMPLES, 1, &alpha);
-    }
-    TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(t, 0));
-    unsigned drop = meta ? write_meta(t, meta) : 0;
+    unsigned drop = set_fields(t, img, meta);
     const size_t n = (size_t)img->width * spp;
     const size_t row = (n * bps + 7) / 8;
     const size_t stride = img->stride ? img->stride : wc_image_row_bytes(img);
@@ -657,4 +681,221 @@ wc_status tiff_write_mem(const wc_image *img, const wc_meta *meta, uint8_t **out
     *size = m.size;
     if (dropped) *dropped = drop;
     return WC_OK;
+}
+
+/* ---- by rows ------------------------------------------------------------------ */
+
+struct tiff_row_writer {
+    tiff_mem m;
+    TIFF *t;
+    wc_image shape;
+    uint8_t *buf;
+    size_t n, row;
+    uint32_t y;
+    unsigned dropped;
+};
+
+wc_status tiff_rows_open(FILE *fp, const char *name, const wc_image *shape, const wc_meta *meta,
+                         tiff_row_writer **out, wc_err *err)
+{
+    *out = NULL;
+    const wc_meta_item *exif = wc_meta_find(meta, WC_META_EXIF, NULL);
+    /* the EXIF directory is appended to a file's bytes once written */
+    WC_RETURN_IF(exif && exif_usable(exif->data, exif->size), err, WC_ERR_UNSUPPORTED,
+                 "%s: TIFF with EXIF is written whole", name);
+    WC_RETURN_IF(shape->width == 0 || shape->height == 0 || shape->components < 1 ||
+                     shape->components > 4 || shape->bit_depth < 1 || shape->bit_depth > 16,
+                 err, WC_ERR_ARG, "%s: TIFF cannot hold a %ux%u x %u %u-bit image", name,
+                 shape->width, shape->height, shape->components, shape->bit_depth);
+    tiff_row_writer *w = wc_calloc(1, sizeof *w);
+    WC_RETURN_IF(!w, err, WC_ERR_NOMEM, "%s: out of memory", name);
+    w->m.fp = fp;
+    w->shape = *shape;
+    w->n = (size_t)shape->width * shape->components;
+    w->row = (w->n * shape->bit_depth + 7) / 8;
+    w->buf = wc_malloc(w->row);
+    w->t = w->buf ? mem_open(&w->m, "wl") : NULL;
+    if (!w->t) {
+        wc_status s = wc_fail(err, w->buf ? WC_ERR_IO : WC_ERR_NOMEM, "%s: %s", name,
+                              w->m.err.msg[0] ? w->m.err.msg : "TIFF: cannot start a file");
+        wc_free(w->buf);
+        wc_free(w);
+        return s;
+    }
+    w->dropped = set_fields(w->t, shape, meta);
+    *out = w;
+    return WC_OK;
+}
+
+wc_status tiff_rows_put(tiff_row_writer *w, const wc_image *rows, wc_err *err)
+{
+    const size_t stride = rows->stride ? rows->stride : wc_image_row_bytes(rows);
+    for (uint32_t j = 0; j < rows->height; j++, w->y++) {
+        pack((const uint8_t *)rows->pixels + j * stride, w->shape.bit_depth, w->n,
+             w->shape.bit_depth > 8, w->buf, w->row);
+        WC_RETURN_IF(TIFFWriteScanline(w->t, w->buf, w->y, 0) != 1, err, WC_ERR_IO,
+                     "TIFF: row %u: %s", w->y, w->m.err.msg[0] ? w->m.err.msg : "cannot write");
+    }
+    return WC_OK;
+}
+
+wc_status tiff_rows_close(tiff_row_writer *w, int finish, unsigned *dropped, wc_err *err)
+{
+    if (!w) return WC_OK;
+    wc_status s = WC_OK;
+    if (finish) {
+        if (w->y != w->shape.height)
+            s = wc_fail(err, WC_ERR_ARG, "TIFF: %u of %u rows written", w->y, w->shape.height);
+        else if (!TIFFWriteDirectory(w->t))
+            s = wc_fail(err, WC_ERR_IO, "%s",
+                        w->m.err.msg[0] ? w->m.err.msg : "TIFF: cannot write the directory");
+    }
+    TIFFClose(w->t);
+    if (dropped) *dropped = w->dropped;
+    wc_free(w->buf);
+    wc_free(w);
+    return s;
+}
+
+/* A TIFF read a band of rows at a time: a strip, or a row of tiles (every
+ * plane's), decoded as the whole reader decodes them (read_strips and
+ * read_tiles' calls, place, the min-is-white inversion), into a band
+ * image of those rows that hands them out. */
+struct tiff_in_rows {
+    tiff_mem m;
+    TIFF *t;
+    tiff_layout L;
+    wc_image band; /* rows [band_y, band_y + band.height) */
+    uint32_t band_y, y, band_rows;
+    uint8_t *buf; /* one strip or tile */
+    size_t buf_size, src_row;
+};
+
+/* Most bytes a band may hold (rows per strip or tile height times the
+ * width): above it the whole reader serves. */
+#define TIFF_ROWS_BAND_MAX ((size_t)64 << 20)
+
+wc_status tiff_in_rows_open(FILE *fp, const char *name, uint64_t file_size, wc_image *shape,
+                            tiff_in_rows **out, wc_err *err)
+{
+    *out = NULL;
+    tiff_in_rows *r = wc_calloc(1, sizeof *r);
+    WC_RETURN_IF(!r, err, WC_ERR_NOMEM, "out of memory");
+    r->m.fp = fp;
+    r->t = mem_open(&r->m, "rm");
+    wc_status s = r->t ? WC_OK
+                       : wc_fail(err, file_size < 8 ? WC_ERR_TRUNCATED : WC_ERR_CORRUPT, "%s",
+                                 r->m.err.msg[0] ? r->m.err.msg : "TIFF: cannot open");
+    const img_limits lim = {0, 0, NULL, NULL};
+    if (s == WC_OK) s = read_layout(r->t, &r->L, &lim, (size_t)file_size, err);
+    uint64_t exif_off = 0; /* read_meta finds EXIF in the file's bytes, held whole */
+    if (s == WC_OK && !TIFFIsBigTIFF(r->t) && TIFFGetField(r->t, TIFFTAG_EXIFIFD, &exif_off) &&
+        exif_off)
+        s = wc_fail(err, WC_ERR_UNSUPPORTED, "TIFF: a file with EXIF is read whole");
+    const tiff_layout *L = &r->L;
+    if (s == WC_OK) {
+        r->band_rows = L->tiled ? L->th : L->rps;
+        r->band = (wc_image){L->w, r->band_rows, L->spp, L->bps, 0, NULL};
+        r->band.stride = wc_image_row_bytes(&r->band);
+        const size_t spr = L->planar == PLANARCONFIG_SEPARATE ? 1 : L->spp;
+        r->src_row = ((size_t)(L->tiled ? L->tw : L->w) * spr * L->bps + 7) / 8;
+        size_t band = 0;
+        if (wc_mul_overflow(r->band.stride, r->band_rows, &band) || band > TIFF_ROWS_BAND_MAX ||
+            wc_mul_overflow(r->src_row, r->band_rows, &r->buf_size) ||
+            r->buf_size > TIFF_ROWS_BAND_MAX)
+            s = wc_fail(err, WC_ERR_UNSUPPORTED, "TIFF: %u-row strips or tiles are read whole",
+                        r->band_rows);
+    }
+    if (s == WC_OK) {
+        r->band.pixels = wc_malloc(r->band.stride * r->band_rows);
+        r->buf = wc_malloc(r->buf_size);
+        if (!r->band.pixels || !r->buf) s = wc_fail(err, WC_ERR_NOMEM, "out of memory");
+    }
+    r->band_y = UINT32_MAX; /* none decoded */
+    if (s != WC_OK) {
+        r->m.fp = NULL;
+        tiff_in_rows_close(r);
+        return s;
+    }
+    (void)name;
+    *shape = (wc_image){L->w, L->h, L->spp, L->bps, 0, NULL};
+    *out = r;
+    return WC_OK;
+}
+
+/* Decodes the band that starts at row y. */
+static wc_status band_decode(tiff_in_rows *r, uint32_t y, wc_err *err)
+{
+    const tiff_layout *L = &r->L;
+    const int planes = L->planar == PLANARCONFIG_SEPARATE ? L->spp : 1;
+    const uint32_t rows = L->h - y < r->band_rows ? L->h - y : r->band_rows;
+    wc_image *b = &r->band;
+    r->band_y = UINT32_MAX;
+    if (!L->tiled) {
+        const uint32_t per_plane = (L->h + L->rps - 1) / L->rps, i = y / L->rps;
+        for (int p = 0; p < planes; p++) {
+            const tmsize_t want = (tmsize_t)(r->src_row * rows);
+            const tmsize_t got =
+                TIFFReadEncodedStrip(r->t, i + (uint32_t)p * per_plane, r->buf, want);
+            WC_RETURN_IF(got != want, err,
+                         got < 0 && r->m.err.msg[0] ? WC_ERR_CORRUPT : WC_ERR_TRUNCATED,
+                         "TIFF: strip %u: %s", i + (uint32_t)p * per_plane,
+                         r->m.err.msg[0] ? r->m.err.msg : "the data ends early");
+            place(L, b, r->buf, r->src_row, 0, 0, L->w, rows, planes > 1 ? p : -1);
+        }
+    } else {
+        for (uint32_t x = 0; x < L->w; x += L->tw) {
+            const uint32_t cols = L->w - x < L->tw ? L->w - x : L->tw;
+            for (int p = 0; p < planes; p++) {
+                const uint32_t k = TIFFComputeTile(r->t, x, y, 0, (uint16_t)p);
+                const tmsize_t got = TIFFReadEncodedTile(r->t, k, r->buf, (tmsize_t)r->buf_size);
+                WC_RETURN_IF(got != (tmsize_t)r->buf_size, err,
+                             got < 0 && r->m.err.msg[0] ? WC_ERR_CORRUPT : WC_ERR_TRUNCATED,
+                             "TIFF: tile %u: %s", k,
+                             r->m.err.msg[0] ? r->m.err.msg : "the data ends early");
+                place(L, b, r->buf, r->src_row, x, 0, cols, rows, planes > 1 ? p : -1);
+            }
+            if (x > UINT32_MAX - L->tw) break;
+        }
+    }
+    if (L->photometric == PHOTOMETRIC_MINISWHITE) {
+        const uint32_t h = b->height;
+        b->height = rows;
+        invert_gray(b);
+        b->height = h;
+    }
+    r->band_y = y;
+    return WC_OK;
+}
+
+wc_status tiff_in_rows_read(tiff_in_rows *r, void *row, wc_err *err)
+{
+    WC_RETURN_IF(r->y >= r->L.h, err, WC_ERR_ARG, "read past the last row");
+    if (r->band_y == UINT32_MAX || r->y < r->band_y || r->y - r->band_y >= r->band_rows)
+        WC_FORWARD_IF_ERROR(band_decode(r, r->y - r->y % r->band_rows, err));
+    memcpy(row, (const uint8_t *)r->band.pixels + (size_t)(r->y - r->band_y) * r->band.stride,
+           r->band.stride);
+    r->y++;
+    return WC_OK;
+}
+
+wc_status tiff_in_rows_rewind(tiff_in_rows *r, wc_err *err)
+{
+    (void)err;
+    r->y = 0; /* strips and tiles are read by their index: no stream to restart */
+    return WC_OK;
+}
+
+wc_status tiff_in_rows_meta(tiff_in_rows *r, wc_meta *meta, wc_err *err)
+{
+    return read_meta(r->t, NULL, 0, meta, err); /* no EXIF: tiff_in_rows_open made sure */
+}
+
+void tiff_in_rows_close(tiff_in_rows *r)
+{
+    if (!r) return;
+    if (r->t) TIFFClose(r->t);
+    wc_free(r->band.pixels);
+    wc_free(r->buf);
+    wc_free(r);
 }

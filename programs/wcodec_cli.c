@@ -222,9 +222,10 @@ static int cmd_encode(int argc, char **argv)
                "                        4G); a larger image is coded in strips, the same bytes\n"
                "                        (default: what the device has free)\n"
                "  --page N              the page of a multi-page TIFF to encode (default 1)\n"
-               "  --stream, --no-stream encode a PNG/PGM/PPM file by rows in memory that grows\n"
-               "                        with its width (always / never; by default when the\n"
-               "                        whole image would need over 1 GiB or --max-memory);\n"
+               "  --stream, --no-stream encode a PNG/TIFF/PGM/PPM file by rows in memory that\n"
+               "                        grows with its width (always / never; by default\n"
+               "                        when the whole image would need over 1 GiB or\n"
+               "                        --max-memory; --bpp with Huffman blocks too);\n"
                "                        the same bytes (levels auto: the photograph layout)\n"
                "  --strip               leave the metadata out\n"
                "  --out-dir DIR         encode every input into DIR (created if missing)\n"
@@ -274,8 +275,8 @@ static int cmd_decode(int argc, char **argv)
                "  -q, --quiet           print nothing on success\n"
                "A file (not '-') decoded on the host (no CUDA device, --backend cpu or\n"
                "WC_BACKEND=cpu; not --region/--reduce) is decoded in full-width strips and\n"
-               "written row by row (PNG, PGM/PPM; TIFF gathers the image first): memory grows\n"
-               "with the width, not the area, and the output is the same bytes.\n%s",
+               "written row by row (PNG, TIFF, PGM/PPM; TIFF with EXIF gathers the image):\n"
+               "memory grows with the width, not the area, and the output is the same bytes.\n%s",
                cli_devices_help, cli_spread_help);
         return CLI_OK;
     }
@@ -329,13 +330,15 @@ static int cmd_info(int argc, char **argv)
                                       : "",
                    in.levels);
         printf("\ncolour:      %s\n", cn[in.colour]);
-        printf("entropy:     %s, code blocks %dx%d\n",
-               in.entropy == WC_ENTROPY_HUFFMAN         ? "Huffman"
-               : in.entropy == WC_ENTROPY_HUFFMAN_TILES ? "Huffman (tiles)"
-               : in.entropy == WC_ENTROPY_ARITH         ? "arithmetic"
-               : in.entropy == WC_ENTROPY_FILTERED      ? "filtered deflate (a plane a block)"
-                                                        : "deflate",
-               in.block_size, in.block_size);
+        if (in.entropy == WC_ENTROPY_FILTERED) /* each plane one deflate stream: no blocks */
+            printf("entropy:     filtered deflate (PNG's row filters, a plane a stream)\n");
+        else
+            printf("entropy:     %s, code blocks %dx%d\n",
+                   in.entropy == WC_ENTROPY_HUFFMAN         ? "Huffman"
+                   : in.entropy == WC_ENTROPY_HUFFMAN_TILES ? "Huffman (tiles)"
+                   : in.entropy == WC_ENTROPY_ARITH         ? "arithmetic"
+                                                            : "deflate",
+                   in.block_size, in.block_size);
         if (!in.lossless) printf("base step:   %g\n", in.base_step);
         printf("bits/pixel:  %.4f\n", in.file_bytes * 8.0 / ((double)in.width * in.height));
         /* A palette file codes one plane, of indices. */

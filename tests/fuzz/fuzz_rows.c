@@ -1,6 +1,7 @@
 /*
  * fuzz_rows.c -- img_rows_open/img_rows_read (imageio/image_rows.c, PNG
- * through png_in_rows in image_png.c, PGM/PPM) on arbitrary bytes in a
+ * through png_in_rows in image_png.c, TIFF through tiff_in_rows in
+ * image_tiff.c, PGM/PPM) on arbitrary bytes in a
  * regular file: the input of encoding by rows.
  *
  * What must hold: no crash, overrun, leak or undefined behaviour; a

@@ -6,6 +6,9 @@
  * and planar, none/LZW/deflate/PackBits, both byte orders, min-is-white,
  * several pages), and read back sample for sample. Then our writer's files
  * with metadata, lying headers, every truncation, and what is refused.
+ * The readers and writer by rows (image_rows.c, image_tiff.c's
+ * tiff_in_rows and tiff_rows): the whole reader's rows, outcome and
+ * message on every layout and every damage, the whole writer's bytes.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -584,6 +587,206 @@ static void test_exif(void **state)
     wc_image_free(&img);
 }
 
+/* ---- by rows (encoding and decoding in bounded memory) -------------------------- */
+
+/* data in a temporary file (path filled in). */
+static void to_file(const uint8_t *data, size_t size, char *path)
+{
+    strcpy(path, "/tmp/wc_tiff_rows_XXXXXX");
+    const int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *fp = fdopen(fd, "wb");
+    assert_non_null(fp);
+    if (size) assert_int_equal(fwrite(data, 1, size, fp), size);
+    fclose(fp);
+}
+
+/* The file read by rows against tiff_read_mem: the same outcome; every
+ * row the whole image's, the first again after a rewind; when the whole
+ * read fails, the row reader fails with its message inside its own. */
+static void rows_against_whole(const uint8_t *data, size_t size)
+{
+    char path[64];
+    to_file(data, size, path);
+    wc_image whole;
+    wc_err werr = {{0}};
+    const wc_status ws = tiff_read_mem(data, size, 1, 0, &whole, NULL, NULL, &werr);
+    wc_image shape;
+    img_rows *r = NULL;
+    wc_err rerr = {{0}};
+    wc_status rs = img_rows_open(path, &shape, &r, &rerr);
+    if (rs == WC_ERR_UNSUPPORTED && strstr(rerr.msg, "not a PNG, TIFF")) {
+        /* no TIFF signature left: the command reads it whole, with the
+         * whole reader's message */
+        if (ws == WC_OK) wc_image_free(&whole);
+        assert_int_not_equal(ws, WC_OK);
+        unlink(path);
+        return;
+    }
+    if (rs == WC_OK) {
+        const size_t rb = wc_image_row_bytes(&shape);
+        uint8_t *row = malloc(rb), *first = malloc(rb);
+        for (uint32_t y = 0; y < shape.height && rs == WC_OK; y++) {
+            rs = img_rows_read(r, row);
+            if (rs != WC_OK) {
+                snprintf(rerr.msg, sizeof rerr.msg, "%s", img_rows_error(r));
+                break;
+            }
+            if (y == 0) memcpy(first, row, rb);
+            if (ws == WC_OK && memcmp(row, (uint8_t *)whole.pixels + (size_t)y * whole.stride, rb))
+                fail_msg("row %u differs from the whole read's", y);
+        }
+        if (rs == WC_OK) {
+            assert_int_equal(img_rows_rewind(r), WC_OK);
+            assert_int_equal(img_rows_read(r, row), WC_OK);
+            assert_memory_equal(row, first, rb);
+        }
+        free(row);
+        free(first);
+        img_rows_close(r);
+    }
+    if (ws != rs) fail_msg("whole: %d (%s), by rows: %d (%s)", ws, werr.msg, rs, rerr.msg);
+    if (ws != WC_OK && !strstr(rerr.msg, werr.msg))
+        fail_msg("by rows '%s' does not carry the whole read's '%s'", rerr.msg, werr.msg);
+    if (ws == WC_OK) wc_image_free(&whole);
+    unlink(path);
+}
+
+static void test_rows_every_layout(void **state)
+{
+    (void)state;
+    static const uint16_t comp[] = {COMPRESSION_NONE, COMPRESSION_LZW, COMPRESSION_ADOBE_DEFLATE,
+                                    COMPRESSION_PACKBITS};
+    static const uint16_t depths[] = {1, 4, 8, 12, 16};
+    static const uint32_t shapes[][2] = {{1, 1}, {1, 17}, {17, 1}, {37, 21}, {131, 5}};
+    for (size_t k = 0; k < 4; k++)
+        for (size_t d = 0; d < 5; d++)
+            for (uint32_t tile = 0; tile <= 16; tile += 16)
+                for (uint16_t planar = 1; planar <= 2; planar++) {
+                    const size_t sh = (k + d + tile / 16) % 5;
+                    tiff_spec t = {shapes[sh][0],
+                                   shapes[sh][1],
+                                   (uint16_t)(1 + (k + d) % 4),
+                                   depths[d],
+                                   comp[k],
+                                   planar,
+                                   tile,
+                                   (int)(d & 1),
+                                   0,
+                                   0,
+                                   0,
+                                   0};
+                    size_t size;
+                    uint8_t *data = make_tiff(&t, &size);
+                    rows_against_whole(data, size);
+                    free(data);
+                }
+    tiff_spec w = {9, 5, 2, 8, COMPRESSION_LZW, 0, 0, 1, 1, 0, 0, 0}; /* min-is-white */
+    size_t size;
+    uint8_t *data = make_tiff(&w, &size);
+    rows_against_whole(data, size);
+    free(data);
+}
+
+/* Every truncation and a flipped byte at every place: the same outcome
+ * and message by rows as whole. */
+static void test_rows_damage(void **state)
+{
+    (void)state;
+    tiff_spec t = {11, 9, 3, 8, COMPRESSION_LZW, 0, 0, 0, 0, 0, 0, 0};
+    size_t size;
+    uint8_t *data = make_tiff(&t, &size);
+    for (size_t n = 0; n < size; n++) rows_against_whole(data, n);
+    uint8_t *bad = malloc(size);
+    for (size_t i = 0; i < size; i++) {
+        memcpy(bad, data, size);
+        bad[i] ^= 0x5A;
+        rows_against_whole(bad, size);
+    }
+    free(bad);
+    free(data);
+}
+
+/* tiff_rows_* write tiff_write_mem's bytes, metadata included; EXIF is
+ * left to the whole writer. */
+static void test_rows_writer(void **state)
+{
+    (void)state;
+    static const uint32_t depths[] = {1, 8, 12, 16};
+    wc_meta *m = wc_meta_create();
+    static const char xmp[] = "<x:xmpmeta xmlns:x='adobe:ns:meta/'/>";
+    assert_int_equal(wc_meta_add(m, WC_META_XMP, 0, "", xmp, strlen(xmp)), WC_OK);
+    assert_int_equal(wc_meta_add(m, WC_META_TEXT, WC_META_TEXT_UTF8, "Description", "rows", 4),
+                     WC_OK);
+    for (size_t d = 0; d < 4; d++)
+        for (uint32_t comps = 1; comps <= 4; comps++) {
+            wc_image img = {comps == 2 ? 1 : 23, comps == 3 ? 1 : 13, comps, depths[d], 0, NULL};
+            assert_int_equal(wc_image_alloc(&img), WC_OK);
+            for (size_t i = 0; i < (size_t)img.width * img.height * comps; i++) {
+                uint32_t v = (uint32_t)(i * 7919u) & ((1u << depths[d]) - 1);
+                if (depths[d] > 8)
+                    ((uint16_t *)img.pixels)[i] = (uint16_t)v;
+                else
+                    ((uint8_t *)img.pixels)[i] = (uint8_t)v;
+            }
+            uint8_t *ref;
+            size_t ref_size;
+            unsigned ref_drop = 0, drop = 0;
+            wc_err err = {{0}};
+            assert_int_equal(tiff_write_mem(&img, m, &ref, &ref_size, &ref_drop, &err), WC_OK);
+            FILE *fp = tmpfile();
+            assert_non_null(fp);
+            tiff_row_writer *w = NULL;
+            assert_int_equal(tiff_rows_open(fp, "t.tif", &img, m, &w, &err), WC_OK);
+            for (uint32_t y = 0; y < img.height; y += 5) { /* rows 5 at a time */
+                wc_image rows = img;
+                rows.height = img.height - y < 5 ? img.height - y : 5;
+                rows.pixels = (uint8_t *)img.pixels + (size_t)y * img.stride;
+                assert_int_equal(tiff_rows_put(w, &rows, &err), WC_OK);
+            }
+            assert_int_equal(tiff_rows_close(w, 1, &drop, &err), WC_OK);
+            assert_int_equal(drop, ref_drop);
+            assert_int_equal(fseek(fp, 0, SEEK_END), 0);
+            assert_int_equal((size_t)ftell(fp), ref_size);
+            uint8_t *got = malloc(ref_size);
+            rewind(fp);
+            assert_int_equal(fread(got, 1, ref_size, fp), ref_size);
+            assert_memory_equal(got, ref, ref_size);
+            /* a row short: refused at the close */
+            rewind(fp);
+            assert_int_equal(tiff_rows_open(fp, "t.tif", &img, m, &w, &err), WC_OK);
+            assert_int_equal(tiff_rows_close(w, 1, NULL, &err), WC_ERR_ARG);
+            fclose(fp);
+            free(got);
+            wc_free(ref);
+            wc_image_free(&img);
+        }
+    /* EXIF: the whole writer's */
+    wc_meta *e = wc_meta_create();
+    size_t n;
+    uint8_t *ex = make_exif_tiff("wl", &n);
+    wc_image exif_img;
+    wc_err err = {{0}};
+    assert_int_equal(tiff_read_mem(ex, n, 1, 0, &exif_img, e, NULL, &err), WC_OK);
+    if (wc_meta_find(e, WC_META_EXIF, NULL)) {
+        tiff_row_writer *w = NULL;
+        FILE *fp = tmpfile();
+        assert_int_equal(tiff_rows_open(fp, "t.tif", &exif_img, e, &w, &err), WC_ERR_UNSUPPORTED);
+        fclose(fp);
+        /* and a file with EXIF is read whole */
+        char path[64];
+        to_file(ex, n, path);
+        wc_image shape;
+        img_rows *r = NULL;
+        assert_int_equal(img_rows_open(path, &shape, &r, &err), WC_ERR_UNSUPPORTED);
+        unlink(path);
+    }
+    wc_image_free(&exif_img);
+    free(ex);
+    wc_meta_free(e);
+    wc_meta_free(m);
+}
+
 int main(void)
 {
     TIFFSetWarningHandler(NULL);
@@ -598,6 +801,9 @@ int main(void)
         cmocka_unit_test(test_write_roundtrip),
         cmocka_unit_test(test_write_metadata),
         cmocka_unit_test(test_exif),
+        cmocka_unit_test(test_rows_every_layout),
+        cmocka_unit_test(test_rows_damage),
+        cmocka_unit_test(test_rows_writer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -117,6 +117,14 @@ expect 1 "not a wcodec file \(bad signature\)" "$wcodec" decode /dev/zero zero.p
 [ ! -e zero.png ] || fail "decode /dev/zero wrote an output"
 expect 1 "not a wcodec file \(bad signature\)" "$wcodec" info /dev/zero
 "$wcodec" info - <ref.wcx | grep -q "^image: *9x7" || fail "info - did not read standard input"
+# info says what the coding is: an entropy-4 file (a deflate stream a plane)
+# has no code blocks; the others do.
+golden="$data/../../golden"
+"$wcodec" info "$golden/gray8_filtered.wcx" >info4.txt || fail "info of a filtered-deflate file failed"
+grep -q "^entropy: *filtered deflate" info4.txt || fail "info did not name filtered deflate"
+if grep -q "code blocks" info4.txt; then fail "info printed code blocks for filtered deflate"; fi
+"$wcodec" info "$golden/rgb8_97_q60.wcx" | grep -q "code blocks [0-9]*x[0-9]*" ||
+  fail "info lost the code blocks of a Huffman file"
 # The 68-byte PNG of issue 11: IHDR 2147483647 x 1 RGB8, an 11-byte IDAT.
 printf '\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\x48\x44\x52\x7f\xff\xff\xff' >big68.png
 printf '\x00\x00\x00\x01\x08\x02\x00\x00\x00\x2f\x54\xa4\x8a\x00\x00\x00\x0b\x49\x44' >>big68.png
