@@ -320,9 +320,18 @@ wc_status choose_geometry(const wc_stage_plan *p, const wc_chain *ch, uint64_t c
         }
         if (m == 1) break;
     }
-    return wc_fail(err, WC_ERR_LIMIT,
-                   "CUDA backend: the smallest strip of %ux%u (%u rows of %ux%u blocks) needs "
-                   "%zu bytes of device memory, over the %llu allowed",
+    /* Over the caller's cap: a limit it set. Over what the device has
+     * free: the device is out of memory, WC_ERR_BACKEND as the whole-image
+     * path's failed allocations are. */
+    if (p->max_device_memory)
+        return wc_fail(err, WC_ERR_LIMIT,
+                       "CUDA backend: the smallest strip of %ux%u (%u rows of %ux%u blocks) "
+                       "needs %zu bytes of device memory, over the %llu allowed",
+                       p->width, p->height, (unsigned)unit, side, side, least,
+                       (unsigned long long)cap);
+    return wc_fail(err, WC_ERR_BACKEND,
+                   "CUDA backend: out of device memory: the smallest strip of %ux%u (%u rows of "
+                   "%ux%u blocks) needs %zu bytes, %llu are free",
                    p->width, p->height, (unsigned)unit, side, side, least, (unsigned long long)cap);
 }
 
