@@ -393,107 +393,6 @@ static wc_status enc_plan(enc_state *st, const wc_image *img)
     return WC_OK;
 }
 
-/* ratectl.h's rule over the whole planes: a component a worker, each
- * band's values into the histograms, then each window's counts. */
-typedef struct rule_job {
-    enc_state *st;
-    rc_rule *r;
-    int count; /* 0: histograms; 1: a window's counts */
-    wc_status status[4];
-} rule_job;
-
-static void rule_component(void *arg, size_t ci, int worker)
-{
-    (void)worker;
-    rule_job *j = arg;
-    const enc_state *st = j->st;
-    const uint32_t c = (uint32_t)ci, pw = st->lay.plane_w[c];
-    const uint32_t side = 1u << st->h.block_log2;
-    int32_t *q = j->count ? wc_malloc_array((size_t)side * side, sizeof(int32_t)) : NULL;
-    uint32_t *scratch = j->count ? wc_malloc_array(bc_scratch_elems(), sizeof(uint32_t)) : NULL;
-    if (j->count && (!q || !scratch)) {
-        j->status[c] = WC_ERR_NOMEM;
-        wc_free(q);
-        wc_free(scratch);
-        return;
-    }
-    for (uint32_t b = 0; b < st->lay.nbands[c]; b++) {
-        const wc_band_info *bi = &st->lay.band[c][b];
-        const size_t at = (size_t)bi->y0 * pw + bi->x0;
-        const float *f = st->f[c] ? st->f[c] + at : NULL;
-        const int32_t *iv = st->f[c] ? NULL : st->raw[c] + at;
-        if (!j->count) {
-            for (uint32_t y = 0; y < bi->h; y++)
-                rc_hist(j->r, c, b, f ? f + (size_t)y * pw : NULL, iv ? iv + (size_t)y * pw : NULL,
-                        bi->w);
-            continue;
-        }
-        for (uint32_t y = 0; y < bi->h; y += side)
-            for (uint32_t x = 0; x < bi->w; x += side) {
-                const size_t o = (size_t)y * pw + x;
-                rc_count_block(j->r, c, b, f ? f + o : NULL, iv ? iv + o : NULL, pw,
-                               bi->w - x < side ? bi->w - x : side,
-                               bi->h - y < side ? bi->h - y : side, q, scratch);
-            }
-    }
-    wc_free(q);
-    wc_free(scratch);
-}
-
-/* A bpp target under ratectl.h's rule: the unquantized planes from the
- * backend (either: the rule reads them on the host), the rule's step,
- * and the image coded once at it. */
-static wc_status encode_by_rule(enc_state *st, const wc_image *img, es_output *out)
-{
-    const wc_params *p = st->p;
-    wc_err *err = &st->ctx->err;
-    WC_FORWARD_IF_ERROR(alloc_planes(st));
-    wc_coeffs co = {{0}, {0}, st->h.components, {NULL}, {NULL}, 0, 0};
-    for (uint32_t c = 0; c < st->h.components; c++) {
-        co.width[c] = st->lay.plane_w[c];
-        co.height[c] = st->lay.plane_h[c];
-        co.q[c] = st->raw[c] ? st->raw[c] : st->q[c];
-        co.f[c] = st->f[c];
-    }
-    st->plan.quantize = 0;
-    double t0 = ctx_now();
-    WC_FORWARD_IF_ERROR(st->ctx->backend->forward(st->ctx->backend_self, &st->plan, img, &co, err));
-    st->ctx->times.transform = ctx_now() - t0;
-    t0 = ctx_now();
-    rc_rule *r = wc_malloc(sizeof *r);
-    WC_RETURN_IF(!r, err, WC_ERR_NOMEM, "out of memory (rate control)");
-    wc_status s =
-        rc_init(r, &st->h, &st->lay, st->plan.threshold, p->bpp, meta_file_bytes(p->meta), err);
-    if (s != WC_OK) {
-        wc_free(r);
-        return s;
-    }
-    rule_job j;
-    memset(&j, 0, sizeof j);
-    j.st = st;
-    j.r = r;
-    wc_parallel_for(p->threads, st->h.components, rule_component, &j);
-    rc_first_window(r);
-    float step = 0.0f;
-    for (int again = 1; again && s == WC_OK;) {
-        j.count = 1;
-        wc_parallel_for(p->threads, st->h.components, rule_component, &j);
-        for (uint32_t c = 0; c < st->h.components; c++)
-            if (j.status[c] != WC_OK) s = wc_fail(err, j.status[c], "out of memory (rate control)");
-        if (s == WC_OK) s = rc_window_done(r, p->threads, &again, &step, err);
-    }
-    rc_free(r);
-    wc_free(r);
-    if (s == WC_ERR_ARG && wc_meta_count(p->meta)) {
-        size_t n = strlen(err->msg);
-        snprintf(err->msg + n, sizeof err->msg - n, " with its metadata");
-    }
-    if (s != WC_OK) return s;
-    st->ctx->times.rate = ctx_now() - t0;
-    size_t bytes = 0;
-    return code_at_step(st, step, out, &bytes);
-}
-
 /* Plan, transform and code; leaves the payloads in *out. */
 static wc_status encode_payloads(enc_state *st, const wc_image *img, es_output *out)
 {
@@ -513,7 +412,9 @@ static wc_status encode_payloads(enc_state *st, const wc_image *img, es_output *
         ctx_note_chain(st->ctx, chain.where);
         return s;
     }
-    if (ratectl_rule_applies(&st->h)) return encode_by_rule(st, img, out);
+    /* A bpp target bisects the step to within 0.5% under it, probing
+     * coded sizes; ratectl.h's counted rule (0-6% under) is the encoder
+     * by rows' way, where the image is not held (stream_encoder.c). */
     if (st->ctx->backend == wc_backend_cuda()) { /* each probe on the device */
         st->img = img;
         double t0 = ctx_now();

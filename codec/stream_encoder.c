@@ -319,7 +319,7 @@ int wc_encode_rows_supported(const wc_image *shape, const wc_params *p)
     /* The Explosive scheme's sweeps have no windowed form here (stream_mono.c
      * windows the Monolithic reference only): its files are coded whole. */
     if (p->dwt_scheme == WC_DWT_EXPLOSIVE) return 0;
-    if (!p->lossless && p->bpp > 0) { /* ratectl.h's rule, which the whole image follows too */
+    if (!p->lossless && p->bpp > 0) { /* ratectl.h's counted rule (wc_encode bisects) */
         if (p->transform != WC_TRANSFORM_DWT || p->dwt_scheme != WC_DWT_SEPARABLE) return 0;
         senc e;
         memset(&e, 0, sizeof e);
