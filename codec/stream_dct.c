@@ -104,54 +104,14 @@ static void lot_row(float *x, uint32_t n, float *pq)
     for (uint32_t b = 0; b < m; b++) lot8_stage2_fwd(pq + 8 * b + 4, pq + 8 * b + 8, x + 8 * b);
 }
 
-/* The column lanes (lot8.c's): one lane a column, rows as separate
- * restrict parameters so the loops vectorise; lanes never mix, so the
- * bits are the scalar kernels'. */
-#define SDCT_R8(T, r)                                                                         \
-    T *restrict r##0, T *restrict r##1, T *restrict r##2, T *restrict r##3, T *restrict r##4, \
-        T *restrict r##5, T *restrict r##6, T *restrict r##7
-#define SDCT_R4(T, r) T *restrict r##0, T *restrict r##1, T *restrict r##2, T *restrict r##3
-
-static void lanes_stage1(SDCT_R8(const float, i), SDCT_R8(float, o), size_t w)
-{
-    for (size_t x = 0; x < w; x++) {
-        float v[8] = {i0[x], i1[x], i2[x], i3[x], i4[x], i5[x], i6[x], i7[x]}, pq[8];
-        lot8_stage1_fwd(v, pq);
-        o0[x] = pq[0];
-        o1[x] = pq[1];
-        o2[x] = pq[2];
-        o3[x] = pq[3];
-        o4[x] = pq[4];
-        o5[x] = pq[5];
-        o6[x] = pq[6];
-        o7[x] = pq[7];
-    }
-}
-
-static void lanes_stage2(SDCT_R4(const float, q), SDCT_R4(const float, p), SDCT_R8(float, o),
-                         size_t w)
-{
-    for (size_t x = 0; x < w; x++) {
-        float qv[4] = {q0[x], q1[x], q2[x], q3[x]}, pv[4] = {p0[x], p1[x], p2[x], p3[x]}, y[8];
-        lot8_stage2_fwd(qv, pv, y);
-        o0[x] = y[0];
-        o1[x] = y[1];
-        o2[x] = y[2];
-        o3[x] = y[3];
-        o4[x] = y[4];
-        o5[x] = y[5];
-        o6[x] = y[6];
-        o7[x] = y[7];
-    }
-}
-
 /* Stage 1 down every column of the 8 rows r into t->pq (8 rows of pw). */
 static void lot_cols_stage1(sdct *t, const float *r[8])
 {
     const size_t pw = t->pw;
     float *o = t->pq;
-    lanes_stage1(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], &o[0], &o[pw], &o[2 * pw],
-                 &o[3 * pw], &o[4 * pw], &o[5 * pw], &o[6 * pw], &o[7 * pw], pw);
+    float *const out[8] = {o,          o + pw,     o + 2 * pw, o + 3 * pw,
+                           o + 4 * pw, o + 5 * pw, o + 6 * pw, o + 7 * pw};
+    lot8_lanes_stage1_fwd(r, out, (uint32_t)pw);
 }
 
 /* LOT block row `by` from prevq (q of shifted block by-1) and the p half
@@ -161,9 +121,11 @@ static void lot_block_row(sdct *t, uint32_t by)
     const size_t pw = t->pw;
     const float *q = t->prevq, *p = t->pq;
     float *o = t->strip;
-    lanes_stage2(&q[0], &q[pw], &q[2 * pw], &q[3 * pw], &p[0], &p[pw], &p[2 * pw], &p[3 * pw],
-                 &o[0], &o[pw], &o[2 * pw], &o[3 * pw], &o[4 * pw], &o[5 * pw], &o[6 * pw],
-                 &o[7 * pw], pw);
+    const float *const qr[4] = {q, q + pw, q + 2 * pw, q + 3 * pw};
+    const float *const pr[4] = {p, p + pw, p + 2 * pw, p + 3 * pw};
+    float *const out[8] = {o,          o + pw,     o + 2 * pw, o + 3 * pw,
+                           o + 4 * pw, o + 5 * pw, o + 6 * pw, o + 7 * pw};
+    lot8_lanes_stage2_fwd(qr, pr, out, (uint32_t)pw);
     memcpy(t->prevq, t->pq + 4 * pw, 4 * pw * sizeof(float));
     emit_strip(t, by);
 }

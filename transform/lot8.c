@@ -101,6 +101,17 @@ static void lot8_cols_stage2_fwd(LOT8_R4(const float, q), LOT8_R4(const float, p
     }
 }
 
+void lot8_lanes_stage1_fwd(const float *const in[8], float *const out[8], uint32_t w)
+{
+    lot8_cols_stage1_fwd(LOT8_ROWS8(in), LOT8_ROWS8(out), w);
+}
+
+void lot8_lanes_stage2_fwd(const float *const q[4], const float *const p[4], float *const out[8],
+                           uint32_t w)
+{
+    lot8_cols_stage2_fwd(LOT8_ROWS4(q), LOT8_ROWS4(p), LOT8_ROWS8(out), w);
+}
+
 static void lot8_cols_stage2_inv(LOT8_R8(const float, i), LOT8_R4(float, q), LOT8_R4(float, p),
                                  uint32_t w)
 {

@@ -152,6 +152,15 @@ size_t lot8_scratch_elems(uint32_t w, uint32_t h);
  * holds lot8_scratch_elems(w, h) floats owned by the caller (contents
  * ignored and clobbered; not NULL unless that count is 0) and must not
  * overlap plane. No allocation. */
+/* The forward's column passes over w columns at once, a lane a column:
+ * stage 1 of 8 rows in into 8 rows out (p then q halves), stage 2 of the
+ * q half of one block row and the p half of the next into the 8 rows of
+ * a block row. Rows never overlap (read-only rows may repeat). The
+ * encoder by rows (codec/stream_dct.c) runs the same lanes as
+ * lot8_forward, so its bits are the whole plane's. */
+void lot8_lanes_stage1_fwd(const float *const in[8], float *const out[8], uint32_t w);
+void lot8_lanes_stage2_fwd(const float *const q[4], const float *const p[4], float *const out[8],
+                           uint32_t w);
 void lot8_forward(float *plane, uint32_t w, uint32_t h, float *scratch);
 
 /* In-place inverse of lot8_forward, same conditions. */
