@@ -3,8 +3,8 @@
  * gives the operations and why). A level lifts the interleaved region in
  * place, one sweep a spatial step (no step reads what it writes, so the
  * order inside a sweep is free), then splits it into the Mallat layout as
- * the Monolithic scheme does (dwt_ns_split). The inverse interleaves first
- * and undoes the steps in reverse order.
+ * the Monolithic scheme does (dwt_nonsep.c: the split and the levels). The
+ * inverse interleaves first and undoes the steps in reverse order.
  *
  * Written for clarity more than speed, like dwt_mono.c: each row takes the
  * (mirrored) rows above and below, each place its mirrored columns; the
@@ -96,76 +96,52 @@ static void expl97_step(float *p, size_t stride, uint32_t w, uint32_t h, expl_st
     }
 }
 
-/* Vertical scale by row parity, then horizontal by column parity (as
- * dwt_mono.c). */
-static void expl97_scale(float *p, size_t stride, uint32_t w, uint32_t h, int inv)
+/* ---- one level, and the levels (dwt_nonsep.c) ------------------------------------ */
+
+/* The three steps in order; the inverse undoes them in reverse order. */
+static void expl53_level(void *plane, size_t stride, uint32_t w, uint32_t h, int inv)
 {
-    const float lo = inv ? DWT97_K : DWT97_INV_K, hi = inv ? DWT97_INV_K : DWT97_K;
-    for (uint32_t r = 0; r < h; r++) {
-        float *row = p + (size_t)r * stride;
-        const float v = (r & 1) ? hi : lo;
-        for (uint32_t c = 0; c < w; c++) row[c] = (row[c] * v) * ((c & 1) ? hi : lo);
+    int32_t *p = plane;
+    if (!inv)
+        for (int s = EXPLODE_A; s <= EXPLODE_D; s++) expl53_step(p, stride, w, h, s, 0);
+    else
+        for (int s = EXPLODE_D; s >= EXPLODE_A; s--) expl53_step(p, stride, w, h, s, 1);
+}
+
+/* The two lifting pairs' steps, then the scaling; the inverse scales back
+ * first. */
+static void expl97_level(void *plane, size_t stride, uint32_t w, uint32_t h, int inv)
+{
+    float *p = plane;
+    if (!inv) {
+        for (int k = 0; k < 2; k++)
+            for (int s = EXPLODE_A; s <= EXPLODE_D; s++)
+                expl97_step(p, stride, w, h, s, dwt_ns_pairs97[k][0], dwt_ns_pairs97[k][1], 0);
+        dwt_ns_scale97(p, stride, w, h, 0);
+    } else {
+        dwt_ns_scale97(p, stride, w, h, 1);
+        for (int k = 1; k >= 0; k--)
+            for (int s = EXPLODE_D; s >= EXPLODE_A; s--)
+                expl97_step(p, stride, w, h, s, dwt_ns_pairs97[k][0], dwt_ns_pairs97[k][1], 1);
     }
 }
 
-/* ---- 2-D, multi-level ----------------------------------------------------------- */
-
-static const float expl97_pairs[2][2] = {{DWT97_ALPHA, DWT97_BETA}, {DWT97_GAMMA, DWT97_DELTA}};
-
 void dwt53e_forward(int32_t *plane, uint32_t w, uint32_t h, int levels, int32_t *scratch)
 {
-    for (int l = 0; l < levels; l++) {
-        const uint32_t lw = dwt_level_size(w, l), lh = dwt_level_size(h, l);
-        if (lw < 2 || lh < 2) {
-            dwt_ns_level_1d(plane, w, lw, lh, scratch, 0, 0);
-            continue;
-        }
-        for (int s = EXPLODE_A; s <= EXPLODE_D; s++) expl53_step(plane, w, lw, lh, s, 0);
-        dwt_ns_split(plane, w, lw, lh, sizeof *plane, scratch, 0);
-    }
+    dwt_ns_levels(plane, w, h, levels, scratch, 0, expl53_level, 0);
 }
 
 void dwt53e_inverse(int32_t *plane, uint32_t w, uint32_t h, int levels, int32_t *scratch)
 {
-    for (int l = levels - 1; l >= 0; l--) {
-        const uint32_t lw = dwt_level_size(w, l), lh = dwt_level_size(h, l);
-        if (lw < 2 || lh < 2) {
-            dwt_ns_level_1d(plane, w, lw, lh, scratch, 0, 1);
-            continue;
-        }
-        dwt_ns_split(plane, w, lw, lh, sizeof *plane, scratch, 1);
-        for (int s = EXPLODE_D; s >= EXPLODE_A; s--) expl53_step(plane, w, lw, lh, s, 1);
-    }
+    dwt_ns_levels(plane, w, h, levels, scratch, 0, expl53_level, 1);
 }
 
 void dwt97e_forward(float *plane, uint32_t w, uint32_t h, int levels, float *scratch)
 {
-    for (int l = 0; l < levels; l++) {
-        const uint32_t lw = dwt_level_size(w, l), lh = dwt_level_size(h, l);
-        if (lw < 2 || lh < 2) {
-            dwt_ns_level_1d(plane, w, lw, lh, scratch, 1, 0);
-            continue;
-        }
-        for (int k = 0; k < 2; k++)
-            for (int s = EXPLODE_A; s <= EXPLODE_D; s++)
-                expl97_step(plane, w, lw, lh, s, expl97_pairs[k][0], expl97_pairs[k][1], 0);
-        expl97_scale(plane, w, lw, lh, 0);
-        dwt_ns_split(plane, w, lw, lh, sizeof *plane, scratch, 0);
-    }
+    dwt_ns_levels(plane, w, h, levels, scratch, 1, expl97_level, 0);
 }
 
 void dwt97e_inverse(float *plane, uint32_t w, uint32_t h, int levels, float *scratch)
 {
-    for (int l = levels - 1; l >= 0; l--) {
-        const uint32_t lw = dwt_level_size(w, l), lh = dwt_level_size(h, l);
-        if (lw < 2 || lh < 2) {
-            dwt_ns_level_1d(plane, w, lw, lh, scratch, 1, 1);
-            continue;
-        }
-        dwt_ns_split(plane, w, lw, lh, sizeof *plane, scratch, 1);
-        expl97_scale(plane, w, lw, lh, 1);
-        for (int k = 1; k >= 0; k--)
-            for (int s = EXPLODE_D; s >= EXPLODE_A; s--)
-                expl97_step(plane, w, lw, lh, s, expl97_pairs[k][0], expl97_pairs[k][1], 1);
-    }
+    dwt_ns_levels(plane, w, h, levels, scratch, 1, expl97_level, 1);
 }

@@ -1,6 +1,6 @@
 /*
- * dwt_internal.h -- what dwt53.c, dwt97.c and dwt_bands.c share and nothing
- * outside transform/ needs.
+ * dwt_internal.h -- what dwt53.c, dwt97.c, dwt_bands.c and the non-separable
+ * schemes (dwt_nonsep.c) share and nothing outside transform/ needs.
  */
 #ifndef WC_DWT_INTERNAL_H
 #define WC_DWT_INTERNAL_H
@@ -113,10 +113,27 @@ void dwt97_cols_forward(float *p, size_t stride, uint32_t c0, uint32_t c1, uint3
                         float *scratch);
 void dwt97_cols_inverse(float *p, size_t stride, uint32_t c0, uint32_t c1, uint32_t h,
                         float *scratch);
-/* Shared by the non-separable schemes (dwt_mono.c, dwt_expl.c). The Mallat
- * split of a lifted interleaved w x h region (each row's even columns to its
- * front, then each strip of columns' even rows to the top), or its undoing
- * (inverse); scratch holds dwt_scratch_elems(w, h) elements of esize. */
+/* Shared by the non-separable schemes (dwt_mono.c, dwt_expl.c), in
+ * dwt_nonsep.c. One level's lifting of a scheme: the interleaved w x h
+ * region at plane (rows stride elements apart, w and h at least 2) lifted
+ * in place, or (inverse) its lifting undone. */
+typedef void (*dwt_ns_lift)(void *plane, size_t stride, uint32_t w, uint32_t h, int inverse);
+/* The multi-level transform of a w x h plane (int32, or float when
+ * is_float) by a scheme's lifting: each level lifted then split into the
+ * Mallat layout, or (inverse) interleaved then unlifted, the levels of one
+ * row or column by the separable 1-D lifting; scratch holds
+ * dwt_scratch_elems(w, h) elements. */
+void dwt_ns_levels(void *plane, uint32_t w, uint32_t h, int levels, void *scratch, int is_float,
+                   dwt_ns_lift lift, int inverse);
+/* The 9/7 lifting pairs' constants, {predict, update}: (alpha, beta), then
+ * (gamma, delta); and the scaling after them of a lifted w x h region at
+ * p (rows stride apart), or (inv) its undoing. */
+extern const float dwt_ns_pairs97[2][2];
+void dwt_ns_scale97(float *p, size_t stride, uint32_t w, uint32_t h, int inv);
+/* The Mallat split of a lifted interleaved w x h region (each row's even
+ * columns to its front, then each strip of columns' even rows to the top),
+ * or its undoing (inverse); scratch holds dwt_scratch_elems(w, h) elements
+ * of esize. */
 void dwt_ns_split(void *plane, size_t stride, uint32_t w, uint32_t h, size_t esize, void *scratch,
                   int inverse);
 /* A level of one row or one column: the separable 1-D lifting (5/3 in int32,

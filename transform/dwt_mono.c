@@ -5,15 +5,14 @@
  * keeps every read on pre-step values (d before b and c in a predict, a
  * before b and c in an update), then splits it into the Mallat layout: each
  * row into its low and high columns, then each strip of columns into low
- * and high rows. The inverse interleaves first and undoes the sweeps in
- * reverse order.
+ * and high rows (dwt_nonsep.c: the split and the levels, shared with the
+ * Explosive scheme). The inverse interleaves first and undoes the sweeps
+ * in reverse order.
  *
  * Written for clarity more than speed: each row takes the three (mirrored)
  * rows around it, and only the columns beside a place are mirrored (the
  * GPU kernels are the fast implementation; this one fixes the bits).
  */
-#include <string.h>
-
 #include "dwt.h"
 #include "dwt_internal.h"
 #include "dwt_mono.h"
@@ -103,149 +102,67 @@ static void mono97_edges(float *p, size_t stride, uint32_t w, uint32_t h, mono_s
     }
 }
 
-/* Vertical scale by row parity, then horizontal by column parity. */
-static void mono97_scale(float *p, size_t stride, uint32_t w, uint32_t h, int inv)
+/* ---- one level, and the levels (dwt_nonsep.c) ------------------------------------ */
+
+/* Predict (d, then b and c), update (a, then b and c); the inverse undoes
+ * them in reverse order. */
+static void mono53_level(void *plane, size_t stride, uint32_t w, uint32_t h, int inv)
 {
-    const float lo = inv ? DWT97_K : DWT97_INV_K, hi = inv ? DWT97_INV_K : DWT97_K;
-    for (uint32_t r = 0; r < h; r++) {
-        float *row = p + (size_t)r * stride;
-        const float v = (r & 1) ? hi : lo;
-        for (uint32_t c = 0; c < w; c++) row[c] = (row[c] * v) * ((c & 1) ? hi : lo);
+    int32_t *p = plane;
+    if (!inv) {
+        mono53_quad(p, stride, w, h, PREDICT, 0);
+        mono53_edges(p, stride, w, h, PREDICT, 0);
+        mono53_quad(p, stride, w, h, UPDATE, 0);
+        mono53_edges(p, stride, w, h, UPDATE, 0);
+    } else {
+        mono53_edges(p, stride, w, h, UPDATE, 1);
+        mono53_quad(p, stride, w, h, UPDATE, 1);
+        mono53_edges(p, stride, w, h, PREDICT, 1);
+        mono53_quad(p, stride, w, h, PREDICT, 1);
     }
 }
 
-/* ---- the Mallat split and its undoing ---------------------------------------- */
-
-/* Each row's even columns to its front, odd to its back (or back again),
- * then each strip of columns' even rows to the top, odd to the bottom. */
-void dwt_ns_split(void *plane, size_t stride, uint32_t w, uint32_t h, size_t esize, void *scratch,
-                  int inverse)
+/* The two lifting pairs, then the scaling; the inverse scales back first. */
+static void mono97_level(void *plane, size_t stride, uint32_t w, uint32_t h, int inv)
 {
-    unsigned char *p = plane, *t = scratch;
-    if (inverse)
-        for (uint32_t c = 0; c < w; c += DWT_STRIP) {
-            const uint32_t cw = w - c < DWT_STRIP ? w - c : DWT_STRIP;
-            dwt_strip_load(t, p + c * esize, stride, h, cw, esize, 1);
-            dwt_strip_store(p + c * esize, t, stride, h, cw, esize, 0);
+    float *p = plane;
+    if (!inv) {
+        for (int k = 0; k < 2; k++) {
+            mono97_quad(p, stride, w, h, PREDICT, dwt_ns_pairs97[k][0], 0);
+            mono97_edges(p, stride, w, h, PREDICT, dwt_ns_pairs97[k][0], 0);
+            mono97_quad(p, stride, w, h, UPDATE, dwt_ns_pairs97[k][1], 0);
+            mono97_edges(p, stride, w, h, UPDATE, dwt_ns_pairs97[k][1], 0);
         }
-    for (uint32_t r = 0; r < h; r++) {
-        unsigned char *row = p + (size_t)r * stride * esize;
-        memcpy(t, row, w * esize);
-        for (uint32_t c = 0; c < w; c++) {
-            const uint32_t s = dwt_split_index(c, w);
-            if (inverse)
-                memcpy(row + c * esize, t + s * esize, esize);
-            else
-                memcpy(row + s * esize, t + c * esize, esize);
+        dwt_ns_scale97(p, stride, w, h, 0);
+    } else {
+        dwt_ns_scale97(p, stride, w, h, 1);
+        for (int k = 1; k >= 0; k--) {
+            mono97_edges(p, stride, w, h, UPDATE, dwt_ns_pairs97[k][1], 1);
+            mono97_quad(p, stride, w, h, UPDATE, dwt_ns_pairs97[k][1], 1);
+            mono97_edges(p, stride, w, h, PREDICT, dwt_ns_pairs97[k][0], 1);
+            mono97_quad(p, stride, w, h, PREDICT, dwt_ns_pairs97[k][0], 1);
         }
     }
-    if (!inverse)
-        for (uint32_t c = 0; c < w; c += DWT_STRIP) {
-            const uint32_t cw = w - c < DWT_STRIP ? w - c : DWT_STRIP;
-            dwt_strip_load(t, p + c * esize, stride, h, cw, esize, 0);
-            dwt_strip_store(p + c * esize, t, stride, h, cw, esize, 1);
-        }
 }
-
-/* A level with one row or one column: the separable 1-D lifting, which is
- * what dwt53.c / dwt97.c do on such a level. A column is gathered into
- * scratch first (dwt_scratch_elems gives 64 elements a row, room for the
- * column and the 1-D scratch). */
-void dwt_ns_level_1d(void *p, size_t stride, uint32_t w, uint32_t h, void *scratch, int is_float,
-                     int inverse)
-{
-    const size_t es = is_float ? sizeof(float) : sizeof(int32_t);
-    const uint32_t n = w > h ? w : h;
-    if (n < 2) return;
-    unsigned char *x = p, *s = scratch;
-    if (h > 1) {
-        x = scratch;
-        s = x + (size_t)n * es;
-        for (uint32_t i = 0; i < n; i++)
-            memcpy(x + i * es, (unsigned char *)p + (size_t)i * stride * es, es);
-    }
-    void *xv = x, *sv = s; /* the samples' own type, float or int32 */
-    if (is_float)
-        (inverse ? dwt97_inverse_1d : dwt97_forward_1d)(xv, n, sv);
-    else
-        (inverse ? dwt53_inverse_1d : dwt53_forward_1d)(xv, n, sv);
-    if (h > 1)
-        for (uint32_t i = 0; i < n; i++)
-            memcpy((unsigned char *)p + (size_t)i * stride * es, x + i * es, es);
-}
-
-/* ---- 2-D, multi-level ----------------------------------------------------------- */
-
-static const float mono97_pairs[2][2] = {{DWT97_ALPHA, DWT97_BETA}, {DWT97_GAMMA, DWT97_DELTA}};
 
 void dwt53m_forward(int32_t *plane, uint32_t w, uint32_t h, int levels, int32_t *scratch)
 {
-    for (int l = 0; l < levels; l++) {
-        const uint32_t lw = dwt_level_size(w, l), lh = dwt_level_size(h, l);
-        if (lw < 2 || lh < 2) {
-            dwt_ns_level_1d(plane, w, lw, lh, scratch, 0, 0);
-            continue;
-        }
-        mono53_quad(plane, w, lw, lh, PREDICT, 0);
-        mono53_edges(plane, w, lw, lh, PREDICT, 0);
-        mono53_quad(plane, w, lw, lh, UPDATE, 0);
-        mono53_edges(plane, w, lw, lh, UPDATE, 0);
-        dwt_ns_split(plane, w, lw, lh, sizeof *plane, scratch, 0);
-    }
+    dwt_ns_levels(plane, w, h, levels, scratch, 0, mono53_level, 0);
 }
 
 void dwt53m_inverse(int32_t *plane, uint32_t w, uint32_t h, int levels, int32_t *scratch)
 {
-    for (int l = levels - 1; l >= 0; l--) {
-        const uint32_t lw = dwt_level_size(w, l), lh = dwt_level_size(h, l);
-        if (lw < 2 || lh < 2) {
-            dwt_ns_level_1d(plane, w, lw, lh, scratch, 0, 1);
-            continue;
-        }
-        dwt_ns_split(plane, w, lw, lh, sizeof *plane, scratch, 1);
-        mono53_edges(plane, w, lw, lh, UPDATE, 1);
-        mono53_quad(plane, w, lw, lh, UPDATE, 1);
-        mono53_edges(plane, w, lw, lh, PREDICT, 1);
-        mono53_quad(plane, w, lw, lh, PREDICT, 1);
-    }
+    dwt_ns_levels(plane, w, h, levels, scratch, 0, mono53_level, 1);
 }
 
 void dwt97m_forward(float *plane, uint32_t w, uint32_t h, int levels, float *scratch)
 {
-    for (int l = 0; l < levels; l++) {
-        const uint32_t lw = dwt_level_size(w, l), lh = dwt_level_size(h, l);
-        if (lw < 2 || lh < 2) {
-            dwt_ns_level_1d(plane, w, lw, lh, scratch, 1, 0);
-            continue;
-        }
-        for (int k = 0; k < 2; k++) {
-            mono97_quad(plane, w, lw, lh, PREDICT, mono97_pairs[k][0], 0);
-            mono97_edges(plane, w, lw, lh, PREDICT, mono97_pairs[k][0], 0);
-            mono97_quad(plane, w, lw, lh, UPDATE, mono97_pairs[k][1], 0);
-            mono97_edges(plane, w, lw, lh, UPDATE, mono97_pairs[k][1], 0);
-        }
-        mono97_scale(plane, w, lw, lh, 0);
-        dwt_ns_split(plane, w, lw, lh, sizeof *plane, scratch, 0);
-    }
+    dwt_ns_levels(plane, w, h, levels, scratch, 1, mono97_level, 0);
 }
 
 void dwt97m_inverse(float *plane, uint32_t w, uint32_t h, int levels, float *scratch)
 {
-    for (int l = levels - 1; l >= 0; l--) {
-        const uint32_t lw = dwt_level_size(w, l), lh = dwt_level_size(h, l);
-        if (lw < 2 || lh < 2) {
-            dwt_ns_level_1d(plane, w, lw, lh, scratch, 1, 1);
-            continue;
-        }
-        dwt_ns_split(plane, w, lw, lh, sizeof *plane, scratch, 1);
-        mono97_scale(plane, w, lw, lh, 1);
-        for (int k = 1; k >= 0; k--) {
-            mono97_edges(plane, w, lw, lh, UPDATE, mono97_pairs[k][1], 1);
-            mono97_quad(plane, w, lw, lh, UPDATE, mono97_pairs[k][1], 1);
-            mono97_edges(plane, w, lw, lh, PREDICT, mono97_pairs[k][0], 1);
-            mono97_quad(plane, w, lw, lh, PREDICT, mono97_pairs[k][0], 1);
-        }
-    }
+    dwt_ns_levels(plane, w, h, levels, scratch, 1, mono97_level, 1);
 }
 
 /* ---- dispatch by wavelet identifier ------------------------------------------------ */
