@@ -3,10 +3,11 @@
  * in memory that grows with the image's width, not its area (README,
  * "Decoding in bounded memory").
  *
- * The file is walked once by ranges, chunk by chunk, as wcx_read_chunks
- * walks one in memory (the same checks in the same order with the same
- * messages): the small chunks (header, palette, tables, index, metadata)
- * are kept, the data chunks (WDAT) only have their CRC computed in pieces.
+ * The file is walked once by ranges, chunk by chunk, by wcx_read_chunks'
+ * own walk (wcx_walk_chunks, so the same checks in the same order with the
+ * same messages): the small chunks (header, palette, tables, index,
+ * metadata) are kept, the data chunks (WDAT) only have their CRC computed
+ * in pieces.
  * decoder.c's checks of the list follow. Then strip by strip, each
  * component's samples are the window of the inverse over the strip's rows
  * (region.c's machinery: transform/dwt_window.h for the DWT, the 8x8
@@ -57,15 +58,18 @@ static wc_status src_read(const wc_stream_source *src, uint64_t off, void *dst, 
 /* ---- the chunk walk ------------------------------------------------------------ */
 
 typedef struct walk {
-    wcx_chunk *chunks;
-    size_t n;
-    uint64_t held;  /* bytes of the chunks kept */
+    wcx_chunk *chunks; /* cap entries, calloc'ed: a kept payload's data is owned */
+    size_t n, cap;
+    uint64_t held; /* bytes of the chunks kept */
+    const wc_stream_source *src;
+    uint64_t max_mem;
     uint8_t *piece; /* PIECE_BYTES */
 } walk;
 
 static void walk_free(walk *w)
 {
-    for (size_t i = 0; w->chunks && i < w->n; i++) wc_free((void *)w->chunks[i].data);
+    /* every entry, as a failed walk may leave payloads past n */
+    for (size_t i = 0; w->chunks && i < w->cap; i++) wc_free((void *)w->chunks[i].data);
     wc_free(w->chunks);
     wc_free(w->piece);
     memset(w, 0, sizeof *w);
@@ -78,122 +82,65 @@ static int kept(uint32_t type)
            type == WCX_WMET;
 }
 
-/* One chunk at off, as wcx_read_one checks it; a kept chunk's payload is
- * read into memory (counted against max_mem), a data chunk's CRC is
- * computed piece by piece. */
-static wc_status walk_one(const wc_stream_source *src, walk *w, uint64_t off, unsigned index,
-                          uint64_t max_mem, wcx_chunk *c, wc_err *err)
+static wc_status walk_read(void *user, uint64_t off, void *dst, size_t n, wc_err *err)
 {
-    const uint64_t size = src->size, left = size - off;
-    uint8_t head[8];
-    char name[9] = "?";
-    if (left >= 8) {
-        WC_FORWARD_IF_ERROR(src_read(src, off, head, 8, err));
-        wcx_type_name(wc_rd32le(head + 4), name);
-    }
-    WC_RETURN_IF(left < 8, err, WC_ERR_TRUNCATED,
-                 "chunk %u at byte %zu: %zu bytes left, the chunk header needs 8", index,
-                 (size_t)off, (size_t)left);
-    const uint32_t len = wc_rd32le(head), type = wc_rd32le(head + 4);
-    WC_RETURN_IF(len > WCX_MAX_CHUNK_SIZE, err, WC_ERR_CORRUPT,
-                 "chunk %u (%s) at byte %zu: length %lu exceeds the %lu-byte maximum", index, name,
-                 (size_t)off, (unsigned long)len, (unsigned long)WCX_MAX_CHUNK_SIZE);
-    WC_RETURN_IF((uint64_t)len + 4 > left - 8, err, WC_ERR_TRUNCATED,
-                 "chunk %u (%s) at byte %zu: length %lu needs %zu bytes, only %zu left", index,
-                 name, (size_t)off, (unsigned long)len, (size_t)len + WCX_CHUNK_OVERHEAD,
-                 (size_t)left);
-    uLong crc = crc32(0L, head + 4, 4);
-    uint8_t *data = NULL;
-    if (kept(type)) {
+    return src_read(((const walk *)user)->src, off, dst, n, err);
+}
+
+/* A kept chunk's payload is read into memory (counted against max_mem), a
+ * data chunk's CRC is computed piece by piece. */
+static wc_status walk_payload(void *user, wcx_chunk *c, uint32_t *crc_out, wc_err *err)
+{
+    walk *w = user;
+    const uint64_t off = c->offset, len = c->size;
+    uint8_t type[4];
+    wc_wr32le(type, c->type);
+    uLong crc = crc32(0L, type, 4);
+    if (kept(c->type)) {
         /* The header's few bytes are always read; past them, the chunks
          * kept count against the limit before they are allocated, with
          * what the decode needs at the least beside them. */
         const uint64_t least = STREAM_FIXED_BYTES + w->held + len;
-        if (index > 0 && max_mem && least > max_mem) {
+        if (c->index > 0 && w->max_mem && least > w->max_mem) {
             wcx_header h;
             wc_err e = {{0}};
             memset(&h, 0, sizeof h);
             wcx_header_parse(w->chunks[0].data, w->chunks[0].size, &h, &e);
-            return dec_check_memory(&h, least, &(wc_params){.max_memory = max_mem}, err);
+            return dec_check_memory(&h, least, &(wc_params){.max_memory = w->max_mem}, err);
         }
-        data = wc_malloc(len ? len : 1);
-        WC_RETURN_IF(!data, err, WC_ERR_NOMEM, "out of memory (chunk %u)", index);
-        wc_status s = src_read(src, off + 8, data, len, err);
-        if (s != WC_OK) {
-            wc_free(data);
-            return s;
-        }
+        uint8_t *data = wc_malloc(len ? len : 1);
+        WC_RETURN_IF(!data, err, WC_ERR_NOMEM, "out of memory (chunk %u)", c->index);
+        c->data = data; /* walk_free's from here on */
+        WC_FORWARD_IF_ERROR(src_read(w->src, off + 8, data, len, err));
         w->held += len;
         crc = crc32(crc, data, (uInt)len);
     } else {
         for (uint64_t a = 0; a < len; a += PIECE_BYTES) {
             const size_t n = len - a < PIECE_BYTES ? (size_t)(len - a) : PIECE_BYTES;
-            WC_FORWARD_IF_ERROR(src_read(src, off + 8 + a, w->piece, n, err));
+            WC_FORWARD_IF_ERROR(src_read(w->src, off + 8 + a, w->piece, n, err));
             crc = crc32(crc, w->piece, (uInt)n);
         }
     }
-    uint8_t tail[4];
-    wc_status s = src_read(src, off + 8 + len, tail, 4, err);
-    const uint32_t stored = wc_rd32le(tail);
-    if (s == WC_OK && stored != (uint32_t)crc)
-        s = wc_fail(err, WC_ERR_CHECKSUM,
-                    "chunk %u (%s) at byte %zu: CRC mismatch (stored %08lX, computed %08lX)", index,
-                    name, (size_t)off, (unsigned long)stored, (unsigned long)crc);
-    if (s != WC_OK) {
-        wc_free(data);
-        return s;
-    }
-    *c = (wcx_chunk){type, len, data, (size_t)off, index};
+    *crc_out = (uint32_t)crc;
     return WC_OK;
 }
 
-/* The walk of wcx_read_chunks_mt (its messages), over the source. */
+/* wcx_read_chunks_mt's walk (its checks and messages) over the source. */
 static wc_status walk_file(const wc_stream_source *src, uint64_t max_mem, walk *w, wc_err *err)
 {
     memset(w, 0, sizeof *w);
+    w->src = src;
+    w->max_mem = max_mem;
     const uint64_t size = src->size;
-    WC_RETURN_IF(size == 0, err, WC_ERR_FORMAT, "not a wcodec file (empty input)");
-    uint8_t magic[WCX_MAGIC_SIZE];
-    const size_t nm = size < WCX_MAGIC_SIZE ? (size_t)size : WCX_MAGIC_SIZE;
-    WC_FORWARD_IF_ERROR(src_read(src, 0, magic, nm, err));
-    WC_RETURN_IF(memcmp(magic, WCX_MAGIC, nm) != 0, err, WC_ERR_FORMAT,
-                 "not a wcodec file (bad signature)");
-    WC_RETURN_IF(size < WCX_MAGIC_SIZE, err, WC_ERR_TRUNCATED,
-                 "file is %zu bytes, shorter than the %d-byte signature", (size_t)size,
-                 WCX_MAGIC_SIZE);
     /* As decoder.c's parse sizes its list: one entry more than fits. */
-    uint64_t max = (size - WCX_MAGIC_SIZE) / WCX_CHUNK_OVERHEAD + 1;
+    uint64_t max = (size > WCX_MAGIC_SIZE ? (size - WCX_MAGIC_SIZE) / WCX_CHUNK_OVERHEAD : 0) + 1;
     if (max > WCX_MAX_CHUNKS) max = WCX_MAX_CHUNKS;
     w->chunks = wc_calloc((size_t)max, sizeof(wcx_chunk));
     w->piece = wc_malloc(PIECE_BYTES);
     WC_RETURN_IF(!w->chunks || !w->piece, err, WC_ERR_NOMEM, "out of memory (chunk list)");
-    uint64_t off = WCX_MAGIC_SIZE;
-    unsigned index = 0;
-    int ended = 0;
-    while (off < size) {
-        WC_RETURN_IF(ended, err, WC_ERR_CORRUPT, "chunk %u at byte %zu: %zu bytes after WEND",
-                     index, (size_t)off, (size_t)(size - off));
-        WC_RETURN_IF(index >= max, err, WC_ERR_LIMIT, "chunk %u at byte %zu: more than %zu chunks",
-                     index, (size_t)off, (size_t)max);
-        wcx_chunk *c = &w->chunks[index];
-        WC_FORWARD_IF_ERROR(walk_one(src, w, off, index, max_mem, c, err));
-        w->n = index + 1;
-        char name[9];
-        wcx_type_name(c->type, name);
-        WC_RETURN_IF(c->index == 0 && c->type != WCX_WHDR, err, WC_ERR_CORRUPT,
-                     "chunk 0 (%s) at byte %zu: the first chunk must be WHDR", name, c->offset);
-        WC_RETURN_IF(c->index > 0 && c->type == WCX_WHDR, err, WC_ERR_CORRUPT,
-                     "chunk %u (WHDR) at byte %zu: a second WHDR", c->index, c->offset);
-        WC_RETURN_IF(c->type == WCX_WEND && c->size != 0, err, WC_ERR_CORRUPT,
-                     "chunk %u (WEND) at byte %zu: WEND must be empty, has %lu bytes", c->index,
-                     c->offset, (unsigned long)c->size);
-        ended = c->type == WCX_WEND;
-        off += WCX_CHUNK_OVERHEAD + (uint64_t)c->size;
-        index++;
-    }
-    WC_RETURN_IF(!ended, err, WC_ERR_TRUNCATED,
-                 "file ends at byte %zu after %u chunks, without a WEND chunk", (size_t)size,
-                 index);
+    w->cap = (size_t)max;
+    const wcx_walk_io io = {size, w, walk_read, walk_payload};
+    WC_FORWARD_IF_ERROR(wcx_walk_chunks(&io, w->chunks, w->cap, &w->n, err));
     wc_free(w->piece);
     w->piece = NULL;
     return WC_OK;

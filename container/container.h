@@ -93,6 +93,27 @@ typedef struct wcx_chunk {
     unsigned index; /* position in the file, 0-based */
 } wcx_chunk;
 
+/* Where wcx_walk_chunks reads a file: in memory (wcx_read_chunks does
+ * that) or by ranges, for a file never held whole (codec/stream_decode.c). */
+typedef struct wcx_walk_io {
+    uint64_t size; /* the file's bytes */
+    void *user;
+    /* Reads n bytes at off, inside the file (the walk checked), into dst. */
+    wc_status (*read)(void *user, uint64_t off, void *dst, size_t n, wc_err *err);
+    /* Chunk c's payload (its type, size, offset and index set, its length
+     * checked against the file): sets c->data to the payload if it keeps
+     * it (NULL if not), and *crc to the CRC-32 of the chunk's type and
+     * payload (or to the stored CRC, to leave the chunk unchecked). */
+    wc_status (*payload)(void *user, wcx_chunk *c, uint32_t *crc, wc_err *err);
+} wcx_walk_io;
+
+/* The walk of wcx_read_chunks (its checks and messages, below) over io:
+ * lists the chunks as they lie, a WONE one too (not split into its parts).
+ * On an error, chunks[] may hold entries past *count (0) whose data the
+ * payload callback kept, for the caller to free. */
+wc_status wcx_walk_chunks(const wcx_walk_io *io, wcx_chunk *chunks, size_t max, size_t *count,
+                          wc_err *err);
+
 /* Checks the magic, walks every chunk checking lengths against the buffer
  * and each CRC, requires WHDR first and WEND last with nothing after it,
  * and lists the chunks (at most max, else WC_ERR_LIMIT). Errors name the

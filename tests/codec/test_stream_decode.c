@@ -323,6 +323,18 @@ static void check_damaged(wc_ctx *ctx, const uint8_t *file, size_t n, const char
     wc_image_free(&c.img);
 }
 
+/* Gives the index-th chunk of the file the type name, with its CRC made
+ * again. */
+static void retype_chunk(uint8_t *file, size_t n, unsigned index, const char *name)
+{
+    size_t off = 8;
+    for (unsigned i = 0; i < index; i++) off += 12 + (size_t)wc_rd32le(file + off);
+    assert_true(off + 12 <= n);
+    const uint32_t len = wc_rd32le(file + off);
+    memcpy(file + off + 4, name, 4);
+    wc_wr32le(file + off + 8 + len, (uint32_t)crc32(0L, file + off + 4, len + 4));
+}
+
 static void test_damage(void **state)
 {
     (void)state;
@@ -345,6 +357,15 @@ static void test_damage(void **state)
         memcpy(bad, file, n);
         bad[i] ^= (uint8_t)(1u << (i % 8));
         snprintf(what, sizeof what, "bit %zu of byte %zu flipped", i % 8, i);
+        check_damaged(ctx, bad, n, what);
+    }
+    /* chunks out of place, their CRCs made again so that only the order
+     * is wrong: a WONE (a single-chunk file's chunk) after the header, and
+     * a file of 4096 bytes or more that starts with one */
+    for (unsigned k = 0; k < 2; k++) {
+        memcpy(bad, file, n);
+        retype_chunk(bad, n, k, "WONE");
+        snprintf(what, sizeof what, "chunk %u made a WONE", k);
         check_damaged(ctx, bad, n, what);
     }
     /* bytes after WEND */
