@@ -11,6 +11,7 @@
 #include "context.h"
 #include "dwt.h"
 #include "entropy_stage.h"
+#include "file_head.h"
 #include "layout.h"
 #include "lossless_choice.h"
 #include "lot8.h"
@@ -57,12 +58,6 @@ static void enc_file_header(const enc_state *st, wcx_header *fh)
         memcpy(fh->steps[c], fh->steps[0], sizeof fh->steps[0]);
     }
     wcx_header_stamp_version(fh);
-}
-
-/* Bytes of the WPAL chunk, none for other files. */
-static size_t enc_palette_bytes(const enc_state *st)
-{
-    return st->pal ? WCX_CHUNK_OVERHEAD + st->wpal_size : 0;
 }
 
 /* A palette candidate's WPAL payload, once its coding (entropy 4 packs
@@ -169,6 +164,21 @@ static unsigned enc_one_parts(const enc_state *st, const es_output *out, const w
     return wcx_one_size(part_size, n) < WCX_ONE_MAX_FILE ? n : 0;
 }
 
+/* The chunks ahead of the data: the record fh, the palette's WPAL, the
+ * metadata, the coded planes' tables and index. */
+static file_head enc_file_head(const enc_state *st, const wcx_header *fh, const es_output *out)
+{
+    return (file_head){.h = fh,
+                       .wpal = st->pal ? st->wpal : NULL,
+                       .wpal_size = st->wpal_size,
+                       .meta = st->p->meta,
+                       .planes = st->h.components,
+                       .tables = out->tables,
+                       .table_size = out->table_size,
+                       .block_size = out->block_size,
+                       .nblocks = st->lay.nblocks};
+}
+
 /* Exact size of the file the header, layout and payloads make. */
 static size_t enc_file_size(const enc_state *st, const es_output *out)
 {
@@ -179,15 +189,9 @@ static size_t enc_file_size(const enc_state *st, const es_output *out)
     size_t part_size[WCX_ONE_MAX_PARTS];
     const unsigned nparts = enc_one_parts(st, out, &fh, rec, part, part_size);
     if (nparts) return wcx_one_size(part_size, nparts);
-    size_t n = WCX_MAGIC_SIZE + WCX_CHUNK_OVERHEAD + wcx_header_size(&fh) + enc_palette_bytes(st) +
-               meta_file_bytes(st->p->meta);
-    for (uint32_t c = 0; c < st->h.components; c++) {
-        if (wcx_entropy_has_tables(st->h.entropy)) n += WCX_CHUNK_OVERHEAD + out->table_size[c];
-        n += WCX_CHUNK_OVERHEAD + out->data_size[c];
-    }
-    if (st->h.entropy != WC_ENTROPY_FILTERED) { /* entropy 4: each WDAT is its block */
-        n += wcx_index_size(out->block_size, st->lay.nblocks); /* WIDX */
-    }
+    const file_head head = enc_file_head(st, &fh, out);
+    size_t n = file_head_bytes(&head);
+    for (uint32_t c = 0; c < st->h.components; c++) n += WCX_CHUNK_OVERHEAD + out->data_size[c];
     return n + WCX_CHUNK_OVERHEAD; /* WEND */
 }
 
@@ -335,22 +339,8 @@ static void write_file(const enc_state *st, const es_output *out, uint8_t *dst, 
         wcx_writer_finish(&w, written);
         return;
     }
-    size_t hs = wcx_header_size(&fh);
-    wcx_chunk_begin(&w, WCX_WHDR);
-    uint8_t *hp = wcx_chunk_space(&w, hs);
-    if (hp) {
-        wcx_header_write(&fh, hp);
-        wcx_chunk_commit(&w, hs);
-    }
-    wcx_chunk_end(&w);
-    if (st->pal) wcx_put_chunk(&w, WCX_WPAL, st->wpal, st->wpal_size);
-    meta_put_chunks(&w, st->p->meta);
-    if (wcx_entropy_has_tables(st->h.entropy))
-        for (uint32_t c = 0; c < st->h.components; c++)
-            wcx_put_chunk(&w, WCX_WTAB, out->tables[c], out->table_size[c]);
-    if (st->h.entropy != WC_ENTROPY_FILTERED) { /* entropy 4: each WDAT is its block */
-        wcx_put_index(&w, out->block_size, st->lay.nblocks);
-    }
+    const file_head head = enc_file_head(st, &fh, out);
+    file_head_put(&w, &head);
     for (uint32_t c = 0; c < st->h.components; c++)
         put_big_chunk(&w, WCX_WDAT, out->data[c], out->data_size[c], st->p->threads,
                       out->have_data_crc ? &out->data_crc[c] : NULL);

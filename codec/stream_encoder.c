@@ -32,6 +32,7 @@
 #include "dwt.h"
 #include "dwt_lines.h"
 #include "entropy_stage.h"
+#include "file_head.h"
 #include "layout.h"
 #include "meta.h"
 #include "parallel.h"
@@ -589,26 +590,19 @@ static wc_status senc_write(senc *e, wc_write_fn write, void *user)
 {
     wc_err *err = &e->ctx->err;
     const wcx_header *h = &e->h;
-    size_t cap = WCX_MAGIC_SIZE + WCX_CHUNK_OVERHEAD * 4 + wcx_header_size(h) +
-                 meta_file_bytes(e->p->meta) + e->lay.nblocks * 5;
-    for (uint32_t c = 0; c < h->components; c++) cap += WCX_CHUNK_OVERHEAD + e->tabs.table_size[c];
+    const file_head fh = {.h = h,
+                          .meta = e->p->meta,
+                          .planes = h->components,
+                          .tables = e->tabs.tables,
+                          .table_size = e->tabs.table_size,
+                          .block_size = e->block_size,
+                          .nblocks = e->lay.nblocks};
+    const size_t cap = file_head_bytes(&fh);
     uint8_t *head = wc_malloc(cap);
     WC_RETURN_IF(!head, err, WC_ERR_NOMEM, "out of memory (%zu-byte file head)", cap);
     wcx_writer w;
     wcx_writer_init(&w, head, cap);
-    const size_t hs = wcx_header_size(h);
-    wcx_chunk_begin(&w, WCX_WHDR);
-    uint8_t *hp = wcx_chunk_space(&w, hs);
-    if (hp) {
-        wcx_header_write(h, hp);
-        wcx_chunk_commit(&w, hs);
-    }
-    wcx_chunk_end(&w);
-    meta_put_chunks(&w, e->p->meta);
-    if (wcx_entropy_has_tables(h->entropy))
-        for (uint32_t c = 0; c < h->components; c++)
-            wcx_put_chunk(&w, WCX_WTAB, e->tabs.tables[c], e->tabs.table_size[c]);
-    wcx_put_index(&w, e->block_size, e->lay.nblocks);
+    file_head_put(&w, &fh);
     size_t head_size = 0;
     wc_status s = wcx_writer_finish(&w, &head_size);
     if (s != WC_OK) s = wc_fail(err, s, "file head overflow");
