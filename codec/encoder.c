@@ -402,9 +402,9 @@ static wc_status encode_payloads(enc_state *st, const wc_image *img, es_output *
         ctx_note_chain(st->ctx, chain.where);
         return s;
     }
-    /* A bpp target bisects the step to within 0.5% under it, probing
-     * coded sizes; ratectl.h's counted rule (0-6% under) is the encoder
-     * by rows' way, where the image is not held (stream_encoder.c). */
+    /* A bpp target searches the step (ratectl_search) to within 0.5% under
+     * it, probing coded sizes; ratectl.h's counted rule (0-6% under) is the
+     * encoder by rows' way, where the image is not held (stream_encoder.c). */
     if (st->ctx->backend == wc_backend_cuda()) { /* each probe on the device */
         st->img = img;
         double t0 = ctx_now();

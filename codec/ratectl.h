@@ -26,7 +26,7 @@ wc_status ratectl_search(float bpp, uint64_t pixels, ratectl_code_fn code, void 
 /*
  * The rule for plain Huffman files of the separable DWT (ratectl_rule_
  * applies) that the encoder by rows follows, since it never holds the
- * image (the whole-image encoder bisects with ratectl_search, to 0.5%;
+ * image (the whole-image encoder searches with ratectl_search, to 0.5%;
  * the file by rows is the whole encoder's at the rule's step; the rule
  * on the whole image was ~200x a fixed-step encode on the CUDA backend,
  * its counts on the host): the base step is 2^(m/16) for an integer m, the
