@@ -102,7 +102,7 @@ struct Mono97 {
     {
         return inv ? mono97_e_inv(x, ku(s), d0, d1) : mono97_e(x, ku(s), d0, d1);
     }
-    /* Vertical factor first, then horizontal (dwt_mono.c's mono97_scale). */
+    /* Vertical factor first, then horizontal (dwt_nonsep.c's dwt_ns_scale97). */
     static __device__ __forceinline__ void scale(T &a, T &b, T &c, T &d, bool inv)
     {
         const float lo = inv ? DWT97_K : DWT97_INV_K, hi = inv ? DWT97_INV_K : DWT97_K;
