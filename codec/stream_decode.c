@@ -23,6 +23,7 @@
 #include <zlib.h>
 
 #include "colour.h"
+#include "crc32_fast.h"
 #include "dct8.h"
 #include "decode_parse.h"
 #include "dwt_threads.h"
@@ -124,12 +125,12 @@ static wc_status walk_one(const wc_stream_source *src, walk *w, uint64_t off, un
             return s;
         }
         w->held += len;
-        crc = crc32(crc, data, (uInt)len);
+        crc = wc_crc32((uint32_t)crc, data, len);
     } else {
         for (uint64_t a = 0; a < len; a += PIECE_BYTES) {
             const size_t n = len - a < PIECE_BYTES ? (size_t)(len - a) : PIECE_BYTES;
             WC_FORWARD_IF_ERROR(src_read(src, off + 8 + a, w->piece, n, err));
-            crc = crc32(crc, w->piece, (uInt)n);
+            crc = wc_crc32((uint32_t)crc, w->piece, n);
         }
     }
     uint8_t tail[4];
