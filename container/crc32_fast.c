@@ -196,7 +196,7 @@ wc_crc32_impl wc_crc32_use(wc_crc32_impl want)
     return got;
 }
 
-static wc_crc32_impl current(void)
+wc_crc32_impl wc_crc32_in_use(void)
 {
     int impl = atomic_load_explicit(&in_use, memory_order_relaxed);
     if (impl != WC_CRC32_AUTO) return (wc_crc32_impl)impl;
@@ -218,7 +218,7 @@ uint32_t wc_crc32(uint32_t crc, const void *data, size_t n)
 {
     const uint8_t *p = data;
     if (p == NULL || n < 64) return crc_zlib(crc, p, n);
-    const wc_crc32_impl impl = current();
+    const wc_crc32_impl impl = wc_crc32_in_use();
 #ifdef WC_CRC32_X86
     if (impl == WC_CRC32_VPCLMUL && n >= 256) return crc_vpclmul(crc, p, n);
     if (impl >= WC_CRC32_PCLMUL) return crc_pclmul(crc, p, n);

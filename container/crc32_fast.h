@@ -31,6 +31,10 @@ typedef enum wc_crc32_impl {
  * same value, so a race changes only the speed). */
 wc_crc32_impl wc_crc32_use(wc_crc32_impl want);
 
+/* The way wc_crc32 uses now (deciding it, as the first call does, if no
+ * call has yet). */
+wc_crc32_impl wc_crc32_in_use(void);
+
 /* "zlib", "pclmul" or "vpclmul". */
 const char *wc_crc32_impl_name(wc_crc32_impl impl);
 

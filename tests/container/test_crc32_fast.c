@@ -152,14 +152,36 @@ static void test_null_and_empty(void **state)
     assert_int_equal(wc_crc32(0, "123456789", 9), 0xCBF43926u); /* the check value */
 }
 
+/* The way chosen at the first call: zlib's where the environment has
+ * WCODEC_CRC32=zlib (ctest runs this program a second time so), else the
+ * best this CPU has. Runs first, before any other call decides it. */
+static void test_environment_choice(void **state)
+{
+    (void)state;
+    const char *env = getenv("WCODEC_CRC32");
+    const wc_crc32_impl first = wc_crc32_in_use();
+    if (env && !strcmp(env, "zlib")) {
+        assert_int_equal(first, WC_CRC32_ZLIB);
+    } else {
+        assert_int_equal(first, wc_crc32_use(WC_CRC32_AUTO));
+    }
+    /* and the way in use gives zlib's values */
+    uint8_t *buf = random_bytes(5000, 5);
+    assert_int_equal(wc_crc32(0, buf, 5000), zlib_crc(0, buf, 5000));
+    free(buf);
+    wc_crc32_use(WC_CRC32_AUTO);
+}
+
 /* The forced fallback is zlib's, and asking for more than the CPU has gives
  * the best it has below it. */
 static void test_selection(void **state)
 {
     (void)state;
     assert_int_equal(wc_crc32_use(WC_CRC32_ZLIB), WC_CRC32_ZLIB);
+    assert_int_equal(wc_crc32_in_use(), WC_CRC32_ZLIB);
     const wc_crc32_impl best = wc_crc32_use(WC_CRC32_AUTO);
     assert_true(best <= WC_CRC32_VPCLMUL);
+    assert_int_equal(wc_crc32_in_use(), best);
     assert_int_equal(wc_crc32_use(WC_CRC32_VPCLMUL), best);
     assert_string_equal(wc_crc32_impl_name(WC_CRC32_ZLIB), "zlib");
     assert_string_equal(wc_crc32_impl_name(WC_CRC32_PCLMUL), "pclmul");
@@ -198,10 +220,10 @@ static void test_fold_constants(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_length),       cmocka_unit_test(test_every_alignment),
-        cmocka_unit_test(test_large_and_patterns), cmocka_unit_test(test_continuation),
-        cmocka_unit_test(test_null_and_empty),     cmocka_unit_test(test_selection),
-        cmocka_unit_test(test_fold_constants),
+        cmocka_unit_test(test_environment_choice), cmocka_unit_test(test_every_length),
+        cmocka_unit_test(test_every_alignment),    cmocka_unit_test(test_large_and_patterns),
+        cmocka_unit_test(test_continuation),       cmocka_unit_test(test_null_and_empty),
+        cmocka_unit_test(test_selection),          cmocka_unit_test(test_fold_constants),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
