@@ -8,7 +8,10 @@
  * decode runs in a child process, which frees what it inherited but its
  * file and restarts its peak resident memory (VmHWM, /proc/self/clear_refs)
  * before decoding: the file, which every decode holds, is counted in all;
- * est is the estimate wc_decode_region checks max_memory against.
+ * est is the estimate wc_decode_region checks max_memory against. The
+ * region and the thumbnail run twice: with the chunk CRCs by wc_crc32
+ * (container/crc32_fast.c, the CPU's best way) and, as the peer, by zlib's
+ * crc32; all the decodes of a file are interleaved run by run.
  * Prints numbers; asserts nothing.
  *
  * usage: bench_region [KODAK_DIR] [SIDE] [RUNS] [THREADS]
@@ -23,6 +26,7 @@
 
 #include "bench_photo.h"
 #include "context.h"
+#include "crc32_fast.h"
 #include "wcodec.h"
 
 static double now(void)
@@ -54,8 +58,8 @@ static long hwm_kib(void)
 
 /* One decode in a child: its seconds and its peak RSS (KiB) through a pipe.
  * r NULL: the whole image (wc_decode). */
-static int decode_once(const void *file, size_t n, const wc_region *r, int threads, double *secs,
-                       long *peak_kib)
+static int decode_once(const void *file, size_t n, const wc_region *r, int threads, int zlib_crc,
+                       double *secs, long *peak_kib)
 {
     int fd[2];
     if (pipe(fd)) return 1;
@@ -70,6 +74,7 @@ static int decode_once(const void *file, size_t n, const wc_region *r, int threa
         malloc_trim(0); /* glibc: give back the free heap the parent left */
         FILE *f = fopen("/proc/self/clear_refs", "w");
         if (f) fputs("5", f), fclose(f);
+        if (zlib_crc) wc_crc32_use(WC_CRC32_ZLIB); /* the peer: chunk CRCs as before */
         wc_ctx *ctx = wc_ctx_create();
         wc_params p;
         wc_params_init(&p);
@@ -97,20 +102,30 @@ static int decode_once(const void *file, size_t n, const wc_region *r, int threa
     return 0;
 }
 
-static int measure(const void *file, size_t n, const wc_region *r, int threads, int runs,
-                   double *med, long *peak)
+/* The decodes compared: the whole image, then regions and thumbnails with
+ * the chunk CRCs by wc_crc32 (the CPU's best) and by zlib's crc32. */
+enum { KINDS = 5 };
+
+/* runs of each kind, interleaved (whole, region, ... , whole, region, ...)
+ * so that the machine's load falls on all alike: medians and peaks. */
+static int measure(const void *file, size_t n, const wc_region *const r[KINDS],
+                   const int zlib_crc[KINDS], int threads, int runs, double med[KINDS],
+                   long peak[KINDS])
 {
-    double t[32] = {0};
+    double t[KINDS][32] = {{0}};
     if (runs > 32) runs = 32;
     if (runs < 1) runs = 1;
-    *peak = 0;
-    for (int i = 0; i < runs; i++) {
-        long kib = 0;
-        if (decode_once(file, n, r, threads, &t[i], &kib)) return 1;
-        if (kib > *peak) *peak = kib;
+    for (int k = 0; k < KINDS; k++) peak[k] = 0;
+    for (int i = 0; i < runs; i++)
+        for (int k = 0; k < KINDS; k++) {
+            long kib = 0;
+            if (decode_once(file, n, r[k], threads, zlib_crc[k], &t[k][i], &kib)) return 1;
+            if (kib > peak[k]) peak[k] = kib;
+        }
+    for (int k = 0; k < KINDS; k++) {
+        qsort(t[k], (size_t)runs, sizeof t[k][0], cmp_double);
+        med[k] = t[k][runs / 2];
     }
-    qsort(t, (size_t)runs, sizeof t[0], cmp_double);
-    *med = t[runs / 2];
     return 0;
 }
 
@@ -165,11 +180,14 @@ int main(int argc, char **argv)
     for (int m = 0; m < 2; m++)
         for (int threads = 1; threads <= (only_threads > 2 ? only_threads : 2); threads++) {
             if (only_threads && threads != only_threads && threads != 1) continue;
-            double tw, tr, tt;
-            long pw, pr, pt;
-            if (measure(files[m], sizes[m], NULL, threads, runs, &tw, &pw) ||
-                measure(files[m], sizes[m], &region, threads, runs, &tr, &pr) ||
-                measure(files[m], sizes[m], &thumb, threads, runs, &tt, &pt)) {
+            const wc_region *kinds[KINDS] = {NULL, &region, &thumb, &region, &thumb};
+            static const int zlib_crc[KINDS] = {0, 0, 0, 1, 1};
+            static const char *const names[KINDS] = {"whole", "region 1024x1024",
+                                                     "reduce 3 (thumbnail)", "region, zlib crc32",
+                                                     "reduce 3, zlib crc32"};
+            double t[KINDS];
+            long pk[KINDS];
+            if (measure(files[m], sizes[m], kinds, zlib_crc, threads, runs, t, pk)) {
                 fprintf(stderr, "bench_region: a decode failed\n");
                 return 1;
             }
@@ -179,12 +197,11 @@ int main(int argc, char **argv)
             const double et =
                 dec_region_memory(ctx, files[m], sizes[m], &thumb, threads) / 1048576.0;
             wc_ctx_free(ctx);
-            printf("%-14s %7d %-22s %9.1f %9s %9.1f %9s\n", modes[m].name, threads, "whole",
-                   tw * 1e3, "1", pw / 1024.0, "-");
-            printf("%-14s %7d %-22s %9.1f %9.4f %9.1f %9.1f\n", modes[m].name, threads,
-                   "region 1024x1024", tr * 1e3, tr / tw, pr / 1024.0, er);
-            printf("%-14s %7d %-22s %9.1f %9.4f %9.1f %9.1f\n", modes[m].name, threads,
-                   "reduce 3 (thumbnail)", tt * 1e3, tt / tw, pt / 1024.0, et);
+            printf("%-14s %7d %-22s %9.1f %9s %9.1f %9s\n", modes[m].name, threads, names[0],
+                   t[0] * 1e3, "1", pk[0] / 1024.0, "-");
+            for (int k = 1; k < KINDS; k++)
+                printf("%-14s %7d %-22s %9.1f %9.4f %9.1f %9.1f\n", modes[m].name, threads,
+                       names[k], t[k] * 1e3, t[k] / t[0], pk[k] / 1024.0, k % 2 ? er : et);
             fflush(stdout);
         }
     printf("file sizes: lossless %.1f MB, lossy %.1f MB\n", sizes[0] / 1e6, sizes[1] / 1e6);

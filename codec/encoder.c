@@ -9,6 +9,7 @@
 #include <zlib.h>
 
 #include "context.h"
+#include "crc32_fast.h"
 #include "dwt.h"
 #include "entropy_stage.h"
 #include "file_head.h"
@@ -286,7 +287,7 @@ static void big_piece(void *arg, size_t i, int worker)
     big_copy *b = arg;
     const size_t off = i * b->per, n = b->n - off < b->per ? b->n - off : b->per;
     memcpy(b->dst + off, b->src + off, n);
-    if (!b->copy_only) b->crc[i] = (uint32_t)crc32(0L, b->dst + off, (uInt)n);
+    if (!b->copy_only) b->crc[i] = wc_crc32(0, b->dst + off, n);
 }
 
 static void put_big_chunk(wcx_writer *w, uint32_t type, const uint8_t *data, size_t n, int threads,

@@ -24,6 +24,7 @@
 #include <zlib.h>
 
 #include "colour.h"
+#include "crc32_fast.h"
 #include "dct8.h"
 #include "decode_parse.h"
 #include "dwt_threads.h"
@@ -113,12 +114,12 @@ static wc_status walk_payload(void *user, wcx_chunk *c, uint32_t *crc_out, wc_er
         c->data = data; /* walk_free's from here on */
         WC_FORWARD_IF_ERROR(src_read(w->src, off + 8, data, len, err));
         w->held += len;
-        crc = crc32(crc, data, (uInt)len);
+        crc = wc_crc32((uint32_t)crc, data, len);
     } else {
         for (uint64_t a = 0; a < len; a += PIECE_BYTES) {
             const size_t n = len - a < PIECE_BYTES ? (size_t)(len - a) : PIECE_BYTES;
             WC_FORWARD_IF_ERROR(src_read(w->src, off + 8 + a, w->piece, n, err));
-            crc = crc32(crc, w->piece, (uInt)n);
+            crc = wc_crc32((uint32_t)crc, w->piece, n);
         }
     }
     *crc_out = (uint32_t)crc;

@@ -29,6 +29,7 @@
 #include "block_tiles.h"
 #include "colour.h"
 #include "context.h"
+#include "crc32_fast.h"
 #include "dwt.h"
 #include "dwt_lines.h"
 #include "entropy_stage.h"
@@ -640,7 +641,7 @@ static wc_status senc_write(senc *e, wc_write_fn write, void *user)
                     const size_t k = len < PIECE ? (size_t)len : PIECE;
                     s = store_read(e, off, buf, k);
                     if (s != WC_OK) break;
-                    crc = crc32(crc, buf, (uInt)k);
+                    crc = wc_crc32((uint32_t)crc, buf, k);
                     s = put_bytes(write, user, buf, k, err);
                     off += k;
                     len -= k;

@@ -16,6 +16,7 @@
 #include <zlib.h>
 
 #include "container.h"
+#include "crc32_fast.h"
 #include "parallel.h"
 
 void wcx_type_name(uint32_t type, char out[9])
@@ -66,14 +67,14 @@ static void crc_item(void *arg, size_t i, int worker)
     (void)worker;
     const crc_job *j = arg;
     const size_t a = i * CRC_PIECE, len = j->n - a < CRC_PIECE ? j->n - a : CRC_PIECE;
-    j->piece[i] = crc32(0L, j->p + a, (uInt)len);
+    j->piece[i] = wc_crc32(0, j->p + a, len);
 }
 
 static uint32_t chunk_crc(const uint8_t *p, size_t n, int threads)
 {
     const size_t pieces = (n + CRC_PIECE - 1) / CRC_PIECE;
     uLong *piece = threads != 1 && pieces >= 4 ? wc_malloc_array(pieces, sizeof(uLong)) : NULL;
-    if (!piece) return (uint32_t)crc32(0L, p, (uInt)n);
+    if (!piece) return wc_crc32(0, p, n);
     crc_job j = {p, n, piece};
     wc_parallel_for(threads, pieces, crc_item, &j);
     uLong crc = piece[0];

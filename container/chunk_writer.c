@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include "container.h"
+#include "crc32_fast.h"
 
 /* Values of wcx_writer.overflow. The public struct has one sticky field;
  * it records which failure came first so finish can name it. */
@@ -101,7 +102,7 @@ static void chunk_close(wcx_writer *w, int have_crc, uint32_t data_crc)
     wc_wr32le(start, (uint32_t)len);
     /* len + 4 <= 2^31 + 3 fits zlib's uInt. */
     uLong crc = have_crc ? crc32_combine(crc32(0L, start + 4, 4), data_crc, (z_off_t)len)
-                         : crc32(0L, start + 4, (uInt)(len + 4));
+                         : wc_crc32(0, start + 4, len + 4);
     wc_wr32le(crc_at, (uint32_t)crc);
 }
 
