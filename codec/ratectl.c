@@ -275,29 +275,95 @@ void rc_first_window(rc_rule *r)
     rc_set_window(r);
 }
 
+/* x86-64 with GCC: the loops over a block's values also get an AVX2
+ * clone, picked at load time where the CPU has it. The arithmetic is
+ * IEEE's either way (division, truncation, no contraction): the same bits. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define RC_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define RC_CLONES
+#endif
+
+/* The largest |value| of each row of a block, as floats (NaN when any is
+ * NaN: its bits are above every other magnitude's), and of the block.
+ * Compared as the bits of non-negative floats, in int32, so the loops
+ * vectorize. */
+RC_CLONES static float rc_block_top(const float *f, const int32_t *iv, size_t stride, uint32_t w,
+                                    uint32_t h, float *row_top)
+{
+    int32_t top = 0;
+    for (uint32_t y = 0; y < h; y++) {
+        int32_t rt = 0;
+        for (uint32_t x = 0; x < w; x++) {
+            const float v = f ? f[(size_t)y * stride + x] : (float)iv[(size_t)y * stride + x];
+            int32_t bits;
+            memcpy(&bits, &v, 4);
+            bits &= 0x7FFFFFFF;
+            rt = bits > rt ? bits : rt;
+        }
+        memcpy(&row_top[y], &rt, 4);
+        top = rt > top ? rt : top;
+    }
+    float t;
+    memcpy(&t, &top, 4);
+    return t;
+}
+
+/* The block's quantized magnitudes at step st straight into the block
+ * coder's magnitude plane (rows w + 4 apart): quant_value's, without the
+ * quantized block in between. A row whose largest value quantizes to 0
+ * is all zeros. */
+RC_CLONES static void rc_quant_mags(uint32_t *m, const float *f, const int32_t *iv, size_t stride,
+                                    uint32_t w, uint32_t h, const float *row_top, float st,
+                                    float th)
+{
+    const size_t ms = (size_t)w + 4;
+    for (uint32_t y = 0; y < h; y++) {
+        uint32_t *d = m + (size_t)y * ms;
+        if (quant_value(row_top[y], st, th) == 0) {
+            memset(d, 0, w * sizeof *d);
+        } else if (f) {
+            const float *s = f + (size_t)y * stride;
+            for (uint32_t x = 0; x < w; x++) d[x] = quant_mag(quant_value(s[x], st, th));
+        } else {
+            const int32_t *s = iv + (size_t)y * stride;
+            for (uint32_t x = 0; x < w; x++) d[x] = quant_mag(quant_value((float)s[x], st, th));
+        }
+    }
+}
+
 void rc_count_block(rc_rule *r, uint32_t c, uint32_t b, const float *f, const int32_t *iv,
                     size_t stride, uint32_t w, uint32_t h, int32_t *q, uint32_t *scratch)
 {
     const wc_band_info *bi = &r->lay->band[c][b];
     const float th = r->threshold[c];
     const int orient = bi->orient == 1 ? BC_VERT : bi->orient == 2 ? BC_HORZ : BC_ISO;
-    const bc_block blk = {q, w, h, w, bi->predict, orient, (r->h.flags & 1) ? 1u : 3u};
-    /* Steps grow along the window, so once the block's largest magnitude
-     * quantizes to 0 every coarser step gives a block of zeros. */
-    float top = 0.0f;
-    for (uint32_t y = 0; y < h; y++)
-        for (uint32_t x = 0; x < w; x++) {
-            const float a =
-                f ? fabsf(f[(size_t)y * stride + x]) : fabsf((float)iv[(size_t)y * stride + x]);
-            top = a > top || a != a ? a : top; /* a NaN: never all zero */
-        }
+    const uint32_t run_max = (r->h.flags & 1) ? 1u : 3u;
+    const bc_block blk = {q, w, h, w, bi->predict, orient, run_max};
+    /* Steps grow along the window and the quantizer's magnitude grows
+     * with |value|, so the block's largest magnitude bounds every
+     * quantized one: 0 gives a block of zeros at this step and every
+     * coarser one; under the block coder's cap, its magnitudes go
+     * straight into its plane (bc_count_mags). */
+    float row_top[BC_MAX_SIDE];
+    const float top = rc_block_top(f, iv, stride, w, h, row_top);
+    uint32_t *plane = NULL;
     for (int k = 0; k < RC_WINDOW; k++) {
         const float st = r->step[k][c][b];
         bc_freq *fr = &r->freq[((size_t)k * r->h.components + c) * WC_NCLASS + bi->cls];
-        if (quant_value(top, st, th) == 0) {
+        const int32_t qtop = quant_value(top, st, th);
+        if (qtop == 0) {
             bc_count_zero(w, h, *fr);
             continue;
         }
+        const int identity = !f && quant_int_is_identity(st, th);
+        if (!bi->predict && !identity && (uint32_t)qtop < bc_mags_cap()) {
+            if (!plane) plane = bc_mags_plane(scratch, w, h);
+            rc_quant_mags(plane, f, iv, stride, w, h, row_top, st, th);
+            bc_count_mags(w, h, orient, run_max, *fr, scratch);
+            continue;
+        }
+        plane = NULL; /* bc_count below fills the plane its own way */
         for (uint32_t y = 0; y < h; y++) {
             int32_t *d = q + (size_t)y * w;
             if (f) {
@@ -305,7 +371,7 @@ void rc_count_block(rc_rule *r, uint32_t c, uint32_t b, const float *f, const in
                 for (uint32_t x = 0; x < w; x++) d[x] = quant_value(s[x], st, th);
             } else {
                 const int32_t *s = iv + (size_t)y * stride;
-                if (quant_int_is_identity(st, th))
+                if (identity)
                     memcpy(d, s, w * sizeof *d);
                 else
                     for (uint32_t x = 0; x < w; x++) d[x] = quant_value((float)s[x], st, th);

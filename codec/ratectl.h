@@ -84,8 +84,13 @@ void rc_hist(rc_rule *r, uint32_t c, uint32_t b, const float *f, const int32_t *
 /* After every rc_hist: the first window. */
 void rc_first_window(rc_rule *r);
 /* Step 2: a code block of band b (w x h values `stride` apart, float or
- * int), quantized at each step of the window into q (w*h) and counted.
- * Different components may be counted at once. */
+ * int), quantized at each step of the window and counted: the counts of
+ * bc_count over the block quantized with quant_value, made cheaper (a
+ * block or row whose largest value quantizes to 0 is zeros at that step;
+ * magnitudes go straight into the block coder's plane, bc_count_mags; q,
+ * w*h, only where that cannot: the LL band's prediction, an int band
+ * kept as it is, magnitudes at the coder's cap). Different components
+ * may be counted at once. */
 void rc_count_block(rc_rule *r, uint32_t c, uint32_t b, const float *f, const int32_t *iv,
                     size_t stride, uint32_t w, uint32_t h, int32_t *q, uint32_t *scratch);
 /* Step 3, after every block of the window was counted: *again set when

@@ -231,8 +231,11 @@ BC_INLINE void emit(const sink *k, int coding, unsigned tab, uint32_t m, int sig
 }
 
 /* One walk over the block for both counting and coding, so the two can
- * never disagree about contexts. */
-BC_INLINE void walk(const bc_block *b, uint32_t *scratch, const sink *k, int coding)
+ * never disagree about contexts. With `filled` the caller has put the
+ * block's magnitudes, all below MAG_CAP, in the magnitude plane
+ * (bc_count_mags): they are the values walked (no sign is needed to
+ * count), so the plane is neither filled nor read twice. */
+BC_INLINE void walk(const bc_block *b, uint32_t *scratch, const sink *k, int coding, int filled)
 {
     const int W = (int)b->w, H = (int)b->h; /* signed: x - 1 must reach the pad column */
     const uint32_t wa = weight_w[b->orient], wb = weight_n[b->orient];
@@ -240,13 +243,18 @@ BC_INLINE void walk(const bc_block *b, uint32_t *scratch, const sink *k, int cod
     uint32_t *M = scratch;
     const int32_t *src = b->data;
     size_t ss = b->stride;
-    if (b->predict) {
-        int32_t *res = (int32_t *)(scratch + MAG_ELEMS);
-        bc_residuals(b, res);
-        src = res;
-        ss = W;
+    if (filled) {
+        src = (const int32_t *)(M + MAG_PAD * ms + MAG_PAD);
+        ss = (size_t)ms;
+    } else {
+        if (b->predict) {
+            int32_t *res = (int32_t *)(scratch + MAG_ELEMS);
+            bc_residuals(b, res);
+            src = res;
+            ss = W;
+        }
+        mags_fill(M, src, ss, b->w, b->h);
     }
-    mags_fill(M, src, ss, b->w, b->h);
     int x = 0, y = 0;
     while (y < H) {
         const uint32_t *mrow = M + (y + MAG_PAD) * ms + MAG_PAD;
@@ -281,14 +289,30 @@ BC_INLINE void walk(const bc_block *b, uint32_t *scratch, const sink *k, int cod
 void bc_count(const bc_block *b, bc_freq freq, uint32_t *scratch)
 {
     sink k = {freq, NULL, NULL, NULL, NULL};
-    walk(b, scratch, &k, 0);
+    walk(b, scratch, &k, 0, 0);
+}
+
+uint32_t bc_mags_cap(void) { return MAG_CAP; }
+
+uint32_t *bc_mags_plane(uint32_t *scratch, uint32_t w, uint32_t h)
+{
+    mags_init(scratch, w, h);
+    return scratch + MAG_PAD * (w + 2 * MAG_PAD) + MAG_PAD;
+}
+
+void bc_count_mags(uint32_t w, uint32_t h, int orient, uint32_t run_max, bc_freq freq,
+                   uint32_t *scratch)
+{
+    const bc_block b = {NULL, w, h, w + 2 * MAG_PAD, 0, orient, run_max};
+    sink k = {freq, NULL, NULL, NULL, NULL};
+    walk(&b, scratch, &k, 0, 1);
 }
 
 size_t bc_symbolize(const bc_block *b, bc_freq freq, uint16_t *tokens, uint32_t *scratch)
 {
     size_t n = 0;
     sink k = {freq, tokens, &n, NULL, NULL};
-    walk(b, scratch, &k, 0);
+    walk(b, scratch, &k, 0, 0);
     return n;
 }
 
@@ -319,7 +343,7 @@ size_t bc_encode(const bc_block *b, const huf_enc *tabs, uint8_t *out, size_t ca
     bitw w;
     bitw_init(&w, out, cap);
     sink k = {NULL, NULL, NULL, tabs, &w};
-    walk(b, scratch, &k, 1);
+    walk(b, scratch, &k, 1, 0);
     size_t n = bitw_flush(&w);
     return w.overflow ? SIZE_MAX : n;
 }

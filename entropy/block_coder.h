@@ -58,6 +58,20 @@ size_t bc_bound(uint32_t w, uint32_t h);
 /* Adds the block's symbol counts to freq. */
 void bc_count(const bc_block *b, bc_freq freq, uint32_t *scratch);
 
+/* bc_count of a block given by its magnitudes, for a caller that makes
+ * them itself (rate control quantizes a block at several steps): bc_mags_
+ * plane clears scratch's magnitude plane of a w x h block (its zero
+ * border included) and returns its top-left element, rows w + 4 apart;
+ * the caller writes |v| of every coefficient there, each below
+ * bc_mags_cap() (else it calls bc_count), and bc_count_mags adds the
+ * counts bc_count would of a block of those values (no prediction; signs
+ * do not change counts). The border is never written, so one clear
+ * serves a block's every step. */
+uint32_t bc_mags_cap(void);
+uint32_t *bc_mags_plane(uint32_t *scratch, uint32_t w, uint32_t h);
+void bc_count_mags(uint32_t w, uint32_t h, int orient, uint32_t run_max, bc_freq freq,
+                   uint32_t *scratch);
+
 /* bc_count that also records the block's symbols (table << 8 | class, a
  * run's followed by its length) in tokens (room for bc_token_bound
  * entries) for bc_emit; returns their number. Counting and coding then
