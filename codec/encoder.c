@@ -371,10 +371,7 @@ static wc_status alloc_planes(enc_state *st)
 static wc_status enc_plan(enc_state *st, const wc_image *img)
 {
     const wc_params *p = st->p;
-    float step = 1.0f;
-    if (!p->lossless)
-        step = p->step > 0 ? p->step : plan_step_for_quality(p->quality > 0 ? p->quality : 75.0f);
-    plan_header(p, img, step, &st->h);
+    plan_header(p, img, plan_base_step(p), &st->h);
     if (st->no_colour && st->h.colour != WC_COLOUR_NONE) {
         st->h.colour = WC_COLOUR_NONE;
         wcx_header_stamp_version(&st->h); /* a coding field changed */

@@ -68,6 +68,12 @@ float plan_step_for_quality(float q)
     return 0.5f * powf(2.0f, (100.0f - q) / 10.0f);
 }
 
+float plan_base_step(const wc_params *p)
+{
+    if (p->lossless) return 1.0f;
+    return p->step > 0 ? p->step : plan_step_for_quality(p->quality > 0 ? p->quality : 75.0f);
+}
+
 int plan_levels(uint32_t w, uint32_t h, uint32_t bit_depth, int levels)
 {
     int cap = dwt_max_levels(w, h);

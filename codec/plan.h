@@ -16,6 +16,10 @@ wc_status plan_check(const wc_params *p, const wc_image *img, wc_err *err);
 /* The base step a lossy encode uses for quality q (1..100). */
 float plan_step_for_quality(float q);
 
+/* The base step p asks for: its step, else its quality's (75 when unset);
+ * 1 when lossless (the header ignores it). Both encoders plan with it. */
+float plan_base_step(const wc_params *p);
+
 /* Fills the header for img and p with base step `step` (ignored when
  * lossless). */
 void plan_header(const wc_params *p, const wc_image *img, float step, wcx_header *h);

@@ -337,10 +337,7 @@ int wc_encode_rows_supported(const wc_image *shape, const wc_params *p)
 static void senc_plan(senc *e, const wc_image *shape)
 {
     const wc_params *p = e->p;
-    float step = 1.0f;
-    if (!p->lossless)
-        step = p->step > 0 ? p->step : plan_step_for_quality(p->quality > 0 ? p->quality : 75.0f);
-    plan_header(p, shape, step, &e->h);
+    plan_header(p, shape, plan_base_step(p), &e->h);
     layout_bands(&e->h, &e->lay);
     plan_from_header(&e->h, p->lossless ? 0.0f : p->threshold, &e->plan);
     e->side = 1u << e->h.block_log2;
