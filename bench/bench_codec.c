@@ -122,17 +122,24 @@ static void probe_print(const char *what, double total, const wc_probe *pr, int 
     for (int i = 1; i < pr->nsites; i++)
         for (int k = i; k > 0; k--) {
             const wc_probe_site *a = &pr->site[order[k]], *b = &pr->site[order[k - 1]];
-            if (a->span_s - a->run_s / a->width <= b->span_s - b->run_s / b->width) break;
+            if (a->gap_s + a->span_s - a->run_s / a->width <=
+                b->gap_s + b->span_s - b->run_s / b->width)
+                break;
             const int x = order[k];
             order[k] = order[k - 1];
             order[k - 1] = x;
         }
+    double gaps = 0;
+    for (int i = 0; i < pr->nsites; i++) gaps += pr->site[i].gap_s;
+    printf("    serial after the last loop (and sites past the table) %.3f\n", serial - gaps);
     for (int i = 0; i < pr->nsites && i < 8; i++) {
         const wc_probe_site *st = &pr->site[order[i]];
         char name[200];
         site_name(st->fn, name, sizeof name);
-        printf("    %-24s calls %4lu items %8lu width %2d run %.3f span %.3f (even %.3f)\n", name,
-               st->calls, st->items, st->width, st->run_s, st->span_s, st->run_s / st->width);
+        printf("    %-22s calls %3lu items %7lu width %2d run %.3f span %.3f (even %.3f) "
+               "serial before %.3f\n",
+               name, st->calls, st->items, st->width, st->run_s, st->span_s, st->run_s / st->width,
+               st->gap_s);
     }
 }
 

@@ -187,13 +187,6 @@ static int pool_for(wc_thread_pool *pool, int t, job *j)
 static _Thread_local wc_probe *current_probe;
 static _Thread_local int probe_depth;
 
-void wc_probe_use(wc_probe *probe)
-{
-    if (probe) memset(probe, 0, sizeof *probe);
-    current_probe = probe;
-    probe_depth = 0;
-}
-
 /* The calling thread's CPU time: on a machine shared with other work,
  * time-slicing does not stretch it as it does the wall clock. */
 double wc_probe_now(void)
@@ -201,6 +194,16 @@ double wc_probe_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void wc_probe_use(wc_probe *probe)
+{
+    if (probe) {
+        memset(probe, 0, sizeof *probe);
+        probe->last_end = wc_probe_now();
+    }
+    current_probe = probe;
+    probe_depth = 0;
 }
 
 /* The loop's items on this thread, timed, and the span of t workers: each
@@ -213,6 +216,7 @@ static void probe_loop(wc_probe *pr, int t, job *j)
         probe_depth--;
         return;
     }
+    const double gap = wc_probe_now() - pr->last_end;
     double free_at[WC_MAX_THREADS] = {0};
     double run = 0;
     for (size_t i = 0; i < j->n; i++) {
@@ -226,6 +230,7 @@ static void probe_loop(wc_probe *pr, int t, job *j)
         run += d;
     }
     probe_depth--;
+    pr->last_end = wc_probe_now();
     double span = 0;
     for (int k = 0; k < t; k++)
         if (free_at[k] > span) span = free_at[k];
@@ -242,6 +247,7 @@ static void probe_loop(wc_probe *pr, int t, job *j)
     if (t > site->width) site->width = t;
     site->run_s += run;
     site->span_s += span;
+    site->gap_s += gap;
 }
 
 int wc_parallel_for(int threads, size_t n, void (*fn)(void *arg, size_t i, int worker), void *arg)

@@ -58,11 +58,13 @@ typedef struct wc_probe_site {
     int width;     /* the most workers a call of it would have used */
     double run_s;  /* its items' time, one after another */
     double span_s; /* the time its workers would have taken */
+    double gap_s;  /* serial time between the loop before it and it */
 } wc_probe_site;
 
 typedef struct wc_probe {
     double run_s, span_s; /* over all loops (outermost ones) */
     unsigned long loops, nested;
+    double last_end; /* wc_probe_now() when the last loop ended (or the probe began) */
     int nsites;
     wc_probe_site site[WC_PROBE_SITES];
 } wc_probe;
