@@ -100,7 +100,9 @@ wc_status wc_inspect_sized(wc_ctx *ctx, const void *src, size_t size, wc_info *i
 {
     wc_info all;
     memset(&all, 0, sizeof all);
+    wc_thread_pool *was = ctx_enter(ctx); /* the CRC checks on ctx's parked threads */
     wc_status s = dec_inspect(ctx, src, size, info ? &all : NULL);
+    ctx_leave(was);
     if (info) memcpy(info, &all, info_size < sizeof all ? info_size : sizeof all);
     return s;
 }
