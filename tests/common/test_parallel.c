@@ -48,10 +48,10 @@ static void check_loop(int threads, size_t n)
 
 typedef struct probed {
     pthread_t caller;
-    size_t next;     /* the item expected next (in order) */
+    size_t next; /* the item expected next (in order) */
     int out_of_order, other_thread, nonzero_worker;
-    double longest;  /* the longest item, timed inside it */
-    int inner;       /* nested loops to start in each item */
+    double longest; /* the longest item, timed inside it */
+    int inner;      /* nested loops to start in each item */
     volatile unsigned sink;
 } probed;
 
@@ -90,7 +90,8 @@ static void test_probe(void **state)
                 assert_true(st->fn == spin_item);
                 assert_int_equal(st->calls, 2);
                 assert_int_equal(st->items, 2 * ns[k]);
-                const size_t width = ns[k] < (size_t)threads ? (ns[k] ? ns[k] : 1) : (size_t)threads;
+                const size_t width =
+                    ns[k] < (size_t)threads ? (ns[k] ? ns[k] : 1) : (size_t)threads;
                 assert_int_equal(st->width, (int)width);
                 assert_true(st->run_s >= 0 && st->gap_s >= 0);
                 assert_true(st->span_s <= st->run_s + 1e-9);
