@@ -1,4 +1,5 @@
 /* pool.c -- kept work buffers (see pool.h). */
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -53,15 +54,28 @@ void pool_destroy(wc_pool *pool)
     pthread_mutex_destroy(&pool->lock);
 }
 
+/* Huge planes start this far past their 2 MiB boundary, k = 0..7 in
+ * turn: planes walked side by side (a coefficient plane and its scratch)
+ * would otherwise share every address bit below 21 and, on physically
+ * contiguous huge pages, the same cache sets (a 9/7 decode on one thread
+ * lost a fifth to it). A page and a line, so that both the page offset
+ * and the lines' sets differ. */
+#define STAGGER ((size_t)4096 + 64)
+#define STAGGERS 8
+
 static void *fresh(size_t n)
 {
-    const size_t align = n >= HUGE_MIN ? HUGE_PAGE : ALIGN;
-    if (n > SIZE_MAX - 2 * align) return NULL;
-    char *raw = wc_malloc(n + ALIGN + align);
+    const int huge = n >= HUGE_MIN;
+    const size_t align = huge ? HUGE_PAGE : ALIGN, extra = huge ? STAGGER * (STAGGERS - 1) : 0;
+    if (n > SIZE_MAX - 2 * align - extra) return NULL;
+    char *raw = wc_malloc(n + ALIGN + align + extra);
     if (!raw) return NULL;
-    char *p = raw + ALIGN + (align - (uintptr_t)(raw + ALIGN) % align) % align;
+    char *base = raw + ALIGN + (align - (uintptr_t)(raw + ALIGN) % align) % align;
+    static atomic_uint turn;
+    const size_t skew = huge ? STAGGER * (atomic_fetch_add(&turn, 1) % STAGGERS) : 0;
+    char *p = base + skew;
     *header_of(p) = (header){n, raw};
-    if (align == HUGE_PAGE) wc_advise_huge(p, n);
+    if (huge) wc_advise_huge(base, skew + n);
     return p;
 }
 
