@@ -132,7 +132,7 @@ static void probe_print(const char *what, double total, const wc_probe *pr, int 
     double gaps = 0;
     for (int i = 0; i < pr->nsites; i++) gaps += pr->site[i].gap_s;
     printf("    serial after the last loop (and sites past the table) %.3f\n", serial - gaps);
-    for (int i = 0; i < pr->nsites && i < 8; i++) {
+    for (int i = 0; i < pr->nsites; i++) {
         const wc_probe_site *st = &pr->site[order[i]];
         char name[200];
         site_name(st->fn, name, sizeof name);
