@@ -111,6 +111,8 @@ static void site_name(void (*fn)(void *, size_t, int), char *name, size_t cap)
 
 static void probe_print(const char *what, double total, const wc_probe *pr, int threads)
 {
+    /* The probe's own clock reads are neither serial nor parallel work. */
+    total -= pr->overhead_s;
     const double serial = total - pr->run_s, pred = serial + pr->span_s;
     printf("  probe %s at %d threads: %.3f CPU s on one thread, loops %.3f (%lu, %lu nested), "
            "serial %.3f (f = %.1f%%), span %.3f -> %.3f s, predicted speedup %.2f\n",

@@ -216,7 +216,7 @@ static void probe_loop(wc_probe *pr, int t, job *j)
         probe_depth--;
         return;
     }
-    const double gap = wc_probe_now() - pr->last_end;
+    const double start = wc_probe_now(), gap = start - pr->last_end;
     double free_at[WC_MAX_THREADS] = {0};
     double run = 0;
     for (size_t i = 0; i < j->n; i++) {
@@ -231,6 +231,9 @@ static void probe_loop(wc_probe *pr, int t, job *j)
     }
     probe_depth--;
     pr->last_end = wc_probe_now();
+    /* The clock's own reads between items (a system call each): not the
+     * codec's time, serial or parallel. */
+    pr->overhead_s += pr->last_end - start - run;
     double span = 0;
     for (int k = 0; k < t; k++)
         if (free_at[k] > span) span = free_at[k];

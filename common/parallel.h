@@ -63,6 +63,7 @@ typedef struct wc_probe_site {
 
 typedef struct wc_probe {
     double run_s, span_s; /* over all loops (outermost ones) */
+    double overhead_s;    /* the probe's own time in the loops, outside the items */
     unsigned long loops, nested;
     double last_end; /* wc_probe_now() when the last loop ended (or the probe began) */
     int nsites;

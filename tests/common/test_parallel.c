@@ -93,7 +93,7 @@ static void test_probe(void **state)
                 const size_t width =
                     ns[k] < (size_t)threads ? (ns[k] ? ns[k] : 1) : (size_t)threads;
                 assert_int_equal(st->width, (int)width);
-                assert_true(st->run_s >= 0 && st->gap_s >= 0);
+                assert_true(st->run_s >= 0 && st->gap_s >= 0 && pr.overhead_s >= 0);
                 assert_true(st->span_s <= st->run_s + 1e-9);
                 assert_true(st->span_s >= st->run_s / (double)width - 1e-9);
                 assert_true(st->span_s >= p.longest - 1e-9); /* no item is split */
