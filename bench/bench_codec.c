@@ -13,7 +13,14 @@
  * photographs (mirrored at every other tile so edges stay continuous).
  * BENCH_TIMES=1 in the environment adds the last run's split (wc_times:
  * transform, entropy, container, and the rest) for finding serial time.
+ * BENCH_PROBE=1 adds, for each thread count T, one encode and decode
+ * under parallel.h's scaling probe: their items timed on one thread, the
+ * time outside every loop (the serial part, Amdahl's f), the span T
+ * workers would take, the speedup that predicts on a T-core host, and
+ * the loops that lose the most to imbalance (named by addr2line).
  */
+#define _GNU_SOURCE /* dladdr */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +28,7 @@
 
 #include "bench_photo.h"
 #include "image_io.h"
+#include "parallel.h"
 #include "wcodec.h"
 
 static double now(void)
@@ -84,6 +92,92 @@ static int run(const wc_image *img, wc_params *p, int runs, int decode, result *
     return 0;
 }
 
+/* The name of an item function, from addr2line on this program. */
+static void site_name(void (*fn)(void *, size_t, int), char *name, size_t cap)
+{
+    snprintf(name, cap, "?");
+    Dl_info info;
+    void *addr;
+    memcpy(&addr, &fn, sizeof addr);
+    if (!dladdr(addr, &info) || !info.dli_fname) return;
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "addr2line -f -e '%s' %#lx 2>/dev/null", info.dli_fname,
+             (unsigned long)((char *)addr - (char *)info.dli_fbase));
+    FILE *f = popen(cmd, "r");
+    if (!f) return;
+    if (fgets(name, (int)cap, f)) name[strcspn(name, "\n")] = '\0';
+    pclose(f);
+}
+
+static void probe_print(const char *what, double total, const wc_probe *pr, int threads)
+{
+    /* The probe's own clock reads are neither serial nor parallel work. */
+    total -= pr->overhead_s;
+    const double serial = total - pr->run_s, pred = serial + pr->span_s;
+    printf("  probe %s at %d threads: %.3f CPU s on one thread, loops %.3f (%lu, %lu nested), "
+           "serial %.3f (f = %.1f%%), span %.3f -> %.3f s, predicted speedup %.2f\n",
+           what, threads, total, pr->run_s, pr->loops, pr->nested, serial, 100 * serial / total,
+           pr->span_s, pred, total / pred);
+    /* The sites, most lost to imbalance and serial work (span beyond an even share) first. */
+    int order[WC_PROBE_SITES];
+    for (int i = 0; i < pr->nsites; i++) order[i] = i;
+    for (int i = 1; i < pr->nsites; i++)
+        for (int k = i; k > 0; k--) {
+            const wc_probe_site *a = &pr->site[order[k]], *b = &pr->site[order[k - 1]];
+            if (a->gap_s + a->span_s - a->run_s / a->width <=
+                b->gap_s + b->span_s - b->run_s / b->width)
+                break;
+            const int x = order[k];
+            order[k] = order[k - 1];
+            order[k - 1] = x;
+        }
+    double gaps = 0;
+    for (int i = 0; i < pr->nsites; i++) gaps += pr->site[i].gap_s;
+    printf("    serial after the last loop (and sites past the table) %.3f\n", serial - gaps);
+    for (int i = 0; i < pr->nsites; i++) {
+        const wc_probe_site *st = &pr->site[order[i]];
+        char name[200];
+        site_name(st->fn, name, sizeof name);
+        printf("    %-22s calls %3lu items %7lu width %2d run %.3f span %.3f (even %.3f) "
+               "serial before %.3f\n",
+               name, st->calls, st->items, st->width, st->run_s, st->span_s, st->run_s / st->width,
+               st->gap_s);
+    }
+}
+
+/* One encode and decode under the probe (after run(): buffers warm). */
+static int probe(const wc_image *img, const wc_params *p)
+{
+    wc_ctx *ctx = wc_ctx_create();
+    void *buf = NULL;
+    size_t size = 0;
+    wc_image back;
+    wc_probe pr;
+    int bad = 0;
+    for (int pass = 0; pass < 2 && !bad; pass++) { /* the first warms the context's pool */
+        free(buf);
+        buf = NULL;
+        wc_probe_use(&pr);
+        double t0 = wc_probe_now();
+        bad = wc_encode_alloc(ctx, p, img, &buf, &size) != WC_OK;
+        const double te = wc_probe_now() - t0;
+        wc_probe_use(NULL);
+        if (!bad) probe_print(pass ? "enc" : "enc (cold)", te, &pr, p->threads);
+        if (bad) break;
+        wc_probe_use(&pr);
+        t0 = wc_probe_now();
+        bad = wc_decode(ctx, p, buf, size, &back) != WC_OK;
+        const double td = wc_probe_now() - t0;
+        wc_probe_use(NULL);
+        if (!bad) probe_print(pass ? "dec" : "dec (cold)", td, &pr, p->threads);
+        if (!bad) wc_image_free(&back);
+    }
+    if (bad) fprintf(stderr, "bench_codec: probe failed: %s\n", wc_ctx_error(ctx));
+    free(buf);
+    wc_ctx_free(ctx);
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : "../shared/corpus/kodak";
@@ -100,6 +194,7 @@ int main(int argc, char **argv)
             if (atoi(s) > 0) counts[ncounts++] = atoi(s);
     }
     const int split = getenv("BENCH_TIMES") && atoi(getenv("BENCH_TIMES"));
+    const int probing = getenv("BENCH_PROBE") && atoi(getenv("BENCH_PROBE"));
     wc_image img;
     if (width < 16 || height < 16 || runs < 1 || ncounts < 1 ||
         bench_photo_rect("bench_codec", dir, width, height, &img))
@@ -152,6 +247,7 @@ int main(int argc, char **argv)
                        r.enc - r.te.transform - r.te.entropy - r.te.container, r.td.transform,
                        r.td.entropy, r.td.container,
                        r.dec - r.td.transform - r.td.entropy - r.td.container);
+            if (probing && probe(&img, &p)) return 1;
         }
     wc_image_free(&img);
     return 0;

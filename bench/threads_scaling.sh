@@ -2,16 +2,23 @@
 # Issue 15's "every core": CPU encode and decode throughput of the tiled
 # Kodak photograph at several thread counts, for one or more source trees
 # in the same run (the second tree is the peer: the code before a change,
-# with this tree's bench_codec.c and bench_photo.[ch] copied in). Each tree
-# gets a CPU-only Release build of bench_codec in TREE/build-threads; the
-# modes then run tree after tree, so drift between minutes hits both alike.
-# BENCH_TIMES=1 adds each case's split (transform, entropy, container).
+# with this tree's bench_photo.[ch] copied in, and bench_codec.c too where
+# its common/parallel.h has the probe; from ba9b4f6 on, its own will do).
+# Each tree gets a CPU-only Release build of bench_codec in
+# TREE/build-threads; the modes then run tree after tree, so drift between
+# minutes hits both alike.
+# BENCH_TIMES=1 adds each case's split (transform, entropy, container);
+# BENCH_PROBE=1 (this tree only: parallel.h's scaling probe) adds, per
+# thread count, the serial fraction and the speedup Amdahl's law gives
+# from one-thread CPU times, to set beside the measured one.
 #   usage: bench/threads_scaling.sh KODAK_DIR SIZE RUNS THREADS TREE...
 #   e.g.:  bench/threads_scaling.sh .deps/kodak 7680x4320 3 1,2,4,8,16 . ../before
+#   issue 15's check on the 16-core host (>= 10x at 16 threads):
+#          BENCH_PROBE=1 bench/threads_scaling.sh .deps/kodak 7680x4320 5 1,16 .
 # Extra CMake options (a libtiff or cmocka from elsewhere) come in the
 # environment's CMAKE_EXTRA, split on spaces.
 set -euo pipefail
-[ $# -ge 5 ] || { sed -n 9,10p "$0"; exit 1; }
+[ $# -ge 5 ] || { sed -n 12,15p "$0"; exit 1; }
 kodak=$1 size=$2 runs=$3 threads=$4
 shift 4
 read -r -a extra <<< "${CMAKE_EXTRA:-}"
@@ -34,6 +41,11 @@ for mode in "lossless 5/3" "lossy 9/7 q75"; do
   for t in "$@"; do
     rev=$([ -e "$t/.git" ] && git -C "$t" rev-parse --short HEAD || echo "a copy")
     echo "== tree $t ($rev)"
-    "$t/build-threads/bench/bench_codec" "$kodak" "$size" "$runs" "$mode" "$threads"
+    # The probe is only this tree's (a peer's library has none).
+    if [ "$t" = "$1" ]; then
+      "$t/build-threads/bench/bench_codec" "$kodak" "$size" "$runs" "$mode" "$threads"
+    else
+      BENCH_PROBE=0 "$t/build-threads/bench/bench_codec" "$kodak" "$size" "$runs" "$mode" "$threads"
+    fi
   done
 done

@@ -172,7 +172,9 @@ wc_status wc_meta_read(wc_ctx *ctx, const void *src, size_t size, wc_meta *m)
     wcx_chunk *chunks = wc_malloc_array(max, sizeof *chunks);
     WC_RETURN_IF(!chunks, &ctx->err, WC_ERR_NOMEM, "out of memory (chunk list)");
     size_t n = 0;
+    wc_thread_pool *was = ctx_enter(ctx); /* the CRC checks on ctx's parked threads */
     wc_status s = wcx_read_chunks(src, size, chunks, max, &n, &ctx->err);
+    ctx_leave(was);
     if (s == WC_OK) s = meta_from_chunks(chunks, n, m, &ctx->err);
     wc_free(chunks);
     return s;

@@ -660,9 +660,9 @@ static wc_status senc_write(senc *e, wc_write_fn write, void *user)
     return s;
 }
 
-wc_status wc_encode_rows(wc_ctx *ctx, const wc_params *p, const wc_image *shape,
-                         const wc_row_source *src, const wc_byte_store *store, wc_write_fn write,
-                         void *write_user)
+static wc_status encode_rows(wc_ctx *ctx, const wc_params *p, const wc_image *shape,
+                             const wc_row_source *src, const wc_byte_store *store,
+                             wc_write_fn write, void *write_user)
 {
     if (!ctx) return WC_ERR_ARG;
     ctx_begin(ctx);
@@ -749,5 +749,16 @@ wc_status wc_encode_rows(wc_ctx *ctx, const wc_params *p, const wc_image *shape,
     if (e.rc) rc_free(e.rc);
     senc_free(&e);
     pthread_mutex_destroy(&e.lock);
+    return s;
+}
+
+wc_status wc_encode_rows(wc_ctx *ctx, const wc_params *p, const wc_image *shape,
+                         const wc_row_source *src, const wc_byte_store *store, wc_write_fn write,
+                         void *write_user)
+{
+    /* The strips' loops on ctx's parked threads, not threads started per loop. */
+    wc_thread_pool *was = ctx_enter(ctx);
+    const wc_status s = encode_rows(ctx, p, shape, src, store, write, write_user);
+    ctx_leave(was);
     return s;
 }

@@ -3,6 +3,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "parallel.h"
@@ -182,12 +184,85 @@ static int pool_for(wc_thread_pool *pool, int t, job *j)
     return width;
 }
 
+static _Thread_local wc_probe *current_probe;
+static _Thread_local int probe_depth;
+
+/* The calling thread's CPU time: on a machine shared with other work,
+ * time-slicing does not stretch it as it does the wall clock. */
+double wc_probe_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void wc_probe_use(wc_probe *probe)
+{
+    if (probe) {
+        memset(probe, 0, sizeof *probe);
+        probe->last_end = wc_probe_now();
+    }
+    current_probe = probe;
+    probe_depth = 0;
+}
+
+/* The loop's items on this thread, timed, and the span of t workers: each
+ * item goes to the worker free first (the lowest id on ties). */
+static void probe_loop(wc_probe *pr, int t, job *j)
+{
+    if (probe_depth++ > 0) { /* nested: part of the outer item's time */
+        pr->nested++;
+        run_items(j, 0);
+        probe_depth--;
+        return;
+    }
+    const double start = wc_probe_now(), gap = start - pr->last_end;
+    double free_at[WC_MAX_THREADS] = {0};
+    double run = 0;
+    for (size_t i = 0; i < j->n; i++) {
+        const double t0 = wc_probe_now();
+        j->fn(j->arg, i, 0);
+        const double d = wc_probe_now() - t0;
+        int w = 0;
+        for (int k = 1; k < t; k++)
+            if (free_at[k] < free_at[w]) w = k;
+        free_at[w] += d;
+        run += d;
+    }
+    probe_depth--;
+    pr->last_end = wc_probe_now();
+    /* The clock's own reads between items (a system call each): not the
+     * codec's time, serial or parallel. */
+    pr->overhead_s += pr->last_end - start - run;
+    double span = 0;
+    for (int k = 0; k < t; k++)
+        if (free_at[k] > span) span = free_at[k];
+    pr->run_s += run;
+    pr->span_s += span;
+    pr->loops++;
+    int s = 0;
+    while (s < pr->nsites && pr->site[s].fn != j->fn) s++;
+    if (s == WC_PROBE_SITES) return; /* the sites' table is full: totals only */
+    wc_probe_site *site = &pr->site[s];
+    if (s == pr->nsites) *site = (wc_probe_site){.fn = j->fn}, pr->nsites++;
+    site->calls++;
+    site->items += j->n;
+    if (t > site->width) site->width = t;
+    site->run_s += run;
+    site->span_s += span;
+    site->gap_s += gap;
+}
+
 int wc_parallel_for(int threads, size_t n, void (*fn)(void *arg, size_t i, int worker), void *arg)
 {
     int t = wc_thread_count(threads);
     if ((size_t)t > n) t = n ? (int)n : 1;
     job j = {fn, arg, n, 0};
     atomic_init(&j.next, 0);
+    if (current_probe) {
+        probe_loop(current_probe, t, &j);
+        return t;
+    }
     if (t == 1) {
         run_items(&j, 0);
         return 1;

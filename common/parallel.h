@@ -40,4 +40,42 @@ wc_thread_pool *wc_thread_pool_use(wc_thread_pool *pool);
 /* Threads the pool has started (tests). */
 int wc_thread_pool_size(wc_thread_pool *pool);
 
+/* ---- the scaling probe (bench_codec's BENCH_PROBE) ----------------------
+ * A 2-core machine cannot show how a 16-core one scales. With a probe on,
+ * every loop on the calling thread runs its items one after another there
+ * (same items, same order, so the same results), timing each, and works
+ * out (in CPU time) the time its workers would have taken: the items handed out in
+ * order to whichever worker is free first, as the atomic counter does.
+ * The time outside the loops is the serial part; Amdahl's law with the
+ * loops' simulated times gives the speedup the host would reach, less
+ * memory bandwidth and the loops' wake-ups (counted, not modelled). A
+ * loop nested in an item counts as part of that item. */
+#define WC_PROBE_SITES 48
+
+typedef struct wc_probe_site {
+    void (*fn)(void *, size_t, int); /* the loop's item function: names the site */
+    unsigned long calls, items;
+    int width;     /* the most workers a call of it would have used */
+    double run_s;  /* its items' time, one after another */
+    double span_s; /* the time its workers would have taken */
+    double gap_s;  /* serial time between the loop before it and it */
+} wc_probe_site;
+
+typedef struct wc_probe {
+    double run_s, span_s; /* over all loops (outermost ones) */
+    double overhead_s;    /* the probe's own time in the loops, outside the items */
+    unsigned long loops, nested;
+    double last_end; /* wc_probe_now() when the last loop ended (or the probe began) */
+    int nsites;
+    wc_probe_site site[WC_PROBE_SITES];
+} wc_probe;
+
+/* The clock the probe times items with: the calling thread's CPU time
+ * (time-slicing on a shared machine does not stretch it); time the whole
+ * call with it too. */
+double wc_probe_now(void);
+
+/* Turns the probe on for the calling thread's loops (NULL: off), cleared. */
+void wc_probe_use(wc_probe *probe);
+
 #endif

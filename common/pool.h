@@ -6,7 +6,9 @@
  * of a lossless encode plus decode); a program that codes many images
  * with one context gets them back from the pool instead, already mapped,
  * as zstd's contexts keep their workspace. wc_ctx_trim and wc_ctx_free
- * give them back to the system.
+ * give them back to the system. Buffers from 8 MiB are 2 MiB-aligned and
+ * advised for transparent huge pages (wc_advise_huge), so even a fresh
+ * context's first touch costs a fault per 2 MiB.
  *
  * Every buffer from pool_alloc goes back through pool_free (it carries its
  * size in a header). Both are safe from several threads at once. A NULL

@@ -1,5 +1,8 @@
 /* wc_alloc.c -- the one allocation wrapper, with a failure injector. */
+#define _DEFAULT_SOURCE /* madvise */
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "wc_common.h"
 
@@ -42,3 +45,19 @@ void *wc_realloc(void *p, size_t n)
 }
 
 void wc_free(void *p) { free(p); }
+
+#define HUGE_MIN ((size_t)8 << 20)
+#define HUGE_PAGE ((uintptr_t)2 << 20)
+
+void wc_advise_huge(void *p, size_t n)
+{
+#ifdef MADV_HUGEPAGE
+    if (!p || n < HUGE_MIN) return;
+    const uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    const uintptr_t e = ((uintptr_t)p + n) & ~(HUGE_PAGE - 1);
+    if (e > a) (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)n;
+#endif
+}

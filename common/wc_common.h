@@ -44,6 +44,11 @@ wc_status wc_fail(wc_err *err, wc_status s, const char *fmt, ...)
 void *wc_malloc(size_t n);
 void *wc_calloc(size_t count, size_t size);
 void *wc_malloc_array(size_t count, size_t size); /* overflow-checked */
+/* Asks for transparent huge pages on the 2 MiB-aligned pages inside
+ * [p, p + n) when n is large (8 MiB on): a big plane or image then costs a
+ * fault per 2 MiB on first touch, not per 4 KiB, and fewer TLB misses.
+ * Advice only; nothing changes where the kernel does not take it. */
+void wc_advise_huge(void *p, size_t n);
 void *wc_realloc(void *p, size_t n);
 WC_API void wc_free(void *p); /* public too (wcodec.h) */
 

@@ -3,7 +3,9 @@
  * pool, made current by the API's encode and decode calls): the same bytes
  * and pixels as a context-free one-thread run, call after call on one
  * context, from two contexts on two threads at once, with the calling
- * thread's pool put back after every call.
+ * thread's pool put back after every call. The other entry points with
+ * loops (wc_encode_rows, wc_inspect, wc_meta_read) run them on the
+ * context's threads too, never on the caller's pool.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -87,6 +89,85 @@ static void test_callers_pool_put_back(void **state)
     wc_image_free(&img);
 }
 
+/* wc_encode_rows's source and sink over memory. */
+typedef struct rows {
+    const wc_image *img;
+    uint32_t y;
+} rows;
+
+static wc_status read_row(void *user, void *row)
+{
+    rows *r = user;
+    const size_t n = wc_image_row_bytes(r->img);
+    memcpy(row, (const uint8_t *)r->img->pixels + (size_t)r->y++ * n, n);
+    return WC_OK;
+}
+
+static wc_status rewind_rows(void *user)
+{
+    ((rows *)user)->y = 0;
+    return WC_OK;
+}
+
+typedef struct sink {
+    uint8_t *data;
+    size_t size;
+} sink;
+
+static wc_status sink_write(void *user, const void *data, size_t n)
+{
+    sink *s = user;
+    uint8_t *grown = realloc(s->data, s->size + n);
+    if (!grown) return WC_ERR_NOMEM;
+    memcpy(grown + s->size, data, n);
+    s->data = grown;
+    s->size += n;
+    return WC_OK;
+}
+
+static void test_other_entry_points_use_ctx_threads(void **state)
+{
+    (void)state;
+    wc_image img = make_image(173, 131, 3);
+    wc_ctx *one = wc_ctx_create();
+    size_t ref_size;
+    void *ref = round_trip(one, &img, 1, &ref_size);
+    wc_ctx_free(one);
+    /* A pool of the caller's current: the calls must leave it unused
+     * (their loops on ctx's threads) and current afterwards. */
+    wc_thread_pool *mine = wc_thread_pool_create();
+    assert_non_null(mine);
+    assert_null(wc_thread_pool_use(mine));
+    wc_ctx *ctx = wc_ctx_create();
+    for (int threads = 2; threads <= 4; threads++) {
+        wc_params p;
+        wc_params_init(&p);
+        p.threads = threads;
+        p.backend = WC_BACKEND_CPU;
+        rows r = {&img, 0};
+        wc_row_source src = {read_row, rewind_rows, &r};
+        sink out = {NULL, 0};
+        assert_int_equal(wc_encode_rows(ctx, &p, &img, &src, NULL, sink_write, &out), WC_OK);
+        assert_int_equal(out.size, ref_size); /* the whole-image encode's bytes */
+        assert_memory_equal(out.data, ref, ref_size);
+        wc_info info;
+        assert_int_equal(wc_inspect(ctx, out.data, out.size, &info), WC_OK);
+        assert_int_equal(info.width, img.width);
+        wc_meta *m = wc_meta_create();
+        assert_non_null(m);
+        assert_int_equal(wc_meta_read(ctx, out.data, out.size, m), WC_OK);
+        wc_meta_free(m);
+        free(out.data);
+        assert_int_equal(wc_thread_pool_size(mine), 0);
+        assert_ptr_equal(wc_thread_pool_use(mine), mine);
+    }
+    assert_ptr_equal(wc_thread_pool_use(NULL), mine);
+    wc_ctx_free(ctx);
+    wc_thread_pool_free(mine);
+    wc_free(ref);
+    wc_image_free(&img);
+}
+
 typedef struct side {
     const wc_image *img;
     const void *ref;
@@ -139,6 +220,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_bytes_call_after_call),
         cmocka_unit_test(test_callers_pool_put_back),
+        cmocka_unit_test(test_other_entry_points_use_ctx_threads),
         cmocka_unit_test(test_two_contexts_two_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,7 @@
 /*
  * test_pool.c -- the context's buffer pool (common/pool.c): large buffers
  * come back for the next request that fits, small ones never stay,
- * alignment, sizes that overflow, trimming, a NULL pool, and many threads
+ * alignment (near 2 MiB for planes from 8 MiB), sizes that overflow, trimming, a NULL pool, and many threads
  * taking and returning buffers at once.
  */
 #include <pthread.h>
@@ -77,6 +77,37 @@ static void test_alignment_and_bad_sizes(void **state)
     assert_null(pool_alloc_array(&pool, SIZE_MAX / 2, 4));
     pool_free(&pool, NULL);
     pool_destroy(&pool);
+}
+
+/* Planes from 8 MiB start just past a 2 MiB boundary (for huge pages)
+ * and every byte of them is theirs; the advice itself takes any range. */
+static void test_huge_planes(void **state)
+{
+    (void)state;
+    wc_pool pool;
+    pool_init(&pool);
+    const size_t sizes[] = {8 * MB - 1, 8 * MB, 8 * MB + 3, 33 * MB + 7};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        uint8_t *p = pool_alloc(&pool, sizes[i]);
+        assert_non_null(p);
+        /* 64-byte aligned; a huge one a page and a line times 0..7 past 2 MiB */
+        assert_int_equal((uintptr_t)p % 64, 0);
+        if (sizes[i] >= 8 * MB) assert_int_equal((uintptr_t)p % (2 * MB) % 4160, 0);
+        memset(p, (int)i + 1, sizes[i]);
+        assert_int_equal(p[0], i + 1);
+        assert_int_equal(p[sizes[i] - 1], i + 1);
+        pool_free(&pool, p);
+        pool_trim(&pool);
+    }
+    pool_destroy(&pool);
+    wc_advise_huge(NULL, 100 * MB);
+    uint8_t *b = malloc(9 * MB);
+    assert_non_null(b);
+    wc_advise_huge(b + 1, 9 * MB - 1);
+    wc_advise_huge(b, 3);
+    memset(b, 7, 9 * MB);
+    assert_int_equal(b[9 * MB - 1], 7);
+    free(b);
 }
 
 static void test_full_pool_keeps_the_largest(void **state)
@@ -162,6 +193,7 @@ int main(void)
         cmocka_unit_test(test_large_buffers_come_back),
         cmocka_unit_test(test_small_buffers_do_not_stay),
         cmocka_unit_test(test_alignment_and_bad_sizes),
+        cmocka_unit_test(test_huge_planes),
         cmocka_unit_test(test_full_pool_keeps_the_largest),
         cmocka_unit_test(test_null_pool_is_malloc),
         cmocka_unit_test(test_allocation_failure),

@@ -1,6 +1,8 @@
 /* test_parallel.c -- wc_parallel_for runs every item exactly once, on
  * worker ids below the threads asked for, with no pool, with a pool made
- * current, in loops nested in items, and on two pools at once. */
+ * current, in loops nested in items, and on two pools at once; under the
+ * scaling probe, in order on the calling thread, with a simulated span
+ * between an even share of the items' time and all of it. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -40,6 +42,63 @@ static void check_loop(int threads, size_t n)
     if (n > 0) assert_true((size_t)used <= n);
     for (size_t i = 0; i < MAX_ITEMS; i++) assert_int_equal(atomic_load(&t.runs[i]), i < n);
     assert_int_equal(atomic_load(&t.bad_worker), 0);
+}
+
+/* ---- the scaling probe ---- */
+
+typedef struct probed {
+    pthread_t caller;
+    size_t next; /* the item expected next (in order) */
+    int out_of_order, other_thread, nonzero_worker;
+    double longest; /* the longest item, timed inside it */
+    int inner;      /* nested loops to start in each item */
+    volatile unsigned sink;
+} probed;
+
+static void spin_item(void *arg, size_t i, int worker)
+{
+    probed *p = arg;
+    const double t0 = wc_probe_now();
+    if (i != p->next++) p->out_of_order++;
+    if (!pthread_equal(pthread_self(), p->caller)) p->other_thread++;
+    if (worker != 0) p->nonzero_worker++;
+    for (unsigned k = 0; k < 2000u * (unsigned)(i % 7 + 1); k++) p->sink += k * (unsigned)i;
+    for (int k = 0; k < p->inner; k++) check_loop(3, 17); /* nested: its items run once too */
+    const double d = wc_probe_now() - t0;
+    if (d > p->longest) p->longest = d;
+}
+
+static void test_probe(void **state)
+{
+    (void)state;
+    static wc_probe pr;
+    const size_t ns[] = {0, 1, 5, 100, 1000};
+    for (int inner = 0; inner < 2; inner++)
+        for (int threads = 1; threads <= 17; threads += 4)
+            for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
+                probed p = {.caller = pthread_self(), .inner = inner};
+                wc_probe_use(&pr);
+                wc_parallel_for(threads, ns[k], spin_item, &p);
+                wc_parallel_for(threads, ns[k], spin_item, &(probed){.caller = pthread_self()});
+                wc_probe_use(NULL);
+                assert_int_equal(p.next, ns[k]);
+                assert_int_equal(p.out_of_order + p.other_thread + p.nonzero_worker, 0);
+                assert_int_equal(pr.loops, 2);
+                assert_int_equal(pr.nested, (unsigned long)inner * ns[k]);
+                assert_int_equal(pr.nsites, 1);
+                const wc_probe_site *st = &pr.site[0];
+                assert_true(st->fn == spin_item);
+                assert_int_equal(st->calls, 2);
+                assert_int_equal(st->items, 2 * ns[k]);
+                const size_t width =
+                    ns[k] < (size_t)threads ? (ns[k] ? ns[k] : 1) : (size_t)threads;
+                assert_int_equal(st->width, (int)width);
+                assert_true(st->run_s >= 0 && st->gap_s >= 0 && pr.overhead_s >= 0);
+                assert_true(st->span_s <= st->run_s + 1e-9);
+                assert_true(st->span_s >= st->run_s / (double)width - 1e-9);
+                assert_true(st->span_s >= p.longest - 1e-9); /* no item is split */
+                assert_true(pr.run_s == st->run_s && pr.span_s == st->span_s);
+            }
 }
 
 static const size_t sizes[] = {0, 1, 2, 3, 16, 17, 255, MAX_ITEMS};
@@ -232,7 +291,8 @@ int main(void)
         cmocka_unit_test(test_without_pool),      cmocka_unit_test(test_pool_every_item_once),
         cmocka_unit_test(test_pool_grows_lazily), cmocka_unit_test(test_pool_repeated_loops),
         cmocka_unit_test(test_nested_loops),      cmocka_unit_test(test_nested_loops_own_pools),
-        cmocka_unit_test(test_two_pools_at_once), cmocka_unit_test(test_teardown),
+        cmocka_unit_test(test_two_pools_at_once), cmocka_unit_test(test_probe),
+        cmocka_unit_test(test_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
