@@ -15,21 +15,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_clock.h"
 #include "image_io.h"
 #include "wcodec.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static int fail(wc_ctx *ctx, const char *what)
 {
@@ -98,16 +86,16 @@ int main(int argc, char **argv)
     size_t bytes = 0;
     for (int r = 0; r < runs; r++) {
         for (size_t i = 0; i < n; i++) wc_free(files[i]);
-        double t0 = now();
+        double t0 = bench_now();
         if (wc_encode_batch(ctx, &p, img, n, files, sizes, NULL) != WC_OK)
             return fail(ctx, "encode");
-        enc[r] = (double)n / (now() - t0);
+        enc[r] = (double)n / (bench_now() - t0);
         if (!strcmp(only, "enc")) continue;
         for (size_t i = 0; i < n; i++) wc_image_free(&dec[i]);
-        t0 = now();
+        t0 = bench_now();
         if (wc_decode_batch(ctx, &p, (const void *const *)files, sizes, n, dec, NULL) != WC_OK)
             return fail(ctx, "decode");
-        decs[r] = (double)n / (now() - t0);
+        decs[r] = (double)n / (bench_now() - t0);
         if (r == 0 && quality == 0) {
             for (size_t i = 0; i < n; i++) {
                 size_t row = wc_image_row_bytes(&img[i]);
@@ -121,8 +109,8 @@ int main(int argc, char **argv)
         }
     }
     for (size_t i = 0; i < n; i++) bytes += sizes[i];
-    qsort(enc, (size_t)runs, sizeof *enc, cmp_double);
-    qsort(decs, (size_t)runs, sizeof *decs, cmp_double);
+    qsort(enc, (size_t)runs, sizeof *enc, bench_cmp_double);
+    qsort(decs, (size_t)runs, sizeof *decs, bench_cmp_double);
     printf("%zu images (%s, %d thread%s, %zu bytes): encode %.1f img/s", n,
            quality > 0 ? "lossy" : "lossless", threads, threads == 1 ? "" : "s", bytes,
            enc[runs / 2]);

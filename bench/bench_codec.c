@@ -26,23 +26,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_clock.h"
 #include "bench_photo.h"
 #include "image_io.h"
 #include "parallel.h"
 #include "wcodec.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 typedef struct result {
     double enc, dec;
@@ -59,22 +47,22 @@ static int run(const wc_image *img, wc_params *p, int runs, int decode, result *
     if (runs > 64) runs = 64;
     for (int i = 0; i < runs; i++) {
         free(buf);
-        double t0 = now();
+        double t0 = bench_now();
         if (wc_encode_alloc(ctx, p, img, &buf, &size) != WC_OK) {
             fprintf(stderr, "bench_codec: encode failed: %s\n", wc_ctx_error(ctx));
             return 1;
         }
-        te[i] = now() - t0;
+        te[i] = bench_now() - t0;
         wc_ctx_times(ctx, &r->te);
         td[i] = 0;
         if (!decode) continue;
         wc_image back;
-        t0 = now();
+        t0 = bench_now();
         if (wc_decode(ctx, p, buf, size, &back) != WC_OK) {
             fprintf(stderr, "bench_codec: decode failed: %s\n", wc_ctx_error(ctx));
             return 1;
         }
-        td[i] = now() - t0;
+        td[i] = bench_now() - t0;
         wc_ctx_times(ctx, &r->td);
         if (p->lossless && memcmp(back.pixels, img->pixels, (size_t)img->width * img->height * 3)) {
             fprintf(stderr, "bench_codec: lossless round trip differs\n");
@@ -82,8 +70,8 @@ static int run(const wc_image *img, wc_params *p, int runs, int decode, result *
         }
         wc_image_free(&back);
     }
-    qsort(te, (size_t)runs, sizeof(double), cmp_double);
-    qsort(td, (size_t)runs, sizeof(double), cmp_double);
+    qsort(te, (size_t)runs, sizeof(double), bench_cmp_double);
+    qsort(td, (size_t)runs, sizeof(double), bench_cmp_double);
     r->enc = te[runs / 2];
     r->dec = td[runs / 2];
     r->size = size;

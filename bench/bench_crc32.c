@@ -12,20 +12,8 @@
 #include <time.h>
 #include <zlib.h>
 
+#include "bench_clock.h"
 #include "crc32_fast.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 enum { MAX_RUNS = 99, WAYS = 4 }; /* zlib's crc32 itself, then wc_crc32's three */
 
@@ -58,9 +46,9 @@ static int measure(const uint8_t *buf, size_t n, int reps, int runs)
             t[w][r] = 0;
             if (!have[w]) continue;
             if (w) wc_crc32_use((wc_crc32_impl)(w - 1));
-            double t0 = now();
+            double t0 = bench_now();
             uint32_t c = pass(w, buf, n, reps);
-            t[w][r] = now() - t0;
+            t[w][r] = bench_now() - t0;
             if (w == 0) want = c;
             if (c != want) {
                 fprintf(stderr, "bench_crc32: %s differs from zlib\n",
@@ -72,7 +60,7 @@ static int measure(const uint8_t *buf, size_t n, int reps, int runs)
     double base = 0;
     for (int w = 0; w < WAYS; w++) {
         if (!have[w]) continue;
-        qsort(t[w], (size_t)runs, sizeof(double), cmp_double);
+        qsort(t[w], (size_t)runs, sizeof(double), bench_cmp_double);
         const double gbs = (double)n * reps / t[w][runs / 2] / 1e9;
         if (w == 0) base = gbs;
         printf("  %s %.2f GB/s", w ? wc_crc32_impl_name((wc_crc32_impl)(w - 1)) : "zlib crc32",

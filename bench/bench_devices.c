@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_clock.h"
 #include "image_io.h"
 #include "wcodec.h"
 
@@ -55,13 +56,6 @@ typedef struct worker {
     run *r;
     int index;
 } worker;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* FNV-1a over 64-bit words (then the tail bytes): a byte at a time it
  * took ~0.6 ms of a worker's time per lossless Kodak file, a tenth of the
@@ -107,7 +101,7 @@ static void *work(void *arg)
     if (!ctx || encode(ctx, &p, &r->img[w->index % r->nimg], &warm))
         atomic_fetch_add(&r->failed, 1);
     pthread_barrier_wait(&r->start);
-    if (w->index == 0) r->t0 = now();
+    if (w->index == 0) r->t0 = bench_now();
     pthread_barrier_wait(&r->start);
     for (;;) {
         size_t j = atomic_fetch_add(&r->next, 1);
@@ -144,15 +138,9 @@ static double one_run(run *r)
         exit(1);
     }
     for (int i = 0; i < started; i++) pthread_join(tid[i], NULL);
-    double t = now() - r->t0;
+    double t = bench_now() - r->t0;
     pthread_barrier_destroy(&r->start);
     return atomic_load(&r->failed) ? 0 : (double)r->jobs / t;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 /* The median of `runs` passes; checks every job's hash against ref[image]
@@ -170,7 +158,7 @@ static double measure(run *r, int runs, uint64_t *ref, int *have_ref, int *same)
         }
         *have_ref = 1;
     }
-    qsort(rate, (size_t)runs, sizeof rate[0], cmp_double);
+    qsort(rate, (size_t)runs, sizeof rate[0], bench_cmp_double);
     return rate[runs / 2];
 }
 

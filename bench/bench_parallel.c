@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_clock.h"
 #include "parallel.h"
 
 static void empty_item(void *arg, size_t i, int worker)
@@ -17,19 +18,6 @@ static void empty_item(void *arg, size_t i, int worker)
     (void)worker;
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Median over reps of the mean time of `calls` loops of `threads` items. */
 static double per_call_us(wc_thread_pool *pool, int threads, int calls, int reps)
 {
@@ -37,12 +25,12 @@ static double per_call_us(wc_thread_pool *pool, int threads, int calls, int reps
     wc_thread_pool *was = wc_thread_pool_use(pool);
     wc_parallel_for(threads, (size_t)threads, empty_item, NULL); /* the pool's threads start */
     for (int r = 0; r < reps; r++) {
-        const double t0 = now();
+        const double t0 = bench_now();
         for (int c = 0; c < calls; c++) wc_parallel_for(threads, (size_t)threads, empty_item, NULL);
-        t[r] = (now() - t0) / calls * 1e6;
+        t[r] = (bench_now() - t0) / calls * 1e6;
     }
     wc_thread_pool_use(was);
-    qsort(t, (size_t)reps, sizeof t[0], cmp);
+    qsort(t, (size_t)reps, sizeof t[0], bench_cmp_double);
     return t[reps / 2];
 }
 

@@ -24,23 +24,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_clock.h"
 #include "bench_photo.h"
 #include "context.h"
 #include "crc32_fast.h"
 #include "wcodec.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static void *others[2]; /* both files: a child frees the one it does not decode */
 
@@ -82,10 +70,10 @@ static int decode_once(const void *file, size_t n, const wc_region *r, int threa
         p.backend = WC_BACKEND_CPU;
         p.max_memory = 0;
         wc_image out;
-        double t0 = now();
+        double t0 = bench_now();
         wc_status s =
             r ? wc_decode_region(ctx, &p, file, n, r, &out) : wc_decode(ctx, &p, file, n, &out);
-        double res[2] = {now() - t0, (double)hwm_kib()};
+        double res[2] = {bench_now() - t0, (double)hwm_kib()};
         if (s != WC_OK) fprintf(stderr, "bench_region: decode failed: %s\n", wc_ctx_error(ctx));
         if (write(fd[1], res, sizeof res) != (ssize_t)sizeof res) s = WC_ERR_IO;
         _exit(s == WC_OK ? 0 : 1);
@@ -123,7 +111,7 @@ static int measure(const void *file, size_t n, const wc_region *const r[KINDS],
             if (kib > peak[k]) peak[k] = kib;
         }
     for (int k = 0; k < KINDS; k++) {
-        qsort(t[k], (size_t)runs, sizeof t[k][0], cmp_double);
+        qsort(t[k], (size_t)runs, sizeof t[k][0], bench_cmp_double);
         med[k] = t[k][runs / 2];
     }
     return 0;

@@ -16,21 +16,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_clock.h"
 #include "bench_photo.h"
 #include "big_image.h"
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 /* Encodes img `runs` times; the median seconds, the last file kept. */
 static int timed(wc_ctx *ctx, const wc_params *p, const wc_image *img, int runs, const char *what,
@@ -40,15 +28,15 @@ static int timed(wc_ctx *ctx, const wc_params *p, const wc_image *img, int runs,
     for (int r = 0; r < runs; r++) {
         wc_free(*file);
         *file = NULL;
-        const double t0 = now_s();
+        const double t0 = bench_now();
         const wc_status s = wc_encode_alloc(ctx, p, img, file, size);
-        t[r] = now_s() - t0;
+        t[r] = bench_now() - t0;
         if (s != WC_OK) {
             fprintf(stderr, "bench_strips: %s: %s\n", what, wc_ctx_error(ctx));
             return 1;
         }
     }
-    qsort(t, (size_t)runs, sizeof *t, cmp_double);
+    qsort(t, (size_t)runs, sizeof *t, bench_cmp_double);
     *median = t[runs / 2];
     printf("%-22s median %8.3f s  (min %.3f, max %.3f, %d runs)  %zu bytes\n  %s\n", what, *median,
            t[0], t[runs - 1], runs, *size, wc_ctx_note(ctx));
@@ -101,7 +89,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_strips: out of memory for the image\n");
         return 1;
     }
-    const double t0 = now_s();
+    const double t0 = bench_now();
     enum { NT = 16 };
     pthread_t th[NT];
     maker mk[NT];
@@ -123,7 +111,7 @@ int main(int argc, char **argv)
     wc_image_free(&base);
     printf("bench_strips: %lux%lu, %d components, %d-bit lossless 5/3 (%.2f GiB of samples, made "
            "in %.1f s); device-memory cap %llu bytes\n",
-           w, h, nc, depth, (double)wc_image_row_bytes(&img) * h / (1u << 30), now_s() - t0,
+           w, h, nc, depth, (double)wc_image_row_bytes(&img) * h / (1u << 30), bench_now() - t0,
            (unsigned long long)cap);
     wc_ctx *ctx = wc_ctx_create();
     wc_params p;
