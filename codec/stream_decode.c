@@ -184,6 +184,7 @@ typedef struct streamer {
     uint32_t strip;
     int workers;         /* host threads for the blocks and the window inverse */
     uint8_t band_of[64]; /* DCT/LOT: the band of frequency v * 8 + u */
+    size_t fail_block;   /* the block a failed decode_row names, SIZE_MAX if none */
 } streamer;
 
 /* The rows of band b of component c a window over image rows [y0, y1)
@@ -259,8 +260,53 @@ static wc_status decode_row(streamer *st, size_t first, size_t last, size_t firs
     int worst = -1;
     for (int k = 0; k < st->workers; k++)
         if (fail[k] != SIZE_MAX && (worst < 0 || fail[k] < fail[worst])) worst = k;
-    if (worst >= 0) return wc_fail(err, status[worst], "%s", errs[worst].msg);
-    return WC_OK;
+    if (worst < 0) return WC_OK;
+    st->fail_block = fail[worst];
+    return wc_fail(err, status[worst], "%s", errs[worst].msg);
+}
+
+/* The last block of the row of blocks that starts at block first. */
+static size_t row_last(const streamer *st, size_t first, size_t end)
+{
+    size_t last = first;
+    while (last + 1 < end && st->lay->blocks[last + 1].y0 == st->lay->blocks[first].y0) last++;
+    return last;
+}
+
+/* After block st->fail_block failed: the failing block wc_decode names.
+ * es_decode names the lowest failing index of the whole file; the strips
+ * meet the blocks in another order (a strip's every band before the next
+ * strip), so the blocks below the failed one not yet decoded are decoded
+ * now, bands in layout order, rows in order: the first failure found is
+ * the lowest, and its message replaces err's. Only an error costs this
+ * (at most the entropy decode of the blocks below). A read failing here
+ * leaves err as it is: the damage found stands. Returns the status to
+ * report (failed's, the failed block's, or the lower block's). */
+static wc_status name_lowest_failure(streamer *st, wc_status failed, wc_err *err)
+{
+    const size_t f = st->fail_block;
+    for (uint32_t c = 0; c < st->h->components; c++)
+        for (uint32_t b = 0; b < st->lay->nbands[c]; b++) {
+            const band_cache *bc = &st->comp[c].band[b];
+            for (size_t i = bc->next; i < bc->end && i < f;) {
+                const size_t last = row_last(st, i, bc->end);
+                const size_t first_off = st->offset[i];
+                const size_t nbytes = st->offset[last] + st->block_size[last] - first_off;
+                const wc_band_info *bi = &st->lay->band[c][b];
+                wc_err e = {{0}};
+                if (src_read(st->src, st->data_off[c] + first_off, st->bytes, nbytes, &e) != WC_OK)
+                    return failed;
+                const wc_status s = decode_row(st, i, last, first_off, bi->x0, bi->w, &e);
+                if (s == WC_OK) {
+                    i = last + 1;
+                    continue;
+                }
+                if (st->fail_block >= f) return failed; /* the same block again */
+                *err = e;
+                return s;
+            }
+        }
+    return failed;
 }
 
 /* Rows [a, b) of a band present in its cache: rows before a dropped, rows
@@ -283,8 +329,7 @@ static wc_status cache_fill(streamer *st, uint32_t c, uint32_t bnd, uint32_t a, 
               identity = !is_float && dequant_int_is_identity(step);
     while (bc->r1 < b && bc->next < bc->end) {
         const wc_cblk *k0 = &st->lay->blocks[bc->next];
-        size_t last = bc->next;
-        while (last + 1 < bc->end && st->lay->blocks[last + 1].y0 == k0->y0) last++;
+        const size_t last = row_last(st, bc->next, bc->end);
         const uint32_t rs = k0->y0 - bi->y0, re = rs + k0->h;
         if (re <= a) { /* wholly before the window: never read */
             bc->next = last + 1;
@@ -501,6 +546,7 @@ static wc_status streamer_init(streamer *st, const parsed *ps, const walk *w,
 {
     memset(st, 0, sizeof *st);
     st->workers = wc_thread_count(threads);
+    st->fail_block = SIZE_MAX;
     if (st->workers > WC_STREAM_MAX_WORKERS) st->workers = WC_STREAM_MAX_WORKERS;
     st->h = &ps->h;
     st->lay = &ps->lay;
@@ -586,8 +632,11 @@ static wc_status run_strips(streamer *st, const parsed *ps, const wc_stream_sink
     const wcx_header *h = &ps->h, *fh = &ps->fh;
     for (uint32_t y0 = 0; y0 < h->height; y0 += st->strip) {
         const uint32_t y1 = h->height - y0 < st->strip ? h->height : y0 + st->strip;
-        for (uint32_t c = 0; c < h->components; c++)
-            WC_FORWARD_IF_ERROR(strip_comp(st, c, y0, y1, err));
+        for (uint32_t c = 0; c < h->components; c++) {
+            const wc_status s = strip_comp(st, c, y0, y1, err);
+            if (s == WC_OK) continue;
+            return st->fail_block != SIZE_MAX ? name_lowest_failure(st, s, err) : s;
+        }
         int32_t *ipl[4] = {NULL, NULL, NULL, NULL};
         float *fpl[4] = {NULL, NULL, NULL, NULL};
         for (uint32_t c = 0; c < h->components; c++) {
