@@ -709,13 +709,32 @@ static wc_status stream_by_whole(wc_ctx *ctx, const wc_params *p, const wc_strea
     return s;
 }
 
-/* Walks and parses the file, plans the strips: what both calls share. */
-static wc_status stream_open(wc_ctx *ctx, const wc_params *p, const wc_stream_source *src, walk *w,
-                             parsed *ps, streamer *st, stream_plan *sp, int *whole)
+/* What both calls hold of a file opened for streaming: the walk's
+ * chunks, the parse, the streamer and its plan (none when whole). */
+typedef struct stream_file {
+    walk w;
+    parsed ps;
+    streamer st;
+    stream_plan sp;
+    int whole; /* decoded whole (stream_by_whole): no streamer, no plan */
+} stream_file;
+
+static void stream_close(stream_file *f)
+{
+    streamer_free(&f->st);
+    parsed_free(&f->ps);
+    walk_free(&f->w);
+}
+
+/* Walks and parses the file, plans the strips: what both calls share.
+ * f is stream_close's to free whatever this returns. */
+static wc_status stream_open(wc_ctx *ctx, const wc_params *p, const wc_stream_source *src,
+                             stream_file *f)
 {
     wc_err *err = &ctx->err;
-    *whole = 0;
-    memset(ps, 0, sizeof *ps);
+    memset(f, 0, sizeof *f);
+    walk *w = &f->w;
+    parsed *ps = &f->ps;
     WC_RETURN_IF(!src || !src->read, err, WC_ERR_ARG, "no source to read the file from");
     WC_RETURN_IF(p && p->memory == WC_MEMORY_DEVICE, err, WC_ERR_UNSUPPORTED,
                  "a streaming decode writes host memory");
@@ -726,7 +745,7 @@ static wc_status stream_open(wc_ctx *ctx, const wc_params *p, const wc_stream_so
         uint8_t head[WCX_MAGIC_SIZE + 8];
         WC_FORWARD_IF_ERROR(src_read(src, 0, head, sizeof head, err));
         if (wc_rd32le(head + WCX_MAGIC_SIZE + 4) == WCX_WONE) {
-            *whole = 1;
+            f->whole = 1;
             return WC_OK;
         }
     }
@@ -741,11 +760,11 @@ static wc_status stream_open(wc_ctx *ctx, const wc_params *p, const wc_stream_so
     memcpy(list, w->chunks, w->n * sizeof *list);
     WC_FORWARD_IF_ERROR(dec_parse_list(ctx, p, list, w->n, ps));
     if (stream_needs_whole(&ps->h)) {
-        *whole = 1;
+        f->whole = 1;
         return WC_OK;
     }
-    WC_FORWARD_IF_ERROR(streamer_init(st, ps, w, src, p ? p->threads : 0, err));
-    return choose_plan(st, ps, w->held, p, sp, err);
+    WC_FORWARD_IF_ERROR(streamer_init(&f->st, ps, w, src, p ? p->threads : 0, err));
+    return choose_plan(&f->st, ps, w->held, p, &f->sp, err);
 }
 
 static wc_status decode_stream(wc_ctx *ctx, const wc_params *p, const wc_stream_source *src,
@@ -754,38 +773,31 @@ static wc_status decode_stream(wc_ctx *ctx, const wc_params *p, const wc_stream_
     if (!ctx) return WC_ERR_ARG;
     ctx_begin(ctx);
     WC_RETURN_IF(!sink, &ctx->err, WC_ERR_ARG, "no sink for the rows");
-    walk w;
-    parsed ps;
-    streamer st;
-    stream_plan sp;
-    memset(&w, 0, sizeof w);
-    memset(&st, 0, sizeof st);
-    int whole = 0;
-    wc_status s = stream_open(ctx, p, src, &w, &ps, &st, &sp, &whole);
-    if (s == WC_OK && meta) s = meta_from_chunks(w.chunks, w.n, meta, &ctx->err);
-    if (s == WC_OK && whole) {
-        parsed_free(&ps);
-        walk_free(&w);
+    stream_file f;
+    wc_status s = stream_open(ctx, p, src, &f);
+    if (s == WC_OK && meta) s = meta_from_chunks(f.w.chunks, f.w.n, meta, &ctx->err);
+    if (s == WC_OK && f.whole) {
+        stream_close(&f);
         return stream_by_whole(ctx, p, src, sink);
     }
+    const parsed *ps = &f.ps;
     if (s == WC_OK) s = ctx_backend(ctx, WC_BACKEND_CPU);
-    if (s == WC_OK) s = streamer_alloc(&st, &ps, &sp, &ctx->err);
+    if (s == WC_OK) s = streamer_alloc(&f.st, ps, &f.sp, &ctx->err);
     if (s == WC_OK && sink->begin) {
-        wc_image shape = {ps.fh.width, ps.fh.height, ps.fh.components, ps.fh.bit_depth, 0, NULL};
+        wc_image shape = {ps->fh.width, ps->fh.height, ps->fh.components, ps->fh.bit_depth, 0,
+                          NULL};
         s = sink->begin(sink->user, &shape);
         if (s != WC_OK) wc_fail(&ctx->err, s, "the row sink refused the image (status %d)", (int)s);
     }
     if (s == WC_OK) {
         double t0 = ctx_now();
-        s = run_strips(&st, &ps, sink, &ctx->err);
+        s = run_strips(&f.st, ps, sink, &ctx->err);
         ctx->times.transform = ctx_now() - t0;
         snprintf(ctx->note, sizeof ctx->note,
-                 "stream: strips of %u rows on the host, about %llu bytes at the peak", sp.strip,
-                 (unsigned long long)sp.need);
+                 "stream: strips of %u rows on the host, about %llu bytes at the peak", f.sp.strip,
+                 (unsigned long long)f.sp.need);
     }
-    streamer_free(&st);
-    parsed_free(&ps);
-    walk_free(&w);
+    stream_close(&f);
     return s;
 }
 
@@ -803,22 +815,13 @@ uint64_t wc_decode_stream_memory(wc_ctx *ctx, const wc_params *p, const wc_strea
 {
     if (!ctx) return 0;
     ctx_begin(ctx);
-    walk w;
-    parsed ps;
-    streamer st;
-    stream_plan sp;
-    memset(&w, 0, sizeof w);
-    memset(&st, 0, sizeof st);
-    memset(&sp, 0, sizeof sp);
-    int whole = 0;
-    wc_status s = stream_open(ctx, p, src, &w, &ps, &st, &sp, &whole);
-    uint64_t need = s == WC_OK && !whole ? sp.need : 0;
-    if (s == WC_OK && whole)
+    stream_file f;
+    wc_status s = stream_open(ctx, p, src, &f);
+    uint64_t need = s == WC_OK && !f.whole ? f.sp.need : 0;
+    if (s == WC_OK && f.whole)
         wc_fail(&ctx->err, WC_ERR_UNSUPPORTED,
                 "a Monolithic DWT or filtered-deflate file is decoded whole (wc_decode's need)");
-    if (strip_rows) *strip_rows = need ? sp.strip : 0;
-    streamer_free(&st);
-    parsed_free(&ps);
-    walk_free(&w);
+    if (strip_rows) *strip_rows = need ? f.sp.strip : 0;
+    stream_close(&f);
     return need;
 }
