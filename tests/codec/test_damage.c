@@ -598,6 +598,21 @@ static long fail_each_allocation(wc_ctx *ctx, alloc_fn fn, void *arg, const char
     }
 }
 
+/* wc_decode's status and message on a number of threads. */
+static wc_status decode_threads(wc_ctx *ctx, int threads, const uint8_t *buf, size_t size,
+                                char *msg, size_t cap)
+{
+    wc_params p;
+    wc_params_init(&p);
+    p.backend = WC_BACKEND_CPU;
+    p.threads = threads;
+    wc_image out;
+    const wc_status s = wc_decode(ctx, &p, buf, size, &out);
+    snprintf(msg, cap, "%s", s == WC_OK ? "" : wc_ctx_error(ctx));
+    if (s == WC_OK) wc_image_free(&out);
+    return s;
+}
+
 /* A decode's status and message, with every CRC checked first
  * (WC_DECODE_EAGER_CRC) or with the large data chunks' left to after
  * the parse (codec/decoder.c's lazy_crc; the CPU backend checks them
@@ -605,15 +620,9 @@ static long fail_each_allocation(wc_ctx *ctx, alloc_fn fn, void *arg, const char
 static wc_status decode_msg(wc_ctx *ctx, int eager, const uint8_t *buf, size_t size, char *msg,
                             size_t cap)
 {
-    wc_params p;
-    wc_params_init(&p);
-    p.backend = WC_BACKEND_CPU;
     if (eager) setenv("WC_DECODE_EAGER_CRC", "1", 1);
-    wc_image out;
-    const wc_status s = wc_decode(ctx, &p, buf, size, &out);
+    const wc_status s = decode_threads(ctx, 0, buf, size, msg, cap);
     unsetenv("WC_DECODE_EAGER_CRC");
-    snprintf(msg, cap, "%s", s == WC_OK ? "" : wc_ctx_error(ctx));
-    if (s == WC_OK) wc_image_free(&out);
     return s;
 }
 
@@ -674,21 +683,6 @@ static void test_large_data_crc(void **state)
     free(buf);
     wc_image_free(&img);
     wc_ctx_free(ctx);
-}
-
-/* wc_decode's status and message on a number of threads. */
-static wc_status decode_threads(wc_ctx *ctx, int threads, const uint8_t *buf, size_t size,
-                                char *msg, size_t cap)
-{
-    wc_params p;
-    wc_params_init(&p);
-    p.backend = WC_BACKEND_CPU;
-    p.threads = threads;
-    wc_image out;
-    const wc_status s = wc_decode(ctx, &p, buf, size, &out);
-    snprintf(msg, cap, "%s", s == WC_OK ? "" : wc_ctx_error(ctx));
-    if (s == WC_OK) wc_image_free(&out);
-    return s;
 }
 
 /* A byte of each component's data changed behind good CRCs (so three

@@ -380,74 +380,6 @@ static void test_damage(void **state)
     wc_ctx_free(ctx);
 }
 
-/* Damage the CRCs do not see (bytes of a code block changed, the chunk's
- * CRC made again): the stream finds it when a strip decodes the block,
- * after some rows went out; whatever wc_decode says of such a file, the
- * stream says the same (the same status and message, or the same rows). */
-static void test_block_damage(void **state)
-{
-    (void)state;
-    wc_ctx *ctx = wc_ctx_create();
-    wc_image im;
-    make_image(&im, 150, 200, 3, 8, 21);
-    wc_params p;
-    wc_params_init(&p);
-    p.quality = 85;
-    p.block_size = 16;
-    size_t n;
-    uint8_t *file = encode(ctx, &p, &im, &n);
-    uint8_t *bad = malloc(n);
-    test_rng r;
-    test_rng_seed(&r, 77);
-    int errors = 0;
-    for (int k = 0; k < 60; k++) {
-        memcpy(bad, file, n);
-        /* the chunks: magic, then length, type, data, CRC; one WDAT of
-         * the three components' */
-        size_t dat[4] = {0}, nd = 0;
-        for (size_t off = 8; off + 12 <= n;) {
-            const uint32_t len = (uint32_t)bad[off] | (uint32_t)bad[off + 1] << 8 |
-                                 (uint32_t)bad[off + 2] << 16 | (uint32_t)bad[off + 3] << 24;
-            if (!memcmp(bad + off + 4, "WDAT", 4) && nd < 4) dat[nd++] = off;
-            off += 12 + (size_t)len;
-        }
-        assert_int_equal(nd, 3);
-        const size_t off = dat[k % 3];
-        const uint32_t len = (uint32_t)bad[off] | (uint32_t)bad[off + 1] << 8 |
-                             (uint32_t)bad[off + 2] << 16 | (uint32_t)bad[off + 3] << 24;
-        const size_t at = off + 8 + (size_t)test_rng_range(&r, 0, (int32_t)len - 1);
-        bad[at] ^= (uint8_t)test_rng_range(&r, 1, 255);
-        const uint32_t crc = (uint32_t)crc32(0L, bad + off + 4, len + 4);
-        for (int b = 0; b < 4; b++) bad[off + 8 + len + b] = (uint8_t)(crc >> (8 * b));
-        wc_image ref;
-        wc_status want = wc_decode(ctx, NULL, bad, n, &ref);
-        char msg[512];
-        snprintf(msg, sizeof msg, "%s", wc_ctx_error(ctx));
-        mem_src m = {bad, n, 0};
-        wc_stream_source src = {mem_read, &m, n};
-        collect c;
-        memset(&c, 0, sizeof c);
-        wc_stream_sink sink = {on_begin, on_rows, &c};
-        wc_status got = wc_decode_stream(ctx, NULL, &src, &sink, NULL);
-        if (got != want || (want != WC_OK && strcmp(msg, wc_ctx_error(ctx)) != 0))
-            fail_msg("byte %zu: wc_decode %d \"%s\", the stream %d \"%s\"", at, want, msg, got,
-                     wc_ctx_error(ctx));
-        if (want == WC_OK) {
-            assert_int_equal(c.next_row, ref.height);
-            assert_memory_equal(ref.pixels, c.img.pixels, wc_image_row_bytes(&ref) * ref.height);
-            wc_image_free(&ref);
-        } else {
-            errors++;
-        }
-        wc_image_free(&c.img);
-    }
-    assert_true(errors > 0); /* some of the damage was found */
-    free(bad);
-    wc_free(file);
-    wc_image_free(&im);
-    wc_ctx_free(ctx);
-}
-
 /* The three WDAT chunks of a 3-component file: their offsets. */
 static void find_data_chunks(const uint8_t *file, size_t n, size_t dat[3])
 {
@@ -466,6 +398,69 @@ static void damage_byte(uint8_t *file, size_t off, size_t at, uint8_t x)
     const uint32_t len = wc_rd32le(file + off);
     file[off + 8 + at] ^= x;
     wc_wr32le(file + off + 8 + len, (uint32_t)crc32(0L, file + off + 4, len + 4));
+}
+
+/* A lossy 150x200 RGB file of many 16x16 code blocks, for damage. */
+static uint8_t *encode_rgb_blocks(wc_ctx *ctx, uint64_t seed, wc_image *im, size_t *n)
+{
+    make_image(im, 150, 200, 3, 8, seed);
+    wc_params p;
+    wc_params_init(&p);
+    p.quality = 85;
+    p.block_size = 16;
+    return encode(ctx, &p, im, n);
+}
+
+/* Damage the CRCs do not see (bytes of a code block changed, the chunk's
+ * CRC made again): the stream finds it when a strip decodes the block,
+ * after some rows went out; whatever wc_decode says of such a file, the
+ * stream says the same (the same status and message, or the same rows). */
+static void test_block_damage(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    wc_image im;
+    size_t n;
+    uint8_t *file = encode_rgb_blocks(ctx, 21, &im, &n);
+    uint8_t *bad = malloc(n);
+    size_t dat[3];
+    find_data_chunks(file, n, dat);
+    test_rng r;
+    test_rng_seed(&r, 77);
+    int errors = 0;
+    for (int k = 0; k < 60; k++) {
+        memcpy(bad, file, n);
+        const size_t off = dat[k % 3];
+        const uint32_t len = wc_rd32le(bad + off);
+        const size_t at = (size_t)test_rng_range(&r, 0, (int32_t)len - 1);
+        damage_byte(bad, off, at, (uint8_t)test_rng_range(&r, 1, 255));
+        wc_image ref;
+        wc_status want = wc_decode(ctx, NULL, bad, n, &ref);
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", wc_ctx_error(ctx));
+        mem_src m = {bad, n, 0};
+        wc_stream_source src = {mem_read, &m, n};
+        collect c;
+        memset(&c, 0, sizeof c);
+        wc_stream_sink sink = {on_begin, on_rows, &c};
+        wc_status got = wc_decode_stream(ctx, NULL, &src, &sink, NULL);
+        if (got != want || (want != WC_OK && strcmp(msg, wc_ctx_error(ctx)) != 0))
+            fail_msg("byte %zu of chunk data: wc_decode %d \"%s\", the stream %d \"%s\"", at, want,
+                     msg, got, wc_ctx_error(ctx));
+        if (want == WC_OK) {
+            assert_int_equal(c.next_row, ref.height);
+            assert_memory_equal(ref.pixels, c.img.pixels, wc_image_row_bytes(&ref) * ref.height);
+            wc_image_free(&ref);
+        } else {
+            errors++;
+        }
+        wc_image_free(&c.img);
+    }
+    assert_true(errors > 0); /* some of the damage was found */
+    free(bad);
+    wc_free(file);
+    wc_image_free(&im);
+    wc_ctx_free(ctx);
 }
 
 /* What a decode said: its status and message. */
@@ -513,13 +508,8 @@ static void test_several_damaged_blocks(void **state)
     (void)state;
     wc_ctx *ctx = wc_ctx_create();
     wc_image im;
-    make_image(&im, 150, 200, 3, 8, 31);
-    wc_params p;
-    wc_params_init(&p);
-    p.quality = 85;
-    p.block_size = 16;
     size_t n;
-    uint8_t *file = encode(ctx, &p, &im, &n);
+    uint8_t *file = encode_rgb_blocks(ctx, 31, &im, &n);
     size_t dat[3];
     find_data_chunks(file, n, dat);
     uint8_t *one = malloc(n), *all = malloc(n);
