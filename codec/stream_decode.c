@@ -17,7 +17,9 @@
  * side by side in the data) and decoded when a strip first needs them,
  * dequantized, and dropped once the strips have gone past them. A block
  * is decoded once; what repeats is the inverse transform over the
- * windows' margins.
+ * windows' margins. A block that fails is reported as wc_decode reports
+ * it: the lowest failing index of the file (name_lowest_failure), though
+ * the strips meet the blocks in another order.
  */
 #include <stdio.h>
 #include <string.h>
