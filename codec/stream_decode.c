@@ -17,7 +17,9 @@
  * side by side in the data) and decoded when a strip first needs them,
  * dequantized, and dropped once the strips have gone past them. A block
  * is decoded once; what repeats is the inverse transform over the
- * windows' margins.
+ * windows' margins. A block that fails is reported as wc_decode reports
+ * it: the lowest failing index of the file (name_lowest_failure), though
+ * the strips meet the blocks in another order.
  */
 #include <stdio.h>
 #include <string.h>
@@ -184,6 +186,7 @@ typedef struct streamer {
     uint32_t strip;
     int workers;         /* host threads for the blocks and the window inverse */
     uint8_t band_of[64]; /* DCT/LOT: the band of frequency v * 8 + u */
+    size_t fail_block;   /* the block a failed decode_row names, SIZE_MAX if none */
 } streamer;
 
 /* The rows of band b of component c a window over image rows [y0, y1)
@@ -259,8 +262,53 @@ static wc_status decode_row(streamer *st, size_t first, size_t last, size_t firs
     int worst = -1;
     for (int k = 0; k < st->workers; k++)
         if (fail[k] != SIZE_MAX && (worst < 0 || fail[k] < fail[worst])) worst = k;
-    if (worst >= 0) return wc_fail(err, status[worst], "%s", errs[worst].msg);
-    return WC_OK;
+    if (worst < 0) return WC_OK;
+    st->fail_block = fail[worst];
+    return wc_fail(err, status[worst], "%s", errs[worst].msg);
+}
+
+/* The last block of the row of blocks that starts at block first. */
+static size_t row_last(const streamer *st, size_t first, size_t end)
+{
+    size_t last = first;
+    while (last + 1 < end && st->lay->blocks[last + 1].y0 == st->lay->blocks[first].y0) last++;
+    return last;
+}
+
+/* After block st->fail_block failed: the failing block wc_decode names.
+ * es_decode names the lowest failing index of the whole file; the strips
+ * meet the blocks in another order (a strip's every band before the next
+ * strip), so the blocks below the failed one not yet decoded are decoded
+ * now, bands in layout order, rows in order: the first failure found is
+ * the lowest, and its message replaces err's. Only an error costs this
+ * (at most the entropy decode of the blocks below). A read failing here
+ * leaves err as it is: the damage found stands. Returns the status to
+ * report (failed's, the failed block's, or the lower block's). */
+static wc_status name_lowest_failure(streamer *st, wc_status failed, wc_err *err)
+{
+    const size_t f = st->fail_block;
+    for (uint32_t c = 0; c < st->h->components; c++)
+        for (uint32_t b = 0; b < st->lay->nbands[c]; b++) {
+            const band_cache *bc = &st->comp[c].band[b];
+            for (size_t i = bc->next; i < bc->end && i < f;) {
+                const size_t last = row_last(st, i, bc->end);
+                const size_t first_off = st->offset[i];
+                const size_t nbytes = st->offset[last] + st->block_size[last] - first_off;
+                const wc_band_info *bi = &st->lay->band[c][b];
+                wc_err e = {{0}};
+                if (src_read(st->src, st->data_off[c] + first_off, st->bytes, nbytes, &e) != WC_OK)
+                    return failed;
+                const wc_status s = decode_row(st, i, last, first_off, bi->x0, bi->w, &e);
+                if (s == WC_OK) {
+                    i = last + 1;
+                    continue;
+                }
+                if (st->fail_block >= f) return failed; /* the same block again */
+                *err = e;
+                return s;
+            }
+        }
+    return failed;
 }
 
 /* Rows [a, b) of a band present in its cache: rows before a dropped, rows
@@ -283,8 +331,7 @@ static wc_status cache_fill(streamer *st, uint32_t c, uint32_t bnd, uint32_t a, 
               identity = !is_float && dequant_int_is_identity(step);
     while (bc->r1 < b && bc->next < bc->end) {
         const wc_cblk *k0 = &st->lay->blocks[bc->next];
-        size_t last = bc->next;
-        while (last + 1 < bc->end && st->lay->blocks[last + 1].y0 == k0->y0) last++;
+        const size_t last = row_last(st, bc->next, bc->end);
         const uint32_t rs = k0->y0 - bi->y0, re = rs + k0->h;
         if (re <= a) { /* wholly before the window: never read */
             bc->next = last + 1;
@@ -501,6 +548,7 @@ static wc_status streamer_init(streamer *st, const parsed *ps, const walk *w,
 {
     memset(st, 0, sizeof *st);
     st->workers = wc_thread_count(threads);
+    st->fail_block = SIZE_MAX;
     if (st->workers > WC_STREAM_MAX_WORKERS) st->workers = WC_STREAM_MAX_WORKERS;
     st->h = &ps->h;
     st->lay = &ps->lay;
@@ -586,8 +634,11 @@ static wc_status run_strips(streamer *st, const parsed *ps, const wc_stream_sink
     const wcx_header *h = &ps->h, *fh = &ps->fh;
     for (uint32_t y0 = 0; y0 < h->height; y0 += st->strip) {
         const uint32_t y1 = h->height - y0 < st->strip ? h->height : y0 + st->strip;
-        for (uint32_t c = 0; c < h->components; c++)
-            WC_FORWARD_IF_ERROR(strip_comp(st, c, y0, y1, err));
+        for (uint32_t c = 0; c < h->components; c++) {
+            const wc_status s = strip_comp(st, c, y0, y1, err);
+            if (s == WC_OK) continue;
+            return st->fail_block != SIZE_MAX ? name_lowest_failure(st, s, err) : s;
+        }
         int32_t *ipl[4] = {NULL, NULL, NULL, NULL};
         float *fpl[4] = {NULL, NULL, NULL, NULL};
         for (uint32_t c = 0; c < h->components; c++) {
@@ -660,13 +711,32 @@ static wc_status stream_by_whole(wc_ctx *ctx, const wc_params *p, const wc_strea
     return s;
 }
 
-/* Walks and parses the file, plans the strips: what both calls share. */
-static wc_status stream_open(wc_ctx *ctx, const wc_params *p, const wc_stream_source *src, walk *w,
-                             parsed *ps, streamer *st, stream_plan *sp, int *whole)
+/* What both calls hold of a file opened for streaming: the walk's
+ * chunks, the parse, the streamer and its plan (none when whole). */
+typedef struct stream_file {
+    walk w;
+    parsed ps;
+    streamer st;
+    stream_plan sp;
+    int whole; /* decoded whole (stream_by_whole): no streamer, no plan */
+} stream_file;
+
+static void stream_close(stream_file *f)
+{
+    streamer_free(&f->st);
+    parsed_free(&f->ps);
+    walk_free(&f->w);
+}
+
+/* Walks and parses the file, plans the strips: what both calls share.
+ * f is stream_close's to free whatever this returns. */
+static wc_status stream_open(wc_ctx *ctx, const wc_params *p, const wc_stream_source *src,
+                             stream_file *f)
 {
     wc_err *err = &ctx->err;
-    *whole = 0;
-    memset(ps, 0, sizeof *ps);
+    memset(f, 0, sizeof *f);
+    walk *w = &f->w;
+    parsed *ps = &f->ps;
     WC_RETURN_IF(!src || !src->read, err, WC_ERR_ARG, "no source to read the file from");
     WC_RETURN_IF(p && p->memory == WC_MEMORY_DEVICE, err, WC_ERR_UNSUPPORTED,
                  "a streaming decode writes host memory");
@@ -677,7 +747,7 @@ static wc_status stream_open(wc_ctx *ctx, const wc_params *p, const wc_stream_so
         uint8_t head[WCX_MAGIC_SIZE + 8];
         WC_FORWARD_IF_ERROR(src_read(src, 0, head, sizeof head, err));
         if (wc_rd32le(head + WCX_MAGIC_SIZE + 4) == WCX_WONE) {
-            *whole = 1;
+            f->whole = 1;
             return WC_OK;
         }
     }
@@ -692,11 +762,11 @@ static wc_status stream_open(wc_ctx *ctx, const wc_params *p, const wc_stream_so
     memcpy(list, w->chunks, w->n * sizeof *list);
     WC_FORWARD_IF_ERROR(dec_parse_list(ctx, p, list, w->n, ps));
     if (stream_needs_whole(&ps->h)) {
-        *whole = 1;
+        f->whole = 1;
         return WC_OK;
     }
-    WC_FORWARD_IF_ERROR(streamer_init(st, ps, w, src, p ? p->threads : 0, err));
-    return choose_plan(st, ps, w->held, p, sp, err);
+    WC_FORWARD_IF_ERROR(streamer_init(&f->st, ps, w, src, p ? p->threads : 0, err));
+    return choose_plan(&f->st, ps, w->held, p, &f->sp, err);
 }
 
 static wc_status decode_stream(wc_ctx *ctx, const wc_params *p, const wc_stream_source *src,
@@ -705,38 +775,31 @@ static wc_status decode_stream(wc_ctx *ctx, const wc_params *p, const wc_stream_
     if (!ctx) return WC_ERR_ARG;
     ctx_begin(ctx);
     WC_RETURN_IF(!sink, &ctx->err, WC_ERR_ARG, "no sink for the rows");
-    walk w;
-    parsed ps;
-    streamer st;
-    stream_plan sp;
-    memset(&w, 0, sizeof w);
-    memset(&st, 0, sizeof st);
-    int whole = 0;
-    wc_status s = stream_open(ctx, p, src, &w, &ps, &st, &sp, &whole);
-    if (s == WC_OK && meta) s = meta_from_chunks(w.chunks, w.n, meta, &ctx->err);
-    if (s == WC_OK && whole) {
-        parsed_free(&ps);
-        walk_free(&w);
+    stream_file f;
+    wc_status s = stream_open(ctx, p, src, &f);
+    if (s == WC_OK && meta) s = meta_from_chunks(f.w.chunks, f.w.n, meta, &ctx->err);
+    if (s == WC_OK && f.whole) {
+        stream_close(&f);
         return stream_by_whole(ctx, p, src, sink);
     }
+    const parsed *ps = &f.ps;
     if (s == WC_OK) s = ctx_backend(ctx, WC_BACKEND_CPU);
-    if (s == WC_OK) s = streamer_alloc(&st, &ps, &sp, &ctx->err);
+    if (s == WC_OK) s = streamer_alloc(&f.st, ps, &f.sp, &ctx->err);
     if (s == WC_OK && sink->begin) {
-        wc_image shape = {ps.fh.width, ps.fh.height, ps.fh.components, ps.fh.bit_depth, 0, NULL};
+        wc_image shape = {ps->fh.width, ps->fh.height, ps->fh.components, ps->fh.bit_depth, 0,
+                          NULL};
         s = sink->begin(sink->user, &shape);
         if (s != WC_OK) wc_fail(&ctx->err, s, "the row sink refused the image (status %d)", (int)s);
     }
     if (s == WC_OK) {
         double t0 = ctx_now();
-        s = run_strips(&st, &ps, sink, &ctx->err);
+        s = run_strips(&f.st, ps, sink, &ctx->err);
         ctx->times.transform = ctx_now() - t0;
         snprintf(ctx->note, sizeof ctx->note,
-                 "stream: strips of %u rows on the host, about %llu bytes at the peak", sp.strip,
-                 (unsigned long long)sp.need);
+                 "stream: strips of %u rows on the host, about %llu bytes at the peak", f.sp.strip,
+                 (unsigned long long)f.sp.need);
     }
-    streamer_free(&st);
-    parsed_free(&ps);
-    walk_free(&w);
+    stream_close(&f);
     return s;
 }
 
@@ -754,22 +817,13 @@ uint64_t wc_decode_stream_memory(wc_ctx *ctx, const wc_params *p, const wc_strea
 {
     if (!ctx) return 0;
     ctx_begin(ctx);
-    walk w;
-    parsed ps;
-    streamer st;
-    stream_plan sp;
-    memset(&w, 0, sizeof w);
-    memset(&st, 0, sizeof st);
-    memset(&sp, 0, sizeof sp);
-    int whole = 0;
-    wc_status s = stream_open(ctx, p, src, &w, &ps, &st, &sp, &whole);
-    uint64_t need = s == WC_OK && !whole ? sp.need : 0;
-    if (s == WC_OK && whole)
+    stream_file f;
+    wc_status s = stream_open(ctx, p, src, &f);
+    uint64_t need = s == WC_OK && !f.whole ? f.sp.need : 0;
+    if (s == WC_OK && f.whole)
         wc_fail(&ctx->err, WC_ERR_UNSUPPORTED,
                 "a Monolithic DWT or filtered-deflate file is decoded whole (wc_decode's need)");
-    if (strip_rows) *strip_rows = need ? sp.strip : 0;
-    streamer_free(&st);
-    parsed_free(&ps);
-    walk_free(&w);
+    if (strip_rows) *strip_rows = need ? f.sp.strip : 0;
+    stream_close(&f);
     return need;
 }

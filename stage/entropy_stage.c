@@ -714,6 +714,10 @@ wc_status es_decode(const wcx_header *h, const wc_layout *lay, const es_input *i
             s = decode_masked(&j, nw, err);
         else
             wc_parallel_for(nw, (lay->nblocks + 1) / 2, decode_pair, &j);
+        /* The lowest failing block of the file, whatever the thread count:
+         * the loop hands out items in increasing order (parallel.c's one
+         * counter), and a worker skips only items after its own failure,
+         * so no block below the lowest failing one is ever skipped. */
         int worst = -1;
         for (int i = 0; i < nw; i++)
             if (j.fail_block[i] != SIZE_MAX && (worst < 0 || j.fail_block[i] < j.fail_block[worst]))

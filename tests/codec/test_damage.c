@@ -598,6 +598,21 @@ static long fail_each_allocation(wc_ctx *ctx, alloc_fn fn, void *arg, const char
     }
 }
 
+/* wc_decode's status and message on a number of threads. */
+static wc_status decode_threads(wc_ctx *ctx, int threads, const uint8_t *buf, size_t size,
+                                char *msg, size_t cap)
+{
+    wc_params p;
+    wc_params_init(&p);
+    p.backend = WC_BACKEND_CPU;
+    p.threads = threads;
+    wc_image out;
+    const wc_status s = wc_decode(ctx, &p, buf, size, &out);
+    snprintf(msg, cap, "%s", s == WC_OK ? "" : wc_ctx_error(ctx));
+    if (s == WC_OK) wc_image_free(&out);
+    return s;
+}
+
 /* A decode's status and message, with every CRC checked first
  * (WC_DECODE_EAGER_CRC) or with the large data chunks' left to after
  * the parse (codec/decoder.c's lazy_crc; the CPU backend checks them
@@ -605,15 +620,9 @@ static long fail_each_allocation(wc_ctx *ctx, alloc_fn fn, void *arg, const char
 static wc_status decode_msg(wc_ctx *ctx, int eager, const uint8_t *buf, size_t size, char *msg,
                             size_t cap)
 {
-    wc_params p;
-    wc_params_init(&p);
-    p.backend = WC_BACKEND_CPU;
     if (eager) setenv("WC_DECODE_EAGER_CRC", "1", 1);
-    wc_image out;
-    const wc_status s = wc_decode(ctx, &p, buf, size, &out);
+    const wc_status s = decode_threads(ctx, 0, buf, size, msg, cap);
     unsetenv("WC_DECODE_EAGER_CRC");
-    snprintf(msg, cap, "%s", s == WC_OK ? "" : wc_ctx_error(ctx));
-    if (s == WC_OK) wc_image_free(&out);
     return s;
 }
 
@@ -671,6 +680,70 @@ static void test_large_data_crc(void **state)
         *at = keep;
         fix_crc(buf, dat);
     }
+    free(buf);
+    wc_image_free(&img);
+    wc_ctx_free(ctx);
+}
+
+/* A byte of each component's data changed behind good CRCs (so three
+ * different blocks, in the blocks' order): wc_decode names the block of
+ * the first change that fails alone, the lowest failing index, on every
+ * thread count and every run (the workers race for the blocks). */
+static void test_several_damaged_blocks(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    const damage_case big = {"lossy RGB",        160, 120, 3,  8, 0, WC_TRANSFORM_DWT, 97,
+                             WC_ENTROPY_HUFFMAN, 16,  3,   80, 0};
+    wc_image img;
+    size_t size;
+    uint8_t *buf = encode_case(ctx, &big, &size, &img);
+    size_t dat[3], nd = 0;
+    for (size_t off = 8; off + 12 <= size && nd < 3; off += 12 + (size_t)wc_rd32le(buf + off))
+        if (memcmp(buf + off + 4, "WDAT", 4) == 0) dat[nd++] = off;
+    assert_int_equal(nd, 3);
+    uint8_t *one = malloc(size), *all = malloc(size);
+    test_rng r;
+    test_rng_seed(&r, 606);
+    static const int threads[] = {1, 2, 3, 4, 8};
+    int failed = 0;
+    for (int k = 0; k < 30; k++) {
+        memcpy(all, buf, size);
+        char first_msg[256] = "";
+        wc_status first = WC_OK;
+        for (size_t c = 0; c < 3; c++) {
+            const uint32_t len = wc_rd32le(buf + dat[c]);
+            const size_t at = dat[c] + 8 + (size_t)test_rng_range(&r, 0, (int32_t)len - 1);
+            const uint8_t x = (uint8_t)test_rng_range(&r, 1, 255);
+            memcpy(one, buf, size);
+            one[at] ^= x;
+            all[at] ^= x;
+            fix_crc(one, dat[c]);
+            fix_crc(all, dat[c]);
+            char m[256];
+            const wc_status s = decode_threads(ctx, 1, one, size, m, sizeof m);
+            if (s != WC_OK && first == WC_OK) {
+                first = s;
+                snprintf(first_msg, sizeof first_msg, "%s", m);
+            }
+        }
+        char want[256];
+        const wc_status s1 = decode_threads(ctx, 1, all, size, want, sizeof want);
+        assert_int_equal(s1, first);
+        assert_string_equal(want, first_msg);
+        failed += s1 != WC_OK;
+        for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++)
+            for (int run = 0; run < 3; run++) {
+                char m[256];
+                const wc_status s = decode_threads(ctx, threads[t], all, size, m, sizeof m);
+                if (s != s1 || strcmp(m, want) != 0)
+                    fail_msg("damage %d, %d threads: %d \"%s\", on 1 thread %d \"%s\"", k,
+                             threads[t], s, m, s1, want);
+            }
+    }
+    assert_true(failed > 0);
+    free(one);
+    free(all);
     free(buf);
     wc_image_free(&img);
     wc_ctx_free(ctx);
@@ -752,11 +825,17 @@ static void test_alloc_failures(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_truncations),          cmocka_unit_test(test_bit_flips),
-        cmocka_unit_test(test_damage_behind_crc),    cmocka_unit_test(test_arith_damage_behind_crc),
-        cmocka_unit_test(test_one_chunk_behind_crc), cmocka_unit_test(test_limits),
-        cmocka_unit_test(test_alloc_failures),       cmocka_unit_test(test_misplaced_chunks),
-        cmocka_unit_test(test_encode_limits),        cmocka_unit_test(test_large_data_crc),
+        cmocka_unit_test(test_truncations),
+        cmocka_unit_test(test_bit_flips),
+        cmocka_unit_test(test_damage_behind_crc),
+        cmocka_unit_test(test_arith_damage_behind_crc),
+        cmocka_unit_test(test_one_chunk_behind_crc),
+        cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_alloc_failures),
+        cmocka_unit_test(test_misplaced_chunks),
+        cmocka_unit_test(test_encode_limits),
+        cmocka_unit_test(test_large_data_crc),
+        cmocka_unit_test(test_several_damaged_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

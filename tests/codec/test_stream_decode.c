@@ -380,6 +380,37 @@ static void test_damage(void **state)
     wc_ctx_free(ctx);
 }
 
+/* The three WDAT chunks of a 3-component file: their offsets. */
+static void find_data_chunks(const uint8_t *file, size_t n, size_t dat[3])
+{
+    size_t nd = 0;
+    for (size_t off = 8; off + 12 <= n;) {
+        const uint32_t len = wc_rd32le(file + off);
+        if (!memcmp(file + off + 4, "WDAT", 4) && nd < 3) dat[nd++] = off;
+        off += 12 + (size_t)len;
+    }
+    assert_int_equal(nd, 3);
+}
+
+/* One byte of the data chunk at off changed, its CRC made again. */
+static void damage_byte(uint8_t *file, size_t off, size_t at, uint8_t x)
+{
+    const uint32_t len = wc_rd32le(file + off);
+    file[off + 8 + at] ^= x;
+    wc_wr32le(file + off + 8 + len, (uint32_t)crc32(0L, file + off + 4, len + 4));
+}
+
+/* A lossy 150x200 RGB file of many 16x16 code blocks, for damage. */
+static uint8_t *encode_rgb_blocks(wc_ctx *ctx, uint64_t seed, wc_image *im, size_t *n)
+{
+    make_image(im, 150, 200, 3, 8, seed);
+    wc_params p;
+    wc_params_init(&p);
+    p.quality = 85;
+    p.block_size = 16;
+    return encode(ctx, &p, im, n);
+}
+
 /* Damage the CRCs do not see (bytes of a code block changed, the chunk's
  * CRC made again): the stream finds it when a strip decodes the block,
  * after some rows went out; whatever wc_decode says of such a file, the
@@ -389,36 +420,20 @@ static void test_block_damage(void **state)
     (void)state;
     wc_ctx *ctx = wc_ctx_create();
     wc_image im;
-    make_image(&im, 150, 200, 3, 8, 21);
-    wc_params p;
-    wc_params_init(&p);
-    p.quality = 85;
-    p.block_size = 16;
     size_t n;
-    uint8_t *file = encode(ctx, &p, &im, &n);
+    uint8_t *file = encode_rgb_blocks(ctx, 21, &im, &n);
     uint8_t *bad = malloc(n);
+    size_t dat[3];
+    find_data_chunks(file, n, dat);
     test_rng r;
     test_rng_seed(&r, 77);
     int errors = 0;
     for (int k = 0; k < 60; k++) {
         memcpy(bad, file, n);
-        /* the chunks: magic, then length, type, data, CRC; one WDAT of
-         * the three components' */
-        size_t dat[4] = {0}, nd = 0;
-        for (size_t off = 8; off + 12 <= n;) {
-            const uint32_t len = (uint32_t)bad[off] | (uint32_t)bad[off + 1] << 8 |
-                                 (uint32_t)bad[off + 2] << 16 | (uint32_t)bad[off + 3] << 24;
-            if (!memcmp(bad + off + 4, "WDAT", 4) && nd < 4) dat[nd++] = off;
-            off += 12 + (size_t)len;
-        }
-        assert_int_equal(nd, 3);
         const size_t off = dat[k % 3];
-        const uint32_t len = (uint32_t)bad[off] | (uint32_t)bad[off + 1] << 8 |
-                             (uint32_t)bad[off + 2] << 16 | (uint32_t)bad[off + 3] << 24;
-        const size_t at = off + 8 + (size_t)test_rng_range(&r, 0, (int32_t)len - 1);
-        bad[at] ^= (uint8_t)test_rng_range(&r, 1, 255);
-        const uint32_t crc = (uint32_t)crc32(0L, bad + off + 4, len + 4);
-        for (int b = 0; b < 4; b++) bad[off + 8 + len + b] = (uint8_t)(crc >> (8 * b));
+        const uint32_t len = wc_rd32le(bad + off);
+        const size_t at = (size_t)test_rng_range(&r, 0, (int32_t)len - 1);
+        damage_byte(bad, off, at, (uint8_t)test_rng_range(&r, 1, 255));
         wc_image ref;
         wc_status want = wc_decode(ctx, NULL, bad, n, &ref);
         char msg[512];
@@ -430,8 +445,8 @@ static void test_block_damage(void **state)
         wc_stream_sink sink = {on_begin, on_rows, &c};
         wc_status got = wc_decode_stream(ctx, NULL, &src, &sink, NULL);
         if (got != want || (want != WC_OK && strcmp(msg, wc_ctx_error(ctx)) != 0))
-            fail_msg("byte %zu: wc_decode %d \"%s\", the stream %d \"%s\"", at, want, msg, got,
-                     wc_ctx_error(ctx));
+            fail_msg("byte %zu of chunk data: wc_decode %d \"%s\", the stream %d \"%s\"", at, want,
+                     msg, got, wc_ctx_error(ctx));
         if (want == WC_OK) {
             assert_int_equal(c.next_row, ref.height);
             assert_memory_equal(ref.pixels, c.img.pixels, wc_image_row_bytes(&ref) * ref.height);
@@ -443,6 +458,102 @@ static void test_block_damage(void **state)
     }
     assert_true(errors > 0); /* some of the damage was found */
     free(bad);
+    wc_free(file);
+    wc_image_free(&im);
+    wc_ctx_free(ctx);
+}
+
+/* What a decode said: its status and message. */
+typedef struct verdict {
+    wc_status s;
+    char msg[512];
+} verdict;
+
+static verdict whole_verdict(wc_ctx *ctx, const uint8_t *file, size_t n, int threads)
+{
+    wc_params p;
+    wc_params_init(&p);
+    p.threads = threads;
+    wc_image img;
+    verdict v = {wc_decode(ctx, &p, file, n, &img), {0}};
+    snprintf(v.msg, sizeof v.msg, "%s", v.s == WC_OK ? "" : wc_ctx_error(ctx));
+    if (v.s == WC_OK) wc_image_free(&img);
+    return v;
+}
+
+static verdict stream_verdict(wc_ctx *ctx, const uint8_t *file, size_t n, int threads)
+{
+    wc_params p;
+    wc_params_init(&p);
+    p.threads = threads;
+    mem_src m = {file, n, 0};
+    wc_stream_source src = {mem_read, &m, n};
+    collect c;
+    memset(&c, 0, sizeof c);
+    wc_stream_sink sink = {on_begin, on_rows, &c};
+    verdict v = {wc_decode_stream(ctx, &p, &src, &sink, NULL), {0}};
+    snprintf(v.msg, sizeof v.msg, "%s", v.s == WC_OK ? "" : wc_ctx_error(ctx));
+    wc_image_free(&c.img);
+    return v;
+}
+
+/* Several damaged blocks behind good CRCs: the bottom of component 0's
+ * data (met by the last strip), the middle of component 1's, the top of
+ * component 2's (met by the first strip). wc_decode names the failing
+ * block of the lowest index, which is the first of the three that fails
+ * alone, on 1, 2 and 4 threads; the stream names the same block with the
+ * same status and message, though it meets component 2's first. */
+static void test_several_damaged_blocks(void **state)
+{
+    (void)state;
+    wc_ctx *ctx = wc_ctx_create();
+    wc_image im;
+    size_t n;
+    uint8_t *file = encode_rgb_blocks(ctx, 31, &im, &n);
+    size_t dat[3];
+    find_data_chunks(file, n, dat);
+    uint8_t *one = malloc(n), *all = malloc(n);
+    test_rng r;
+    test_rng_seed(&r, 5);
+    static const int threads[3] = {1, 2, 4};
+    int lower_named = 0; /* files where the strips meet a higher failing block first */
+    for (int k = 0; k < 40; k++) {
+        memcpy(all, file, n);
+        verdict alone[3];
+        int first = -1; /* the first damage that fails alone */
+        for (int c = 0; c < 3; c++) {
+            const uint32_t len = wc_rd32le(file + dat[c]);
+            const int32_t q = (int32_t)len / 4;
+            const int32_t lo = c == 0 ? 3 * q : c == 1 ? q : 0, hi = lo + q;
+            const size_t at = (size_t)test_rng_range(&r, lo, hi - 1);
+            const uint8_t x = (uint8_t)test_rng_range(&r, 1, 255);
+            memcpy(one, file, n);
+            damage_byte(one, dat[c], at, x);
+            damage_byte(all, dat[c], at, x);
+            alone[c] = whole_verdict(ctx, one, n, 1);
+            if (first < 0 && alone[c].s != WC_OK) first = c;
+        }
+        const verdict want = whole_verdict(ctx, all, n, 1);
+        if (first < 0) {
+            assert_int_equal(want.s, WC_OK);
+            continue;
+        }
+        assert_int_equal(want.s, alone[first].s);
+        assert_string_equal(want.msg, alone[first].msg);
+        if (first < 2 && alone[2].s != WC_OK) lower_named++;
+        for (int t = 0; t < 3; t++) {
+            const verdict w = whole_verdict(ctx, all, n, threads[t]);
+            const verdict s = stream_verdict(ctx, all, n, threads[t]);
+            if (w.s != want.s || strcmp(w.msg, want.msg) || s.s != want.s ||
+                strcmp(s.msg, want.msg))
+                fail_msg("damage %d, %d threads: wc_decode %d \"%s\" (on 1 thread %d \"%s\"), "
+                         "the stream %d \"%s\"",
+                         k, threads[t], w.s, w.msg, want.s, want.msg, s.s, s.msg);
+        }
+    }
+    assert_true(lower_named > 0); /* the case the strips meet out of order */
+    free(one);
+    free(all);
     wc_free(file);
     wc_image_free(&im);
     wc_ctx_free(ctx);
@@ -545,7 +656,7 @@ int main(void)
         cmocka_unit_test(test_stream_equals_decode), cmocka_unit_test(test_every_level_count),
         cmocka_unit_test(test_other_layouts),        cmocka_unit_test(test_damage),
         cmocka_unit_test(test_block_damage),         cmocka_unit_test(test_io_errors),
-        cmocka_unit_test(test_memory_limit),
+        cmocka_unit_test(test_memory_limit),         cmocka_unit_test(test_several_damaged_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
