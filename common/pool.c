@@ -106,6 +106,8 @@ void *pool_alloc_array(wc_pool *pool, size_t count, size_t size)
     return pool_alloc(pool, n);
 }
 
+size_t pool_size(const void *p) { return p ? header_of((void *)(uintptr_t)p)->size : 0; }
+
 void pool_free(wc_pool *pool, void *p)
 {
     if (!p) return;
