@@ -136,8 +136,8 @@ static wc_status enc_code_step(enc_state *st, es_output *out)
     }
     WC_FORWARD_IF_ERROR(to_band_layout(st));
     double t0 = ctx_now();
-    wc_status s = es_encode(&st->h, &st->lay, st->q, st->p->threads, st->p->deflate_level, out,
-                            &st->ctx->err);
+    wc_status s = es_encode(&st->h, &st->lay, st->q, st->p->threads, st->p->deflate_level,
+                            &st->ctx->pool, out, &st->ctx->err);
     code_times(st, t0);
     return s;
 }
