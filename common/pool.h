@@ -33,6 +33,10 @@ void pool_init(wc_pool *pool);
 void pool_trim(wc_pool *pool);
 void pool_destroy(wc_pool *pool);
 
+/* Frees kept buffers, the smallest first, until those left add up to
+ * at most max_bytes: what a call's memory estimate allows it to keep. */
+void pool_keep(wc_pool *pool, size_t max_bytes);
+
 /* n bytes (64-byte aligned, contents undefined), or NULL when n is 0 or
  * memory is short. */
 void *pool_alloc(wc_pool *pool, size_t n);
