@@ -11,6 +11,9 @@
  * the scaling of one build in one run). The image is SIDE x SIDE (or
  * W x H: 7680x4320 is an 8K frame) RGB made by tiling the Kodak
  * photographs (mirrored at every other tile so edges stay continuous).
+ * "enc flt" and "dec flt" are the minor page faults of one call (median;
+ * the first call on a fresh context is among the runs): pages the call
+ * touched for the first time, its own buffers' and the caller's.
  * BENCH_TIMES=1 in the environment adds the last run's split (wc_times:
  * transform, entropy, container, and the rest) for finding serial time.
  * BENCH_PROBE=1 adds, for each thread count T, one encode and decode
@@ -24,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "bench_clock.h"
@@ -34,35 +38,47 @@
 
 typedef struct result {
     double enc, dec;
+    double enc_faults, dec_faults; /* minor page faults of a call, median */
     size_t size;
     wc_times te, td; /* the split of the last encode and decode */
 } result;
 
+/* Minor page faults of the whole process so far (every thread's). */
+static double minor_faults(void)
+{
+    struct rusage u;
+    return getrusage(RUSAGE_SELF, &u) ? 0.0 : (double)u.ru_minflt;
+}
+
 static int run(const wc_image *img, wc_params *p, int runs, int decode, result *r)
 {
     wc_ctx *ctx = wc_ctx_create();
-    double te[64] = {0}, td[64] = {0}; /* cppcheck cannot see that main asks runs >= 1 */
+    /* cppcheck cannot see that main asks runs >= 1 */
+    double te[64] = {0}, td[64] = {0}, fe[64] = {0}, fd[64] = {0};
     void *buf = NULL;
     size_t size = 0;
     if (runs > 64) runs = 64;
     for (int i = 0; i < runs; i++) {
         free(buf);
-        double t0 = bench_now();
+        double f0 = minor_faults(), t0 = bench_now();
         if (wc_encode_alloc(ctx, p, img, &buf, &size) != WC_OK) {
             fprintf(stderr, "bench_codec: encode failed: %s\n", wc_ctx_error(ctx));
             return 1;
         }
         te[i] = bench_now() - t0;
+        fe[i] = minor_faults() - f0;
         wc_ctx_times(ctx, &r->te);
-        td[i] = 0;
+        td[i] = fd[i] = 0;
         if (!decode) continue;
         wc_image back;
+        f0 = minor_faults();
         t0 = bench_now();
         if (wc_decode(ctx, p, buf, size, &back) != WC_OK) {
             fprintf(stderr, "bench_codec: decode failed: %s\n", wc_ctx_error(ctx));
             return 1;
         }
         td[i] = bench_now() - t0;
+        fd[i] = minor_faults() - f0;
         wc_ctx_times(ctx, &r->td);
         if (p->lossless && memcmp(back.pixels, img->pixels, (size_t)img->width * img->height * 3)) {
             fprintf(stderr, "bench_codec: lossless round trip differs\n");
@@ -72,6 +88,10 @@ static int run(const wc_image *img, wc_params *p, int runs, int decode, result *
     }
     qsort(te, (size_t)runs, sizeof(double), bench_cmp_double);
     qsort(td, (size_t)runs, sizeof(double), bench_cmp_double);
+    qsort(fe, (size_t)runs, sizeof(double), bench_cmp_double);
+    qsort(fd, (size_t)runs, sizeof(double), bench_cmp_double);
+    r->enc_faults = fe[runs / 2];
+    r->dec_faults = fd[runs / 2];
     r->enc = te[runs / 2];
     r->dec = td[runs / 2];
     r->size = size;
@@ -190,7 +210,8 @@ int main(int argc, char **argv)
     const double mp = (double)width * height / 1e6;
     printf("wcodec %s, %ux%u RGB photograph (tiled Kodak), median of %d runs, CPU backend\n",
            wc_version_string(), width, height, runs);
-    printf("%-22s %7s %9s %10s %10s\n", "mode", "threads", "bpp", "enc MP/s", "dec MP/s");
+    printf("%-22s %7s %9s %10s %10s %10s %10s\n", "mode", "threads", "bpp", "enc MP/s", "dec MP/s",
+           "enc flt", "dec flt");
     /* DCT q58 lands near the rate of libjpeg-turbo's default quality 75
      * on this image (1.39 against cjpeg's 1.36 bpp): the rate-matched
      * comparison for issue 4's speed target. */
@@ -226,8 +247,9 @@ int main(int argc, char **argv)
             p.backend = WC_BACKEND_CPU;
             result r;
             if (run(&img, &p, runs, 1, &r)) return 1;
-            printf("%-22s %7d %9.4f %10.1f %10.1f\n", modes[m].name, threads,
-                   r.size * 8.0 / (mp * 1e6), mp / r.enc, r.dec > 0 ? mp / r.dec : 0.0);
+            printf("%-22s %7d %9.4f %10.1f %10.1f %10.0f %10.0f\n", modes[m].name, threads,
+                   r.size * 8.0 / (mp * 1e6), mp / r.enc, r.dec > 0 ? mp / r.dec : 0.0,
+                   r.enc_faults, r.dec_faults);
             if (split)
                 printf("  split s: enc transform %.3f entropy %.3f container %.3f rest %.3f | "
                        "dec transform %.3f entropy %.3f container %.3f rest %.3f\n",

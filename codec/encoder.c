@@ -136,8 +136,8 @@ static wc_status enc_code_step(enc_state *st, es_output *out)
     }
     WC_FORWARD_IF_ERROR(to_band_layout(st));
     double t0 = ctx_now();
-    wc_status s = es_encode(&st->h, &st->lay, st->q, st->p->threads, st->p->deflate_level, out,
-                            &st->ctx->err);
+    wc_status s = es_encode(&st->h, &st->lay, st->q, st->p->threads, st->p->deflate_level,
+                            &st->ctx->pool, out, &st->ctx->err);
     code_times(st, t0);
     return s;
 }
@@ -638,6 +638,13 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
     }
     es_output_free(&out);
     free_planes(&st);
+    /* The context keeps its large buffers for the next call (planes, the
+     * entropy stage's symbols, blocks and payloads), within what this
+     * call's estimate counts for them: all of it but the caller's image. */
+    const uint64_t need = wc_encode_memory(img, p);
+    const uint64_t image =
+        (uint64_t)img->width * img->height * img->components * (img->bit_depth > 8 ? 2 : 1);
+    pool_keep(&ctx->pool, need > image ? (size_t)(need - image) : 0);
     return s;
 }
 

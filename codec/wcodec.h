@@ -191,7 +191,9 @@ WC_API wc_ctx *wc_ctx_create(void);
 /* Frees a context and everything it holds; NULL is accepted. */
 WC_API void wc_ctx_free(wc_ctx *ctx);
 /* A context keeps the large work buffers of its last call (coefficient
- * planes: about 4 bytes a sample per component, a few times over) so the
+ * planes: about 4 bytes a sample per component, a few times over; the
+ * encoder's coded symbols, blocks and payloads), within what the call's
+ * memory estimate counts (wc_encode_memory for an encode), so the
  * next call on an image of that size or smaller skips allocating and
  * faulting them in. wc_ctx_trim gives them back to the system now. */
 WC_API void wc_ctx_trim(wc_ctx *ctx);

@@ -48,6 +48,25 @@ void pool_trim(wc_pool *pool)
     pthread_mutex_unlock(&pool->lock);
 }
 
+void pool_keep(wc_pool *pool, size_t max_bytes)
+{
+    pthread_mutex_lock(&pool->lock);
+    for (;;) {
+        size_t total = 0;
+        int smallest = -1;
+        for (int i = 0; i < WC_POOL_SLOTS; i++) {
+            if (!pool->slot[i]) continue;
+            total += pool->size[i];
+            if (smallest < 0 || pool->size[i] < pool->size[smallest]) smallest = i;
+        }
+        if (total <= max_bytes || smallest < 0) break;
+        release(pool->slot[smallest]);
+        pool->slot[smallest] = NULL;
+        pool->size[smallest] = 0;
+    }
+    pthread_mutex_unlock(&pool->lock);
+}
+
 void pool_destroy(wc_pool *pool)
 {
     pool_trim(pool);
@@ -105,6 +124,8 @@ void *pool_alloc_array(wc_pool *pool, size_t count, size_t size)
     if (wc_mul_overflow(count, size, &n)) return NULL;
     return pool_alloc(pool, n);
 }
+
+size_t pool_size(const void *p) { return p ? header_of((void *)(uintptr_t)p)->size : 0; }
 
 void pool_free(wc_pool *pool, void *p)
 {

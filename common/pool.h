@@ -33,11 +33,18 @@ void pool_init(wc_pool *pool);
 void pool_trim(wc_pool *pool);
 void pool_destroy(wc_pool *pool);
 
+/* Frees kept buffers, the smallest first, until those left add up to
+ * at most max_bytes: what a call's memory estimate allows it to keep. */
+void pool_keep(wc_pool *pool, size_t max_bytes);
+
 /* n bytes (64-byte aligned, contents undefined), or NULL when n is 0 or
  * memory is short. */
 void *pool_alloc(wc_pool *pool, size_t n);
 /* n * size bytes, NULL on overflow. */
 void *pool_alloc_array(wc_pool *pool, size_t count, size_t size);
+/* The usable size of p (from pool_alloc; at least what was asked: a
+ * kept buffer may be larger), so a growing buffer can use all of it. */
+size_t pool_size(const void *p);
 /* Returns p (from pool_alloc on this pool; NULL is accepted) for reuse. */
 void pool_free(wc_pool *pool, void *p);
 

@@ -71,7 +71,8 @@ wc_status wc_chain_encode_host(const wc_backend_ops *ops, void *self, const wc_s
     if (s == WC_OK && !co.banded) s = regroup(plan, lay, q, layout_blocks_to_bands, err);
     t0 = now_s();
     if (s == WC_OK)
-        s = es_encode(chain->header, lay, q, plan->threads, chain->deflate_level, out, err);
+        s = es_encode(chain->header, lay, q, plan->threads, chain->deflate_level, plan->pool, out,
+                      err);
     chain->t_entropy = now_s() - t0;
     chain->where = where_of(chain->header);
     free_planes(plan->pool, q);

@@ -15,17 +15,34 @@
 #include "block_tiles.h"
 #include "entropy_stage.h"
 #include "parallel.h"
+#include "pool.h"
 #include "rle.h"
 #include "row_filter.h"
 #include "zcodec.h"
 
 #define TABLE_CAP ((size_t)WC_NCLASS * BC_NTAB * (BC_NSYM + 8) + 64)
 
+/* A worker's growing buffer. Its memory comes from the context's pool
+ * (pool_alloc: plain allocation for small sizes or no pool), so a large
+ * one, kept between calls, is not faulted in again. */
 typedef struct arena {
     uint8_t *buf;
     size_t size, cap;
+    wc_pool *pool;
     int failed;
 } arena;
+
+/* Makes room for at least cap bytes (copying what is there). */
+static int arena_grow(arena *a, size_t cap)
+{
+    uint8_t *p = pool_alloc(a->pool, cap);
+    if (!p) return 0;
+    if (a->size) memcpy(p, a->buf, a->size);
+    pool_free(a->pool, a->buf);
+    a->buf = p;
+    a->cap = pool_size(p);
+    return 1;
+}
 
 static uint8_t *arena_reserve(arena *a, size_t n)
 {
@@ -33,13 +50,10 @@ static uint8_t *arena_reserve(arena *a, size_t n)
     if (a->size + n > a->cap) {
         size_t cap = a->cap ? a->cap : 1 << 16;
         while (cap < a->size + n) cap *= 2;
-        uint8_t *p = wc_realloc(a->buf, cap);
-        if (!p) {
+        if (!arena_grow(a, cap)) {
             a->failed = 1;
             return NULL;
         }
-        a->buf = p;
-        a->cap = cap;
     }
     return a->buf + a->size;
 }
@@ -232,8 +246,8 @@ static void worker_free(worker_state *w)
     wc_free(w->values);
     wc_free(w->tokens);
     wc_free(w->freq);
-    wc_free(w->syms.buf);
-    wc_free(w->out.buf);
+    pool_free(w->syms.pool, w->syms.buf);
+    pool_free(w->out.pool, w->out.buf);
 }
 
 static void workers_free(worker_state *ws, int n)
@@ -384,8 +398,9 @@ static void assemble_item(void *arg, size_t item, int worker)
 
 /* Concatenates each component's blocks, in layout order, into its WDAT. */
 static wc_status assemble(const wc_layout *lay, const worker_state *ws, const enc_job *j,
-                          int threads, es_output *out, wc_err *err)
+                          int threads, wc_pool *pool, es_output *out, wc_err *err)
 {
+    out->data_pool = pool;
     size_t *dst = wc_malloc_array(lay->nblocks ? lay->nblocks : 1, sizeof(size_t));
     WC_RETURN_IF(!dst, err, WC_ERR_NOMEM, "out of memory (block offsets)");
     wc_status s = WC_OK;
@@ -400,7 +415,7 @@ static wc_status assemble(const wc_layout *lay, const worker_state *ws, const en
                         "component %u: %zu bytes of data exceed one chunk's limit", c, total);
             break;
         }
-        out->data[c] = wc_malloc(total ? total : 1);
+        out->data[c] = pool ? pool_alloc(pool, total ? total : 1) : wc_malloc(total ? total : 1);
         if (!out->data[c]) s = wc_fail(err, WC_ERR_NOMEM, "out of memory (component data)");
         out->data_size[c] = total;
     }
@@ -412,13 +427,42 @@ static wc_status assemble(const wc_layout *lay, const worker_state *ws, const en
     return s;
 }
 
+/* The symbols' arenas start at a worker's share of two bytes a
+ * coefficient and a quarter more (a symbol is two bytes, and most blocks
+ * make at most one a coefficient), so that they rarely grow: growing
+ * copies, and a kept buffer of the same size from the last call is only
+ * found again if the sizes asked are the same. Small images grow from
+ * nothing, as before. */
+static void presize_symbols(const wc_layout *lay, worker_state *ws, int nw)
+{
+    size_t coefs = 0;
+    for (uint32_t c = 0; c < lay->components; c++)
+        coefs += (size_t)lay->plane_w[c] * lay->plane_h[c];
+    const size_t share = coefs / (size_t)nw * 5 / 2;
+    if (share < ((size_t)1 << 20)) return;
+    for (int i = 0; i < nw; i++) (void)arena_grow(&ws[i].syms, share);
+}
+
+/* The coded blocks' arenas, once the symbols are counted: lossless
+ * blocks code to about a fifth of their symbols' bytes, lossy ones to
+ * less; a third, so they rarely grow. */
+static void presize_output(worker_state *ws, int nw)
+{
+    for (int i = 0; i < nw; i++) {
+        const size_t cap = ws[i].syms.size / 3;
+        if (cap >= ((size_t)1 << 20)) (void)arena_grow(&ws[i].out, cap);
+    }
+}
+
 wc_status es_encode(const wcx_header *h, const wc_layout *lay, int32_t *const *planes, int threads,
-                    int deflate_level, es_output *out, wc_err *err)
+                    int deflate_level, wc_pool *pool, es_output *out, wc_err *err)
 {
     memset(out, 0, sizeof *out);
     const int nw = wc_thread_count(threads);
     worker_state *ws = NULL;
     WC_FORWARD_IF_ERROR(workers_alloc(h, nw, 1, &ws, err));
+    for (int i = 0; i < nw; i++) ws[i].syms.pool = ws[i].out.pool = pool;
+    if (pool && huffman_of(h)) presize_symbols(lay, ws, nw);
     enc_job j = {.h = h, .lay = lay, .planes = planes, .ws = ws, .deflate_level = deflate_level};
     const size_t nb = lay->nblocks ? lay->nblocks : 1;
     j.enc = wc_malloc_array(h->components, sizeof *j.enc);
@@ -439,13 +483,14 @@ wc_status es_encode(const wcx_header *h, const wc_layout *lay, int32_t *const *p
         for (int i = 0; i < nw && s == WC_OK; i++)
             if (j.status[i] != WC_OK) s = wc_fail(err, j.status[i], "%s", j.errs[i].msg);
         if (s == WC_OK) s = build_tables(h, ws, nw, j.enc, out, err);
+        if (s == WC_OK && pool) presize_output(ws, nw);
     }
     if (s == WC_OK) {
         wc_parallel_for(nw, lay->nblocks, encode_block, &j);
         for (int i = 0; i < nw && s == WC_OK; i++)
             if (j.status[i] != WC_OK) s = wc_fail(err, j.status[i], "%s", j.errs[i].msg);
     }
-    if (s == WC_OK) s = assemble(lay, ws, &j, nw, out, err);
+    if (s == WC_OK) s = assemble(lay, ws, &j, nw, pool, out, err);
     wc_free(j.enc);
     wc_free(j.block_worker);
     wc_free(j.block_offset);
@@ -463,7 +508,8 @@ void es_output_free(es_output *out)
 {
     for (int c = 0; c < 4; c++) {
         wc_free(out->tables[c]);
-        if (!out->data_borrowed) wc_free(out->data[c]);
+        if (!out->data_borrowed && out->data_pool) pool_free(out->data_pool, out->data[c]);
+        if (!out->data_borrowed && !out->data_pool) wc_free(out->data[c]);
         out->tables[c] = out->data[c] = NULL;
     }
     wc_free(out->block_size);

@@ -25,10 +25,16 @@ typedef struct es_output {
      * chunks are written without reading the payload again. */
     int have_data_crc;
     uint32_t data_crc[4];
+    /* Non-NULL: data[] came from this pool (es_encode's), and
+     * es_output_free gives them back to it; NULL: from wc_malloc. */
+    struct wc_pool *data_pool;
 } es_output;
 
+/* pool (may be NULL) lends the large buffers: the workers' symbols and
+ * coded blocks, and the data payloads, so a context coding image after
+ * image faults none of them in again. */
 wc_status es_encode(const wcx_header *h, const wc_layout *lay, int32_t *const *planes, int threads,
-                    int deflate_level, es_output *out, wc_err *err);
+                    int deflate_level, struct wc_pool *pool, es_output *out, wc_err *err);
 void es_output_free(es_output *out);
 
 /* Huffman mode: code lengths, the encoder tables enc[c][class][table] and

@@ -5,7 +5,9 @@
  * context, from two contexts on two threads at once, with the calling
  * thread's pool put back after every call. The other entry points with
  * loops (wc_encode_rows, wc_inspect, wc_meta_read) run them on the
- * context's threads too, never on the caller's pool.
+ * context's threads too, never on the caller's pool. The large buffers
+ * the context keeps between calls (codec/context.h's pool) change no
+ * byte either.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -71,6 +73,101 @@ static void test_same_bytes_call_after_call(void **state)
     wc_ctx_free(ctx);
     wc_free(ref);
     wc_image_free(&img);
+}
+
+/* An image of noisy texture: its payloads (and the entropy workers'
+ * symbols and coded blocks) exceed the 1 MiB from which the context's
+ * pool keeps buffers between calls. */
+static wc_image make_noisy(uint32_t w, uint32_t h, int seed)
+{
+    wc_image im = {w, h, 3, 8, 0, NULL};
+    assert_int_equal(wc_image_alloc(&im), WC_OK);
+    test_rng r;
+    test_rng_seed(&r, (uint32_t)seed);
+    uint8_t *px = im.pixels;
+    for (size_t k = 0; k < (size_t)w * h * 3; k++)
+        px[k] = (uint8_t)((k / 3 % w) + (uint32_t)test_rng_range(&r, 0, 200));
+    return im;
+}
+
+/* Encodes img on ctx, checks the bytes against ref (when not NULL) and
+ * the decoded pixels against want (the image itself lossless); returns
+ * the file. */
+static void *code_checked(wc_ctx *ctx, const wc_params *p, const wc_image *img, const void *ref,
+                          size_t ref_size, const wc_image *want, size_t *size)
+{
+    void *out = NULL;
+    assert_int_equal(wc_encode_alloc(ctx, p, img, &out, size), WC_OK);
+    if (ref) {
+        assert_int_equal(*size, ref_size);
+        assert_memory_equal(out, ref, ref_size);
+    }
+    if (want) {
+        wc_image back;
+        assert_int_equal(wc_decode(ctx, p, out, *size, &back), WC_OK);
+        assert_memory_equal(back.pixels, want->pixels, (size_t)img->width * img->height * 3);
+        wc_image_free(&back);
+    }
+    return out;
+}
+
+/* The context keeps the entropy stage's large buffers (its workers'
+ * symbols and coded blocks, the data payloads) in its pool, and the next
+ * call takes them back whatever their old contents and sizes: a large
+ * and a small image in turn, at 1, 2, 3 and 7 threads (shares of the
+ * symbols presized or grown), lossless, 9/7 and deflate, give the bytes
+ * of a fresh one-thread context every time. */
+static void test_kept_buffers_same_bytes(void **state)
+{
+    (void)state;
+    wc_image img[2] = {make_noisy(1024, 720, 3), make_noisy(211, 97, 4)};
+    static const struct {
+        int lossless;
+        float quality;
+        wc_entropy entropy;
+    } modes[] = {
+        {1, 0, WC_ENTROPY_HUFFMAN},
+        {0, 75, WC_ENTROPY_HUFFMAN},
+        {1, 0, WC_ENTROPY_DEFLATE},
+    };
+    static const int threads[] = {1, 2, 3, 7};
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+        wc_params p;
+        wc_params_init(&p);
+        p.backend = WC_BACKEND_CPU;
+        p.lossless = modes[m].lossless;
+        p.quality = modes[m].quality;
+        p.entropy = modes[m].entropy;
+        p.levels = 5;
+        p.threads = 1;
+        void *ref[2];
+        size_t ref_size[2];
+        wc_image want[2];
+        for (int i = 0; i < 2; i++) {
+            wc_ctx *one = wc_ctx_create();
+            ref[i] =
+                code_checked(one, &p, &img[i], NULL, 0, p.lossless ? &img[i] : NULL, &ref_size[i]);
+            if (p.lossless)
+                want[i] = img[i];
+            else
+                assert_int_equal(wc_decode(one, &p, ref[i], ref_size[i], &want[i]), WC_OK);
+            wc_ctx_free(one);
+        }
+        wc_ctx *ctx = wc_ctx_create();
+        for (int r = 0; r < 10; r++) {
+            const int i = r % 3 == 2; /* large, large, small, ... */
+            p.threads = threads[r % 4];
+            size_t size;
+            wc_free(code_checked(ctx, &p, &img[i], ref[i], ref_size[i], &want[i], &size));
+        }
+        wc_ctx_free(ctx);
+        for (int i = 0; i < 2; i++) {
+            wc_free(ref[i]);
+            if (!p.lossless) wc_image_free(&want[i]);
+        }
+    }
+    wc_image_free(&img[0]);
+    wc_image_free(&img[1]);
 }
 
 static void test_callers_pool_put_back(void **state)
@@ -219,6 +316,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_bytes_call_after_call),
+        cmocka_unit_test(test_kept_buffers_same_bytes),
         cmocka_unit_test(test_callers_pool_put_back),
         cmocka_unit_test(test_other_entry_points_use_ctx_threads),
         cmocka_unit_test(test_two_contexts_two_threads),

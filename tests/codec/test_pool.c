@@ -134,6 +134,44 @@ static void test_full_pool_keeps_the_largest(void **state)
     pool_destroy(&pool);
 }
 
+/* pool_keep lets the smallest kept buffers go until the rest fit the
+ * bound; pool_size says what a buffer holds (at least what was asked). */
+static void test_keep_within_a_bound(void **state)
+{
+    (void)state;
+    wc_pool pool;
+    pool_init(&pool);
+    static const size_t mb[] = {3, 1, 4, 2, 5};
+    void *p[5];
+    for (int i = 0; i < 5; i++) {
+        p[i] = pool_alloc(&pool, mb[i] * MB);
+        assert_non_null(p[i]);
+        assert_int_equal(pool_size(p[i]), mb[i] * MB);
+    }
+    for (int i = 0; i < 5; i++) pool_free(&pool, p[i]);
+    pool_keep(&pool, 10 * MB); /* 15 MB kept: 1, 2 and 3 go, 4 + 5 stay */
+    size_t total = 0, smallest = SIZE_MAX;
+    int kept = 0;
+    for (int i = 0; i < WC_POOL_SLOTS; i++) {
+        if (!pool.slot[i]) continue;
+        kept++;
+        total += pool.size[i];
+        if (pool.size[i] < smallest) smallest = pool.size[i];
+    }
+    assert_int_equal(kept, 2);
+    assert_int_equal(total, 9 * MB);
+    assert_int_equal(smallest, 4 * MB);
+    /* A larger kept buffer serves a smaller request, all of it usable. */
+    void *q = pool_alloc(&pool, 2 * MB);
+    assert_int_equal(pool_size(q), 4 * MB);
+    pool_free(&pool, q);
+    pool_keep(&pool, 9 * MB); /* already within */
+    pool_keep(&pool, 0);
+    for (int i = 0; i < WC_POOL_SLOTS; i++) assert_null(pool.slot[i]);
+    assert_int_equal(pool_size(NULL), 0);
+    pool_destroy(&pool);
+}
+
 static void test_null_pool_is_malloc(void **state)
 {
     (void)state;
@@ -195,6 +233,7 @@ int main(void)
         cmocka_unit_test(test_alignment_and_bad_sizes),
         cmocka_unit_test(test_huge_planes),
         cmocka_unit_test(test_full_pool_keeps_the_largest),
+        cmocka_unit_test(test_keep_within_a_bound),
         cmocka_unit_test(test_null_pool_is_malloc),
         cmocka_unit_test(test_allocation_failure),
         cmocka_unit_test(test_threads),
