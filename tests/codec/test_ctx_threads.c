@@ -52,14 +52,22 @@ static void *round_trip(wc_ctx *ctx, const wc_image *img, int threads, size_t *s
     return out;
 }
 
+/* The file a fresh context makes on one thread: what every call on a
+ * reused context, at any thread count, must equal. */
+static void *fresh_reference(const wc_image *img, size_t *size)
+{
+    wc_ctx *one = wc_ctx_create();
+    void *ref = round_trip(one, img, 1, size);
+    wc_ctx_free(one);
+    return ref;
+}
+
 static void test_same_bytes_call_after_call(void **state)
 {
     (void)state;
     wc_image img = make_image(211, 97, 1);
-    wc_ctx *one = wc_ctx_create();
     size_t ref_size;
-    void *ref = round_trip(one, &img, 1, &ref_size);
-    wc_ctx_free(one);
+    void *ref = fresh_reference(&img, &ref_size);
     wc_ctx *ctx = wc_ctx_create();
     for (int r = 0; r < 6; r++) {
         size_t size;
@@ -226,10 +234,8 @@ static void test_other_entry_points_use_ctx_threads(void **state)
 {
     (void)state;
     wc_image img = make_image(173, 131, 3);
-    wc_ctx *one = wc_ctx_create();
     size_t ref_size;
-    void *ref = round_trip(one, &img, 1, &ref_size);
-    wc_ctx_free(one);
+    void *ref = fresh_reference(&img, &ref_size);
     /* A pool of the caller's current: the calls must leave it unused
      * (their loops on ctx's threads) and current afterwards. */
     wc_thread_pool *mine = wc_thread_pool_create();
@@ -296,10 +302,8 @@ static void test_two_contexts_two_threads(void **state)
 {
     (void)state;
     wc_image img = make_image(150, 77, 3);
-    wc_ctx *one = wc_ctx_create();
     size_t ref_size;
-    void *ref = round_trip(one, &img, 1, &ref_size);
-    wc_ctx_free(one);
+    void *ref = fresh_reference(&img, &ref_size);
     side s[2] = {{&img, ref, ref_size, 0}, {&img, ref, ref_size, 0}};
     pthread_t tid[2];
     for (int k = 0; k < 2; k++)
