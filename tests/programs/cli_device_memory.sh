@@ -9,25 +9,7 @@
 #   usage: cli_device_memory.sh WCODEC IMAGE.png WORK_DIR
 set -uo pipefail
 wcodec="$1" image="$2" work="$3"
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work" || exit 1
-
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-# expect RC PATTERN CMD...: exit status RC and stderr matching PATTERN.
-expect() {
-  local want="$1" pat="$2"
-  shift 2
-  "$@" >out.txt 2>err.txt
-  local rc=$?
-  [ "$rc" = "$want" ] || fail "'$*' exited $rc, expected $want: $(cat err.txt)"
-  if [ -n "$pat" ] && ! grep -Eq "$pat" err.txt; then
-    fail "'$*': stderr does not match '$pat': $(cat err.txt)"
-  fi
-}
+. "$(dirname "$0")/cli_lib.sh" "$work"
 
 for bad in 0 -5 4X 4GB "" 16777216T 99999999999999999999; do
   expect 1 "max-device-memory: expected a positive byte count" \

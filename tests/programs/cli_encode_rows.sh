@@ -9,25 +9,7 @@
 #   usage: cli_encode_rows.sh WCODEC IMAGE.png WORK_DIR
 set -uo pipefail
 wcodec="$1" image="$2" work="$3"
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work" || exit 1
-
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-# expect RC PATTERN CMD...: exit status RC and stderr matching PATTERN.
-expect() {
-  local want="$1" pat="$2"
-  shift 2
-  "$@" >out.txt 2>err.txt
-  local rc=$?
-  [ "$rc" = "$want" ] || fail "'$*' exited $rc, expected $want: $(cat err.txt)"
-  if [ -n "$pat" ] && ! grep -Eq "$pat" err.txt; then
-    fail "'$*': stderr does not match '$pat': $(cat err.txt)"
-  fi
-}
+. "$(dirname "$0")/cli_lib.sh" "$work"
 # same IN OPTS...: --stream and --no-stream give the same file.
 same() {
   local in="$1"

@@ -8,26 +8,7 @@
 # script exits 1 at the first failure.
 set -uo pipefail
 wcodec="$1" data="$2" work="$3"
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work" || exit 1
-
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-# expect RC PATTERN CMD...: runs CMD, checks its exit status and that its
-# stderr matches PATTERN (grep -E; empty: anything).
-expect() {
-  local want="$1" pat="$2"
-  shift 2
-  "$@" >out.txt 2>err.txt
-  local rc=$?
-  [ "$rc" = "$want" ] || fail "'$*' exited $rc, expected $want: $(cat err.txt)"
-  if [ -n "$pat" ] && ! grep -Eq "$pat" err.txt; then
-    fail "'$*': stderr does not match '$pat': $(cat err.txt)"
-  fi
-}
+. "$(dirname "$0")/cli_lib.sh" "$work"
 no_temp_files() {
   local left
   left="$(find . -name '*.wcodec-tmp.*' | head -5)"

@@ -6,25 +6,7 @@
 #   usage: cli_region.sh WCODEC IMAGE.png WORK_DIR
 set -uo pipefail
 wcodec="$1" image="$2" work="$3"
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work" || exit 1
-
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-# expect RC PATTERN CMD...: exit status RC and stderr matching PATTERN.
-expect() {
-  local want="$1" pat="$2"
-  shift 2
-  "$@" >out.txt 2>err.txt
-  local rc=$?
-  [ "$rc" = "$want" ] || fail "'$*' exited $rc, expected $want: $(cat err.txt)"
-  if [ -n "$pat" ] && ! grep -Eq "$pat" err.txt; then
-    fail "'$*': stderr does not match '$pat': $(cat err.txt)"
-  fi
-}
+. "$(dirname "$0")/cli_lib.sh" "$work"
 # header_len FILE: bytes of a binary PPM's header (3 lines).
 header_len() { head -n 3 "$1" | wc -c; }
 # size FILE: "W H" of a PPM.

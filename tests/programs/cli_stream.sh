@@ -9,22 +9,8 @@ set -u
 wcodec="$1"
 image="$2"
 dir="$3"
-rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
+. "$(dirname "$0")/cli_lib.sh" "$dir"
 export WC_BACKEND=cpu
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-expect() {
-  local want="$1" pat="$2"
-  shift 2
-  "$@" >out.txt 2>err.txt
-  local rc=$?
-  [ "$rc" = "$want" ] || fail "'$*' exited $rc, expected $want: $(cat err.txt)"
-  if [ -n "$pat" ] && ! grep -Eq "$pat" err.txt; then
-    fail "'$*': stderr does not match '$pat': $(cat err.txt)"
-  fi
-}
 expect 0 "" "$wcodec" encode -q "$image" ll.wcx
 expect 0 "" "$wcodec" encode -q "$image" w97.wcx --quality 70
 expect 0 "" "$wcodec" encode -q "$image" dct.wcx --transform dct --quality 70
