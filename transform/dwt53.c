@@ -142,24 +142,14 @@ static void dwt53_strip_inverse(int32_t *t, uint32_t n)
 
 static void dwt53_level_forward(int32_t *p, size_t stride, uint32_t w, uint32_t h, int32_t *scratch)
 {
-    for (uint32_t c = 0; h >= 2 && c < w; c += DWT_STRIP) {
-        const uint32_t cw = w - c < DWT_STRIP ? w - c : DWT_STRIP;
-        dwt_strip_load(scratch, p + c, stride, h, cw, sizeof *p, 0);
-        dwt53_strip_forward(scratch, h);
-        dwt_strip_store(p + c, scratch, stride, h, cw, sizeof *p, 1);
-    }
+    dwt53_cols_forward(p, stride, 0, w, h, scratch); /* dwt_internal.h */
     for (uint32_t y = 0; y < h; y++) dwt53_forward_1d(p + (size_t)y * stride, w, scratch);
 }
 
 static void dwt53_level_inverse(int32_t *p, size_t stride, uint32_t w, uint32_t h, int32_t *scratch)
 {
     for (uint32_t y = 0; y < h; y++) dwt53_inverse_1d(p + (size_t)y * stride, w, scratch);
-    for (uint32_t c = 0; h >= 2 && c < w; c += DWT_STRIP) {
-        const uint32_t cw = w - c < DWT_STRIP ? w - c : DWT_STRIP;
-        dwt_strip_load(scratch, p + c, stride, h, cw, sizeof *p, 1);
-        dwt53_strip_inverse(scratch, h);
-        dwt_strip_store(p + c, scratch, stride, h, cw, sizeof *p, 0);
-    }
+    dwt53_cols_inverse(p, stride, 0, w, h, scratch);
 }
 
 /* The column pass of one level on columns [c0, c1) of the region at p

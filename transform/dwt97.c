@@ -164,24 +164,14 @@ static void dwt97_strip_inverse(float *t, uint32_t n)
 
 static void dwt97_level_forward(float *p, size_t stride, uint32_t w, uint32_t h, float *scratch)
 {
-    for (uint32_t c = 0; h >= 2 && c < w; c += DWT_STRIP) {
-        const uint32_t cw = w - c < DWT_STRIP ? w - c : DWT_STRIP;
-        dwt_strip_load(scratch, p + c, stride, h, cw, sizeof *p, 0);
-        dwt97_strip_forward(scratch, h);
-        dwt_strip_store(p + c, scratch, stride, h, cw, sizeof *p, 1);
-    }
+    dwt97_cols_forward(p, stride, 0, w, h, scratch); /* dwt_internal.h */
     for (uint32_t y = 0; y < h; y++) dwt97_forward_1d(p + (size_t)y * stride, w, scratch);
 }
 
 static void dwt97_level_inverse(float *p, size_t stride, uint32_t w, uint32_t h, float *scratch)
 {
     for (uint32_t y = 0; y < h; y++) dwt97_inverse_1d(p + (size_t)y * stride, w, scratch);
-    for (uint32_t c = 0; h >= 2 && c < w; c += DWT_STRIP) {
-        const uint32_t cw = w - c < DWT_STRIP ? w - c : DWT_STRIP;
-        dwt_strip_load(scratch, p + c, stride, h, cw, sizeof *p, 1);
-        dwt97_strip_inverse(scratch, h);
-        dwt_strip_store(p + c, scratch, stride, h, cw, sizeof *p, 0);
-    }
+    dwt97_cols_inverse(p, stride, 0, w, h, scratch);
 }
 
 /* The column pass of one level on columns [c0, c1) of the region at p
