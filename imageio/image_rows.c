@@ -49,56 +49,33 @@ wc_status img_rows_open(const char *path, wc_image *shape, img_rows **out, wc_er
         return wc_fail(err, WC_ERR_UNSUPPORTED, "%s: not a PNG, TIFF, PGM or PPM file", path);
     }
     rewind(fp);
-    if (tiff) {
-        img_rows *r = wc_calloc(1, sizeof *r);
-        if (!r) {
-            fclose(fp);
-            return wc_fail(err, WC_ERR_NOMEM, "out of memory");
-        }
-        r->fp = fp;
-        snprintf(r->name, sizeof r->name, "%s", path);
-        wc_err e = {{0}};
-        wc_status s = tiff_in_rows_open(fp, r->name, (uint64_t)st.st_size, &r->shape, &r->tiff, &e);
-        if (s != WC_OK) {
-            img_rows_close(r);
-            return wc_fail(err, s, "%s: %s", path, e.msg);
-        }
-        *shape = r->shape;
-        *out = r;
-        return WC_OK;
-    }
-    if (png) {
-        img_rows *r = wc_calloc(1, sizeof *r);
-        if (!r) {
-            fclose(fp);
-            return wc_fail(err, WC_ERR_NOMEM, "out of memory");
-        }
-        r->fp = fp;
-        r->file_size = (uint64_t)st.st_size;
-        snprintf(r->name, sizeof r->name, "%s", path);
-        wc_err e = {{0}};
-        wc_status s = png_in_rows_open(fp, r->name, r->file_size, &r->shape, &r->png, &e);
-        if (s != WC_OK) {
-            img_rows_close(r);
-            return wc_fail(err, s, "%s: %s", path, e.msg);
-        }
-        *shape = r->shape;
-        *out = r;
-        return WC_OK;
-    }
-    img_source src = {NULL, 0, fp, path, (uint64_t)st.st_size};
+    /* One reader whatever the format: the file, its name for messages. */
     img_rows *r = wc_calloc(1, sizeof *r);
     if (!r) {
         fclose(fp);
         return wc_fail(err, WC_ERR_NOMEM, "out of memory");
     }
     r->fp = fp;
+    r->file_size = (uint64_t)st.st_size;
     snprintf(r->name, sizeof r->name, "%s", path);
     wc_err e = {{0}};
-    wc_status s = pnm_read_shape(&src, &r->shape, &r->data_at, &r->maxval, &e);
+    wc_status s;
+    if (tiff)
+        s = tiff_in_rows_open(fp, r->name, r->file_size, &r->shape, &r->tiff, &e);
+    else if (png)
+        s = png_in_rows_open(fp, r->name, r->file_size, &r->shape, &r->png, &e);
+    else {
+        img_source src = {NULL, 0, fp, path, r->file_size};
+        s = pnm_read_shape(&src, &r->shape, &r->data_at, &r->maxval, &e);
+    }
     if (s != WC_OK) {
         img_rows_close(r);
         return wc_fail(err, s, "%s: %s", path, e.msg);
+    }
+    if (tiff || png) {
+        *shape = r->shape;
+        *out = r;
+        return WC_OK;
     }
     r->file_row = (size_t)r->shape.width * r->shape.components * (r->maxval > 255 ? 2 : 1);
     const uint64_t total = (uint64_t)r->file_row * r->shape.height;
