@@ -220,7 +220,7 @@ static void enc_stage_plan(enc_state *st)
 }
 
 /* A payload that points into the backend's staging buffer, copied out:
- * rate control keeps its best probe while the next one runs. */
+ * the automatic layout keeps a candidate while the next one is coded. */
 static wc_status own_payload(es_output *out, wc_err *err)
 {
     if (!out->data_borrowed) return WC_OK;
@@ -240,6 +240,13 @@ static wc_status own_payload(es_output *out, wc_err *err)
     return WC_OK;
 }
 
+/* Rate control keeps its best probe while the next one runs
+ * (ratectl_keep_fn). */
+static wc_status keep_probe(void *arg, es_output *out)
+{
+    return own_payload(out, &((enc_state *)arg)->ctx->err);
+}
+
 /* A rate-control probe on a device backend: the whole chain at the probe's
  * steps, the samples kept on the device after the first probe. Moving the
  * unquantized planes to the host once and coding every probe there costs
@@ -257,7 +264,6 @@ static wc_status code_at_step_device(void *arg, float step, es_output *out, size
     st->ctx->times.transform += chain.t_transform;
     st->ctx->times.entropy += chain.t_entropy;
     ctx_note_chain(st->ctx, st->probes == 1 ? chain.where : NULL);
-    if (s == WC_OK) s = own_payload(out, &st->ctx->err);
     if (s != WC_OK) {
         es_output_free(out);
         return s;
@@ -408,7 +414,7 @@ static wc_status encode_payloads(enc_state *st, const wc_image *img, es_output *
         double t0 = ctx_now();
         float step_found = 0.0f;
         wc_status s = ratectl_search(p->bpp, (uint64_t)st->h.width * st->h.height,
-                                     code_at_step_device, st, out, &step_found, err);
+                                     code_at_step_device, keep_probe, st, out, &step_found, err);
         if (s == WC_OK) plan_set_step(&st->h, step_found);
         st->ctx->times.rate = ctx_now() - t0 - st->ctx->times.entropy - st->ctx->times.transform;
         return s;
@@ -431,7 +437,7 @@ static wc_status encode_payloads(enc_state *st, const wc_image *img, es_output *
     if (s != WC_OK) return s;
     t0 = ctx_now();
     float step_found = 0.0f;
-    s = ratectl_search(p->bpp, (uint64_t)st->h.width * st->h.height, code_at_step, st, out,
+    s = ratectl_search(p->bpp, (uint64_t)st->h.width * st->h.height, code_at_step, NULL, st, out,
                        &step_found, err);
     if (s == WC_ERR_ARG && wc_meta_count(p->meta)) { /* ratectl cannot say why */
         size_t n = strlen(err->msg);

@@ -73,8 +73,8 @@ static double rc_next(const rc_point *fits, const rc_point *big, const rc_point 
     return x;
 }
 
-wc_status ratectl_search(float bpp, uint64_t pixels, ratectl_code_fn code, void *arg,
-                         es_output *out, float *step, wc_err *err)
+wc_status ratectl_search(float bpp, uint64_t pixels, ratectl_code_fn code, ratectl_keep_fn keep,
+                         void *arg, es_output *out, float *step, wc_err *err)
 {
     const double target = (double)bpp * (double)pixels / 8.0;
     /* The secant aims a quarter of the tolerance under the target, so its
@@ -89,9 +89,11 @@ wc_status ratectl_search(float bpp, uint64_t pixels, ratectl_code_fn code, void 
     for (int probe = 0; probe < RC_MAX_PROBES; probe++) {
         const double x = probe == 0 ? RC_LOG_START : rc_next(&fits, &big, &last, &prev, slow);
         if ((fits.have && x == fits.x) || (big.have && x == big.x)) break; /* nothing new */
+        wc_status s = WC_OK;
+        if (fits.have && best.data_borrowed && keep) s = keep(arg, &best);
         es_output o;
         size_t file_bytes = 0;
-        wc_status s = code(arg, (float)exp2(x), &o, &file_bytes);
+        if (s == WC_OK) s = code(arg, (float)exp2(x), &o, &file_bytes);
         if (s != WC_OK) { /* e.g. out of memory: the best probe so far goes too */
             if (fits.have) es_output_free(&best);
             return s;

@@ -14,14 +14,22 @@
  * *file_bytes to the size of the file those payloads make. */
 typedef wc_status (*ratectl_code_fn)(void *arg, float step, es_output *out, size_t *file_bytes);
 
+/* Makes a probe's payloads outlive the next probe. A device backend's
+ * probe leaves its payloads in a staging buffer that the next probe
+ * overwrites (es_output.data_borrowed): the search copies out only the
+ * probe it keeps while another runs, not every probe (most are thrown
+ * away, and the last kept one is written from the buffer). NULL where
+ * every probe's payloads are its own. */
+typedef wc_status (*ratectl_keep_fn)(void *arg, es_output *out);
+
 /* Finds the smallest base step whose file fits bpp bits per pixel over
  * `pixels` pixels (stopping within 0.5% under the target when it is
  * reachable). On WC_OK *out holds the payloads coded at that step (the
  * caller frees them) and *step the step, which the caller's header must
- * carry. WC_ERR_ARG when even the coarsest step makes a larger file; a
+ * carry; they may be borrowed (keep above). WC_ERR_ARG when even the coarsest step makes a larger file; a
  * probe's failure is returned as it is. */
-wc_status ratectl_search(float bpp, uint64_t pixels, ratectl_code_fn code, void *arg,
-                         es_output *out, float *step, wc_err *err);
+wc_status ratectl_search(float bpp, uint64_t pixels, ratectl_code_fn code, ratectl_keep_fn keep,
+                         void *arg, es_output *out, float *step, wc_err *err);
 
 /*
  * The rule for plain Huffman files of the separable DWT (ratectl_rule_
