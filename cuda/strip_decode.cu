@@ -54,8 +54,10 @@ extern "C" {
 namespace wcgb
 {
 
-/* chain_cuda.cu's: run mode's threshold, and a failed block's message. */
+/* chain_cuda.cu's: run mode's threshold, and a failed block's message;
+ * backend_cuda.cu's: whether host memory is pageable. */
 uint32_t run_max_of(const wcx_header *h);
+bool pageable(const void *p);
 wc_status decode_failure(const wc_chain *ch, size_t i, const uint32_t *st, wc_err *err);
 
 namespace
@@ -264,6 +266,7 @@ struct strip_state {
     wcg_cblk *h_desc[2] = {};   /* pinned */
     uint32_t *h_status = nullptr;
     bc_dectab *h_tabs = nullptr;
+    bool staged = false;      /* pageable output: downloaded through c->stage */
     size_t failed = SIZE_MAX; /* the first failing block (layout order) */
     uint32_t failed_status[4] = {};
     ~strip_state()
@@ -494,18 +497,61 @@ wc_status invert_window(strip_state *st, uint32_t s, wc_err *err)
     return WC_OK;
 }
 
-/* Rows [y0, y1) of the window to the caller's image. */
+/* Rows of the pinned stage to the caller's image, on the host's threads. */
+struct rows_out {
+    const uint8_t *src;
+    uint8_t *dst;
+    size_t dstride, row;
+};
+
+void copy_out_row(void *arg, size_t i, int worker)
+{
+    (void)worker;
+    const rows_out *j = (const rows_out *)arg;
+    memcpy(j->dst + i * j->dstride, j->src + i * j->row, j->row);
+}
+
+/* Rows [y0, y1) of the window to the caller's image: into pageable host
+ * memory through the context's pinned stage in up to 8 pieces, each
+ * copied out by the host's threads as it arrives (the driver's own
+ * staging of a pageable copy ran at ~8.6 GB/s, PERF_NOTES b3), else
+ * directly. */
 wc_status download_rows(strip_state *st, uint32_t s, wc_err *err)
 {
+    cuda_ctx *c = st->c;
     const wc_stage_plan *p = st->p;
     uint32_t y0, y1, lo, hi;
     strip_rows(p, st->g, s, &y0, &y1, &lo, &hi);
     const size_t row = host_row_bytes(p), stride = st->out->stride ? st->out->stride : row;
-    CUDA_TRY(err,
-             cudaMemcpy2DAsync((uint8_t *)st->out->pixels + (size_t)y0 * stride, stride,
-                               (const uint8_t *)st->px + (size_t)(y0 - lo) * dev_pitch(p),
-                               dev_pitch(p), row, y1 - y0, cudaMemcpyDefault, st->c->stream),
-             "downloading the samples");
+    const size_t pitch = dev_pitch(p), rows = y1 - y0;
+    uint8_t *dst = (uint8_t *)st->out->pixels + (size_t)y0 * stride;
+    const uint8_t *src = (const uint8_t *)st->px + (size_t)(y0 - lo) * pitch;
+    if (!st->staged) {
+        CUDA_TRY(
+            err,
+            cudaMemcpy2DAsync(dst, stride, src, pitch, row, rows, cudaMemcpyDefault, c->stream),
+            "downloading the samples");
+        return WC_OK;
+    }
+    WC_FORWARD_IF_ERROR(ensure_stage(c, row * rows, err));
+    const size_t np0 = (row * rows) >> 20, np = np0 < 1 ? 1 : np0 > 8 ? 8 : np0;
+    const size_t per = (rows + np - 1) / np;
+    uint8_t *stage = (uint8_t *)c->stage;
+    int k = 0;
+    for (size_t y = 0; y < rows; y += per, k++) {
+        const size_t n = rows - y < per ? rows - y : per;
+        CUDA_TRY(err,
+                 cudaMemcpy2DAsync(stage + y * row, row, src + y * pitch, pitch, row, n,
+                                   cudaMemcpyDeviceToHost, c->stream),
+                 "downloading the samples");
+        CUDA_TRY(err, cudaEventRecord(c->piece[k], c->stream), "downloading the samples");
+    }
+    k = 0;
+    for (size_t y = 0; y < rows; y += per, k++) {
+        CUDA_TRY(err, cudaEventSynchronize(c->piece[k]), "downloading the samples");
+        rows_out j = {stage + y * row, dst + y * stride, stride, row};
+        wc_parallel_for(p->threads, rows - y < per ? rows - y : per, copy_out_row, &j);
+    }
     return WC_OK;
 }
 
@@ -606,6 +652,7 @@ wc_status strip_decode(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, const 
     st.ch = ch;
     st.in = in;
     st.out = out;
+    st.staged = !p->device_memory && pageable(out->pixels);
     st.f.p = p;
     st.f.lay = lay;
     st.f.in = in;
