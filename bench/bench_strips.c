@@ -6,7 +6,11 @@
  * (the wc_encode call only), their files' sizes, whether the capped
  * file is the uncapped one's byte for byte and, with --cpu, the CPU
  * backend's (one run; slow for a big image). The strip path's note says
- * how many strips and how much device memory it used.
+ * how many strips and how much device memory it used. Then the file is
+ * decoded the same way (cuda/strip_decode.cu): uncapped, then under the
+ * cap, into one buffer (wc_decode_into), each compared with the image
+ * (the file is lossless) and, with --cpu, the CPU backend's decode timed
+ * beside them (one run).
  *
  *   bench_strips KODAK_DIR W H 1|3 8|16 CAP_BYTES [RUNS] [--cpu]
  */
@@ -41,6 +45,31 @@ static int timed(wc_ctx *ctx, const wc_params *p, const wc_image *img, int runs,
     printf("%-22s median %8.3f s  (min %.3f, max %.3f, %d runs)  %zu bytes\n  %s\n", what, *median,
            t[0], t[runs - 1], runs, *size, wc_ctx_note(ctx));
     return 0;
+}
+
+/* Decodes the file `runs` times into out; the median seconds; 1 when a
+ * decode fails or its pixels are not the image's. */
+static int timed_decode(wc_ctx *ctx, const wc_params *p, const void *file, size_t size,
+                        const wc_image *img, wc_image *out, int runs, const char *what,
+                        double *median)
+{
+    double t[32] = {0};
+    for (int r = 0; r < runs; r++) {
+        memset(out->pixels, 0, wc_image_row_bytes(out) * out->height);
+        const double t0 = bench_now();
+        const wc_status s = wc_decode_into(ctx, p, file, size, out);
+        t[r] = bench_now() - t0;
+        if (s != WC_OK) {
+            fprintf(stderr, "bench_strips: %s: %s\n", what, wc_ctx_error(ctx));
+            return 1;
+        }
+    }
+    qsort(t, (size_t)runs, sizeof *t, bench_cmp_double);
+    *median = t[runs / 2];
+    const int same = !memcmp(out->pixels, img->pixels, wc_image_row_bytes(img) * img->height);
+    printf("%-22s median %8.3f s  (min %.3f, max %.3f, %d runs)  pixels %s\n  %s\n", what, *median,
+           t[0], t[runs - 1], runs, same ? "= the image" : "DIFFER", wc_ctx_note(ctx));
+    return !same;
 }
 
 /* Rows y = t, t + n, ... of the image (a thread each t: a 6 GiB image is
@@ -138,6 +167,27 @@ int main(int argc, char **argv)
                    ncpu == ncap && !memcmp(fcpu, fc, ncpu) ? "identical" : "DIFFERS");
         bad = bad || ncpu != ncap || memcmp(fcpu, fc, ncpu);
     }
+    /* The decode: the uncapped file, uncapped and capped (and on the CPU). */
+    wc_image dec = {img.width, img.height, img.components, img.bit_depth, 0, NULL};
+    if (!bad && wc_image_alloc(&dec) != WC_OK) {
+        fprintf(stderr, "bench_strips: out of memory for the decoded image\n");
+        bad = 1;
+    }
+    if (!bad) {
+        double du = 0, dc = 0, dcpu = 0;
+        p.backend = WC_BACKEND_CUDA;
+        p.max_device_memory = 0;
+        bad = timed_decode(ctx, &p, fu, nu, &img, &dec, runs, "decode cuda, uncapped", &du);
+        p.max_device_memory = cap;
+        if (!bad) bad = timed_decode(ctx, &p, fu, nu, &img, &dec, runs, "decode cuda, capped", &dc);
+        if (!bad) printf("decode capped / uncapped: %.2fx the time\n", dc / du);
+        if (!bad && cpu) {
+            p.backend = WC_BACKEND_CPU;
+            p.max_device_memory = 0;
+            bad = timed_decode(ctx, &p, fu, nu, &img, &dec, 1, "decode cpu", &dcpu);
+        }
+    }
+    wc_image_free(&dec);
     wc_free(fu);
     wc_free(fc);
     wc_free(fcpu);

@@ -160,7 +160,11 @@ typedef struct wc_params {
                               buffers need more is coded in strips of
                               rows (DWT, Huffman or arithmetic coding;
                               the same bytes); WC_ERR_LIMIT when even
-                              one strip does not fit. */
+                              one strip does not fit. Decode on CUDA
+                              too: a file whose whole-image buffers
+                              need more is decoded in strips (DWT,
+                              Huffman or arithmetic coding; the same
+                              pixels; other modes WC_ERR_LIMIT). */
 } wc_params;
 
 /* 2: wc_params gained meta, device, memory and stream.

@@ -13,6 +13,7 @@
 #include "dwt_cuda.h"
 #include "entropy_cuda.h"
 #include "crc32_cuda.h"
+#include "strip_decode.h"
 #include "strip_encode.h"
 #include "tables_cuda.h"
 
@@ -597,6 +598,8 @@ wc_status cuda_decode(void *self, const wc_stage_plan *p, wc_chain *ch, const es
     cuda_ctx *c = (cuda_ctx *)self;
     WC_RETURN_IF(!c || !p || !ch || !in || !out || !out->pixels, err, WC_ERR_ARG,
                  "CUDA backend: NULL argument");
+    /* Over the device-memory cap (or the device): in strips (strip_decode.cu). */
+    if (strip_decode_wanted(c, p, ch, in)) return strip_decode(c, p, ch, in, out, err);
     /* Deflate decodes on the host, then inverts on the device: the data's
      * CRCs first. */
     if (codes_on_host(ch)) {

@@ -61,7 +61,7 @@ namespace wcgb
  * Monolithic 9/7 (2 for 5/3), so 4 covers them; Barina's Explosive
  * scheme lifts a pair in three steps, 6 for 9/7 (3 for 5/3), so R_j =
  * 6 (2^j - 1) < 8 * 2^L. */
-static uint32_t halo_rows_per_level(const wc_stage_plan *p)
+uint32_t halo_rows_per_level(const wc_stage_plan *p)
 {
     for (uint32_t c = 0; c < p->components; c++)
         if (p->transform[c] == WC_TRANSFORM_DWT && (p->wavelet[c] == 203 || p->wavelet[c] == 207))
@@ -239,49 +239,6 @@ size_t whole_need(const wc_stage_plan *p, const wc_chain *ch)
         need += (size_t)p->components * WC_NCLASS * BC_NTAB *
                 (WCG_NSYM * sizeof(unsigned long long) + sizeof(wcg_huf) + BC_NSYM);
     return need;
-}
-
-/* Device memory the context holds now (its whole-image buffers). */
-size_t held(const cuda_ctx *c)
-{
-    return c->px_cap + c->coef_cap + c->work_cap + c->planes_cap + c->bands_cap + c->blocks_cap +
-           c->slots_cap + c->payload_cap + c->sizes_cap + c->offsets_cap + c->hist_cap +
-           c->tabs_cap + c->lens_cap + c->ac_work_cap;
-}
-
-/* Room left on the device beside other users: what is free plus what the
- * context holds, less a margin for the runtime's own allocations. */
-constexpr size_t kMargin = (size_t)256 << 20;
-
-uint64_t effective_cap(const cuda_ctx *c, const wc_stage_plan *p)
-{
-    if (p->max_device_memory) return p->max_device_memory;
-    size_t free_b = 0, total_b = 0;
-    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0; /* unknown: the whole-image path, which reports its own failure */
-    }
-    const size_t room = free_b + held(c);
-    return room > kMargin ? room - kMargin : 1;
-}
-
-/* Gives back the context's whole-image device buffers (they regrow on
- * the next whole-image call). */
-void release_whole(cuda_ctx *c)
-{
-    void **p[] = {&c->px,     &c->coef,  &c->work,    &c->planes, &c->bands,
-                  &c->blocks, &c->slots, &c->payload, &c->sizes,  &c->offsets,
-                  &c->hist,   &c->tabs,  &c->lens,    &c->ac_work};
-    size_t *cap[] = {&c->px_cap,    &c->coef_cap,    &c->work_cap,  &c->planes_cap,
-                     &c->bands_cap, &c->blocks_cap,  &c->slots_cap, &c->payload_cap,
-                     &c->sizes_cap, &c->offsets_cap, &c->hist_cap,  &c->tabs_cap,
-                     &c->lens_cap,  &c->ac_work_cap};
-    for (size_t i = 0; i < sizeof p / sizeof *p; i++) {
-        if (*p[i]) cudaFree(*p[i]);
-        *p[i] = NULL;
-        *cap[i] = 0;
-    }
-    c->px_src = NULL;
 }
 
 /* The largest strip (a multiple of the block rows of every level) and
@@ -725,6 +682,49 @@ wc_status assemble(strip_state *st, es_output *out, wc_err *err)
 thread_local char t_where[160];
 
 } /* namespace */
+
+/* Device memory the context holds now (its whole-image buffers). */
+size_t held(const cuda_ctx *c)
+{
+    return c->px_cap + c->coef_cap + c->work_cap + c->planes_cap + c->bands_cap + c->blocks_cap +
+           c->slots_cap + c->payload_cap + c->sizes_cap + c->offsets_cap + c->hist_cap +
+           c->tabs_cap + c->lens_cap + c->ac_work_cap;
+}
+
+/* Room left on the device beside other users: what is free plus what the
+ * context holds, less a margin for the runtime's own allocations. */
+static constexpr size_t kMargin = (size_t)256 << 20;
+
+uint64_t effective_cap(const cuda_ctx *c, const wc_stage_plan *p)
+{
+    if (p->max_device_memory) return p->max_device_memory;
+    size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0; /* unknown: the whole-image path, which reports its own failure */
+    }
+    const size_t room = free_b + held(c);
+    return room > kMargin ? room - kMargin : 1;
+}
+
+/* Gives back the context's whole-image device buffers (they regrow on
+ * the next whole-image call). */
+void release_whole(cuda_ctx *c)
+{
+    void **p[] = {&c->px,     &c->coef,  &c->work,    &c->planes, &c->bands,
+                  &c->blocks, &c->slots, &c->payload, &c->sizes,  &c->offsets,
+                  &c->hist,   &c->tabs,  &c->lens,    &c->ac_work};
+    size_t *cap[] = {&c->px_cap,    &c->coef_cap,    &c->work_cap,  &c->planes_cap,
+                     &c->bands_cap, &c->blocks_cap,  &c->slots_cap, &c->payload_cap,
+                     &c->sizes_cap, &c->offsets_cap, &c->hist_cap,  &c->tabs_cap,
+                     &c->lens_cap,  &c->ac_work_cap};
+    for (size_t i = 0; i < sizeof p / sizeof *p; i++) {
+        if (*p[i]) cudaFree(*p[i]);
+        *p[i] = NULL;
+        *cap[i] = 0;
+    }
+    c->px_src = NULL;
+}
 
 bool strip_encode_wanted(cuda_ctx *c, const wc_stage_plan *p, const wc_chain *ch)
 {

@@ -24,6 +24,18 @@ bool strip_encode_wanted(cuda_ctx *c, const wc_stage_plan *p, const wc_chain *ch
 wc_status strip_encode(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in, wc_chain *ch,
                        es_output *out, wc_err *err);
 
+/* Shared with the decode in strips (strip_decode.cu): */
+/* H / 2^L, the halo of a strip in rows of its coarsest level. */
+uint32_t halo_rows_per_level(const wc_stage_plan *p);
+/* Device bytes the context's whole-image buffers hold now. */
+size_t held(const cuda_ctx *c);
+/* The cap a call works under: wc_stage_plan.max_device_memory, else what
+ * the device has free beside the context's buffers (less a margin); 0
+ * when unknown. */
+uint64_t effective_cap(const cuda_ctx *c, const wc_stage_plan *p);
+/* Gives back the context's whole-image device buffers. */
+void release_whole(cuda_ctx *c);
+
 } /* namespace wcgb */
 
 #endif /* WC_STRIP_ENCODE_H */

@@ -136,7 +136,8 @@ static int run_files(int argc, char **argv, int decode)
         int r = common_option(argc, argv, &i, &o);
         if (r == 0 && decode) r = region_option(argc, argv, &i, &o);
         if (r == 0 && (!decode || !strcmp(a, "--threads") || !strcmp(a, "--backend") ||
-                       !strcmp(a, "--max-pixels") || !strcmp(a, "--max-memory")))
+                       !strcmp(a, "--max-pixels") || !strcmp(a, "--max-memory") ||
+                       !strcmp(a, "--max-device-memory")))
             r = cli_encoder_option(argc, argv, &i, &o.p, &lossy, &lossless);
         if (r < 0)
             rc = CLI_BAD;
@@ -270,6 +271,10 @@ static int cmd_decode(int argc, char **argv)
                "                        the file included (default 8 GiB: 8589934592); a\n"
                "                        file decoded in strips takes the tallest strips\n"
                "                        (32 rows down to 8) whose buffers fit in N\n"
+               "  --max-device-memory N CUDA: allocate at most N bytes of device memory (e.g.\n"
+               "                        4G); a larger image is decoded in strips of rows, the\n"
+               "                        same pixels (DWT files with Huffman or arithmetic\n"
+               "                        coding; others over N are refused)\n"
                "%s"
                "  -v, --verbose         say which backend ran (and the strips, their need)\n"
                "  -q, --quiet           print nothing on success\n"
