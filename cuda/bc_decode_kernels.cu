@@ -229,7 +229,10 @@ __device__ void fail(uint32_t *st, uint32_t code, int y, int x, uint32_t detail)
 /* One stream into a rectangle (W x H at d, rows ds apart): a whole 1.0
  * payload (nbits == UINT32_MAX: p .. end, every byte used) or a tile's
  * sub-stream (nbits bits from bit bit0 of p; end bounds every read, past
- * it zeros). 0, or a failure code with st[1..3] filled as fail() does. */
+ * it zeros). 0, or a failure code with st[1..3] filled as fail() does.
+ * kZeroed: the rectangle is zero already, so a run of zeros only moves
+ * the position (one step, not a store a coefficient). */
+template <bool kZeroed>
 __device__ uint32_t decode_stream(const uint8_t *p, const uint8_t *end, uint32_t bit0,
                                   uint32_t nbits, const bc_dectab *T, int32_t *d, size_t ds, int W,
                                   int H, uint32_t orient, bool predict, uint32_t run_max,
@@ -284,6 +287,16 @@ __device__ uint32_t decode_stream(const uint8_t *p, const uint8_t *end, uint32_t
              * else the one a holds (zero at a row's start). */
             const uint32_t before = run == 0 ? a : 0u;
             bool done = false;
+            if (kZeroed) {
+                uint32_t t = (uint32_t)x + run; /* run <= left: y stays <= H */
+                while (t >= (uint32_t)W) {
+                    t -= (uint32_t)W;
+                    y++;
+                }
+                x = (int)t;
+                done = y == H;
+                run = 0;
+            }
             while (run > 0) {
                 const uint32_t n = (uint32_t)(W - x) < run ? (uint32_t)(W - x) : run;
                 for (uint32_t k = 0; k < n; k++) d[(size_t)y * ds + x + k] = 0;
@@ -457,25 +470,31 @@ __device__ uint32_t decode_stream_d3(const uint8_t *p, const uint8_t *end, uint3
     return 0;
 }
 
-/* The current decoder, or d3's for the bench's comparison. */
-template <bool kD3, class... A> __device__ __forceinline__ uint32_t decode_any(A... a)
+/* The decoders: the current one on planes it writes whole, the current
+ * one on cleared planes (wcg_dec_job.zeroed), or d3's for the bench's
+ * comparison. */
+enum { kWrite = 0, kOnZeros = 1, kD3 = 2 };
+template <int kVar, class... A> __device__ __forceinline__ uint32_t decode_any(A... a)
 {
-    return kD3 ? decode_stream_d3(a...) : decode_stream(a...);
+    return kVar == kD3 ? decode_stream_d3(a...) : decode_stream<kVar == kOnZeros>(a...);
 }
 
 /* Entropy 0: a thread a block, `lanes` threads a thread block (fewer
  * than a warp's 32: fewer blocks whose divergent paths one warp runs one
- * after the other; the SMs have room for the extra warps). */
-template <bool kD3> __global__ void decode_kernel(wcg_dec_job j)
+ * after the other; the SMs have room for the extra warps); thread t
+ * decodes block order[t] when the caller ordered them. */
+template <int kVar> __global__ void decode_kernel(wcg_dec_job j)
 {
-    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= (j.norder ? j.norder : j.nblocks)) return;
+    const uint32_t i = j.order ? __ldg(&j.order[t]) : t;
     if (i >= j.nblocks) return;
     const wcg_cblk b = j.blocks[i];
     uint32_t *st = j.status + 4 * (size_t)i;
     const bc_dectab *T = (const bc_dectab *)j.tabs + (size_t)b.comp * BC_NCLASS_ALL + b.cls;
     const uint8_t *p = j.data + b.slot;
-    decode_any<kD3>(p, p + b.cap, 0u, 0xFFFFFFFFu, T, j.plane[b.comp] + b.base, b.stride, b.w, b.h,
-                    b.orient, b.predict, j.run_max, st);
+    decode_any<kVar>(p, p + b.cap, 0u, 0xFFFFFFFFu, T, j.plane[b.comp] + b.base, b.stride, b.w, b.h,
+                     b.orient, b.predict, j.run_max, st);
 }
 
 /* k bits (<= 16) from bit o of a payload of `size` bytes, zeros past it. */
@@ -496,7 +515,7 @@ __device__ __forceinline__ unsigned width_of(uint32_t v) { return v ? 32u - __cl
  * prefix sum; the header's checks come in block_tiles.c's order, then
  * the lowest failing tile names the error, as the CPU's loop does. */
 constexpr int kTileWarps = 4;
-template <bool kD3>
+template <int kVar>
 __global__ void __launch_bounds__(kTileWarps * 32) decode_tiles_kernel(wcg_dec_job j)
 {
     const uint32_t i = blockIdx.x * kTileWarps + threadIdx.x / 32;
@@ -549,13 +568,14 @@ __global__ void __launch_bounds__(kTileWarps * 32) decode_tiles_kernel(wcg_dec_j
         const uint32_t tx = lane % across * BCT_W, ty = lane / across * BCT_H;
         const int tw = (int)min(BCT_W, b.w - tx), th = (int)min(BCT_H, b.h - ty);
         int32_t *d = j.plane[b.comp] + b.base + (size_t)ty * b.stride + tx;
-        if (len == 0) { /* an all-zero tile */
-            for (int y = 0; y < th; y++)
-                for (int x = 0; x < tw; x++) d[(size_t)y * b.stride + x] = 0;
+        if (len == 0) { /* an all-zero tile (on cleared planes: there already) */
+            if (kVar != kOnZeros)
+                for (int y = 0; y < th; y++)
+                    for (int x = 0; x < tw; x++) d[(size_t)y * b.stride + x] = 0;
         } else {
             const bc_dectab *T = (const bc_dectab *)j.tabs + (size_t)b.comp * BC_NCLASS_ALL + b.cls;
-            code = decode_any<kD3>(p, p + size, (uint32_t)start, len, T, d, b.stride, tw, th,
-                                   b.orient, b.predict, j.run_max, mine);
+            code = decode_any<kVar>(p, p + size, (uint32_t)start, len, T, d, b.stride, tw, th,
+                                    b.orient, b.predict, j.run_max, mine);
         }
     }
     const unsigned bad = __ballot_sync(0xFFFFFFFFu, code != 0);
@@ -580,7 +600,7 @@ __global__ void blocks_kernel(const int32_t *src, int32_t *dst, uint32_t pw, uin
 
 /* Threads a thread block of the entropy-0 kernel: 4 (PERF_NOTES k1);
  * WC_CUDA_DEC_LANES (1..32) for experiments. */
-static unsigned decode_lanes()
+unsigned wcg_dec_lanes(void)
 {
     const char *v = getenv("WC_CUDA_DEC_LANES");
     const int n = v ? atoi(v) : 0;
@@ -591,15 +611,21 @@ cudaError_t wcg_bc_decode(const wcg_dec_job *job, cudaStream_t st)
 {
     if (job->nblocks == 0) return cudaSuccess;
     const bool d3 = getenv("WC_CUDA_DEC_D3") != NULL;
-    const unsigned tb = (job->nblocks + kTileWarps - 1) / kTileWarps, lanes = decode_lanes();
+    const unsigned tb = (job->nblocks + kTileWarps - 1) / kTileWarps, lanes = wcg_dec_lanes();
+    const uint32_t threads = job->norder ? job->norder : job->nblocks;
+    const unsigned eb = (threads + lanes - 1) / lanes;
     if (job->tiled && d3)
-        decode_tiles_kernel<true><<<tb, kTileWarps * 32, 0, st>>>(*job);
+        decode_tiles_kernel<kD3><<<tb, kTileWarps * 32, 0, st>>>(*job);
+    else if (job->tiled && job->zeroed)
+        decode_tiles_kernel<kOnZeros><<<tb, kTileWarps * 32, 0, st>>>(*job);
     else if (job->tiled)
-        decode_tiles_kernel<false><<<tb, kTileWarps * 32, 0, st>>>(*job);
+        decode_tiles_kernel<kWrite><<<tb, kTileWarps * 32, 0, st>>>(*job);
     else if (d3)
-        decode_kernel<true><<<(job->nblocks + lanes - 1) / lanes, lanes, 0, st>>>(*job);
+        decode_kernel<kD3><<<eb, lanes, 0, st>>>(*job);
+    else if (job->zeroed)
+        decode_kernel<kOnZeros><<<eb, lanes, 0, st>>>(*job);
     else
-        decode_kernel<false><<<(job->nblocks + lanes - 1) / lanes, lanes, 0, st>>>(*job);
+        decode_kernel<kWrite><<<eb, lanes, 0, st>>>(*job);
     return cudaGetLastError();
 }
 

@@ -454,7 +454,7 @@ struct table_read {
     const wcx_header *h;
     const es_input *in;
     bc_dectab *tabs;
-    wc_status status[4];
+    wc_status status[4 * WC_NCLASS];
 };
 
 void read_component_tables(void *arg, size_t k, int worker)
@@ -472,6 +472,99 @@ void read_component_tables(void *arg, size_t k, int worker)
      * uploaded. */
     wc_err e = {{0}};
     t->status[k] = es_read_tables(&one, &part, t->tabs + k * WC_NCLASS, &e);
+}
+
+/* One class's tables (side item k * WC_NCLASS + cls), nine times as many
+ * side items as components: the lengths of the component's classes up
+ * to this one read again (a few µs a class), this class's decoder built
+ * (bc_dectab_build, most of the time); the last class checks the
+ * stream's end. Any failure: es_read_tables again in one call for the
+ * CPU's message (decode_on_device). */
+void read_class_tables(void *arg, size_t i, int worker)
+{
+    (void)worker;
+    table_read *t = (table_read *)arg;
+    const size_t k = i / WC_NCLASS, cls = i % WC_NCLASS;
+    const uint8_t *src = t->in->tables[k];
+    const size_t size = t->in->table_size[k];
+    bitr r;
+    bitr_init(&r, src, size);
+    uint8_t len[BC_NTAB][BC_NSYM], used[BC_NTAB];
+    wc_err e = {{0}};
+    wc_status s = WC_OK;
+    for (size_t q = 0; q <= cls && s == WC_OK; q++) s = bc_tables_read(&r, len, used, &e);
+    if (s == WC_OK) s = bc_dectab_build(t->tabs + i, len, used, &e);
+    if (s == WC_OK && cls + 1 == WC_NCLASS &&
+        ((size_t)(r.p - src) * 8 + r.fake - r.n + 7) / 8 != size)
+        s = WC_ERR_CORRUPT;
+    t->status[i] = s;
+}
+
+/* WC_CUDA_DEC_TABLES=class: the tables a class a side item
+ * (read_class_tables) instead of a component a side item. */
+static bool tables_by_class()
+{
+    const char *e = getenv("WC_CUDA_DEC_TABLES");
+    return e && strcmp(e, "class") == 0;
+}
+
+/* Decode switches for the bench's comparisons in one process
+ * (PERF_NOTES "Decode latency, continued"): WC_CUDA_DEC_ZEROED=1 clears
+ * the planes before the payload goes up, so that the decoder's runs of
+ * zeros write nothing; WC_CUDA_DEC_ORDER=1 starts the entropy-0 blocks
+ * longest payload first, =2 pairs them longest with shortest (thread
+ * 2i the i-th longest, 2i + 1 the i-th shortest: a warp's two chains
+ * diverge less where one ends early), =3 gives each SM the blocks of
+ * few (component, class) pairs, so that their decode tables stay in its
+ * L1 (by_class_per_sm). */
+static int dec_switch(const char *name)
+{
+    const char *e = getenv(name);
+    return e ? atoi(e) : 0;
+}
+
+/* The blocks by payload size, longest first: a counting sort on the
+ * size's bit length (stable within a length), O(n); fold: longest and
+ * shortest in turn. */
+void longest_first(const uint32_t *size, size_t n, uint32_t *order, bool fold)
+{
+    size_t start[34] = {0};
+    for (size_t i = 0; i < n; i++) start[33 - (size[i] ? 32 - __builtin_clz(size[i]) : 0)]++;
+    size_t at = 0;
+    for (int b = 0; b < 34; b++) {
+        const size_t k = start[b];
+        start[b] = at;
+        at += k;
+    }
+    uint32_t *sorted = fold ? order + n : order;
+    for (size_t i = 0; i < n; i++)
+        sorted[start[33 - (size[i] ? 32 - __builtin_clz(size[i]) : 0)]++] = (uint32_t)i;
+    for (size_t i = 0; fold && i < n; i++) order[i] = sorted[i & 1 ? n - 1 - i / 2 : i / 2];
+}
+
+/* The blocks by (component, class), dealt so that the thread blocks
+ * c, c + nsm, c + 2 nsm ... (one SM's where a wave is handed out round
+ * robin) hold consecutive ones: entries for nsm * R thread blocks of
+ * `lanes`, UINT32_MAX where there is no block; returns their number. */
+size_t by_class_per_sm(const wcg_cblk *d, size_t n, unsigned lanes, unsigned nsm, uint32_t *order,
+                       uint32_t *sorted)
+{
+    size_t start[4 * WC_NCLASS + 1] = {0};
+    for (size_t i = 0; i < n; i++) start[d[i].comp * WC_NCLASS + d[i].cls]++;
+    size_t at = 0;
+    for (size_t b = 0; b <= 4 * WC_NCLASS; b++) {
+        const size_t k = start[b];
+        start[b] = at;
+        at += k;
+    }
+    for (size_t i = 0; i < n; i++) sorted[start[d[i].comp * WC_NCLASS + d[i].cls]++] = (uint32_t)i;
+    const size_t ctas = (n + lanes - 1) / lanes, rounds = (ctas + nsm - 1) / nsm;
+    const size_t per = rounds * lanes, total = per * nsm;
+    for (size_t q = 0; q < total; q++) {
+        const size_t g = q / per, r = q % per / lanes, l = q % lanes;
+        order[(r * nsm + g) * lanes + l] = q < n ? sorted[q] : 0xFFFFFFFFu;
+    }
+    return total;
 }
 
 /* Entropy decoding on the device into the coefficient planes (block
@@ -493,13 +586,24 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     size_t *off = (size_t *)wc_malloc_array(nb, sizeof(size_t));
     WC_RETURN_IF(!off, err, WC_ERR_NOMEM, "out of memory (block offsets)");
     wc_status s = es_block_offsets(lay, in, off, err);
+    size_t used_order = 0; /* entries of a dealt order (3) */
     size_t total = 0, base[4] = {0, 0, 0, 0};
     for (uint32_t k = 0; k < h->components; k++) {
         base[k] = total;
         total += in->data_size[k];
     }
+    /* The descriptors, then (entropy 0) the order of the blocks. */
+    const int ordered = !arith_of(ch) && h->entropy == 0 ? dec_switch("WC_CUDA_DEC_ORDER") : 0;
+    int nsm = 1;
+    if (ordered == 3 &&
+        cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, c->device) != cudaSuccess)
+        nsm = 1;
+    const unsigned lanes = wcg_dec_lanes();
+    const size_t norder = ordered == 3 ? nb + (size_t)nsm * lanes : nb;
+    size_t desc = nb * sizeof(wcg_cblk) + (ordered ? norder * 4 : 0);
+    /* (a folded or dealt order sorts into the space behind it first) */
     if (s == WC_OK)
-        s = grow_pinned(&c->h_blocks, &c->h_blocks_cap, nb * sizeof(wcg_cblk), err,
+        s = grow_pinned(&c->h_blocks, &c->h_blocks_cap, desc + (ordered >= 2 ? nb * 4 : 0), err,
                         "allocating pinned block descriptors");
     if (s == WC_OK && arith_of(ch)) s = ensure_ac_work(c, lay->nblocks, err);
     if (s == WC_OK) {
@@ -509,6 +613,11 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
             d[i].slot = base[lay->blocks[i].comp] + off[i];
             d[i].cap = in->block_size[i];
         }
+        if (ordered == 3)
+            used_order = by_class_per_sm(d, lay->nblocks, lanes, (unsigned)nsm,
+                                         (uint32_t *)(d + nb), (uint32_t *)(d + nb) + norder);
+        else if (ordered)
+            longest_first(in->block_size, lay->nblocks, (uint32_t *)(d + nb), ordered == 2);
     }
     wc_free(off);
     WC_FORWARD_IF_ERROR(s);
@@ -521,32 +630,44 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
         grow(&c->payload, &c->payload_cap, total + 8, err, "allocating the payload"));
     WC_FORWARD_IF_ERROR(
         grow(&c->tabs, &c->tabs_cap, ntab * sizeof(bc_dectab), err, "allocating tables"));
-    WC_FORWARD_IF_ERROR(grow(&c->blocks, &c->blocks_cap, nb * sizeof(wcg_cblk), err,
-                             "allocating block descriptors"));
+    WC_FORWARD_IF_ERROR(
+        grow(&c->blocks, &c->blocks_cap, desc, err, "allocating block descriptors"));
     WC_FORWARD_IF_ERROR(grow(&c->sizes, &c->sizes_cap, nb * 16, err, "allocating block status"));
     WC_FORWARD_IF_ERROR(
         grow_pinned(&c->h_sizes, &c->h_sizes_cap, nb * 16, err, "allocating pinned status"));
     WC_FORWARD_IF_ERROR(ensure_events(c, err));
     c->host_t[1] = now_s();
     CUDA_TRY(err, mark(c, 0), "timing");
-    table_read tr = {h, in, (bc_dectab *)c->h_tabs, {WC_OK, WC_OK, WC_OK, WC_OK}};
-    const gather_side side = {read_component_tables, &tr, arith_of(ch) ? 0u : h->components};
+    const size_t n = coef_elems(p);
+    int32_t *plane[4] = {};
+    for (uint32_t k = 0; k < p->components; k++)
+        plane[k] = (int32_t *)((char *)(is_block(p, k) ? c->bands : c->coef) + k * n * 4);
+    /* Cleared ahead of the payload, while the host stages its first part. */
+    const bool zeroed = !arith_of(ch) && dec_switch("WC_CUDA_DEC_ZEROED") == 1;
+    if (zeroed)
+        for (uint32_t k = 0; k < p->components; k++)
+            CUDA_TRY(err, cudaMemsetAsync(plane[k], 0, n * 4, c->stream), "clearing the planes");
+    table_read tr = {h, in, (bc_dectab *)c->h_tabs, {}};
+    const bool wide = tables_by_class();
+    const uint32_t nside = arith_of(ch) ? 0u : wide ? h->components * WC_NCLASS : h->components;
+    for (uint32_t k = 0; k < nside; k++) tr.status[k] = WC_OK;
+    const gather_side side = {wide ? read_class_tables : read_component_tables, &tr, nside};
     WC_FORWARD_IF_ERROR(upload_gather(c, (uint8_t *)c->payload, in->data, in->data_size,
                                       (int)h->components, p->threads, &side, err));
     c->host_t[2] = now_s();
-    for (uint32_t k = 0; k < h->components; k++)
+    for (uint32_t k = 0; k < nside; k++)
         if (tr.status[k] != WC_OK) { /* again in one call: the message names the component */
             const wc_status s2 = es_read_tables(h, in, (bc_dectab *)c->h_tabs, err);
-            return s2 != WC_OK ? s2 : wc_fail(err, tr.status[k], "component %u: bad tables", k);
+            return s2 != WC_OK ? s2
+                               : wc_fail(err, tr.status[k], "component %u: bad tables",
+                                         wide ? k / WC_NCLASS : k);
         }
     if (!arith_of(ch))
         CUDA_TRY(err,
                  cudaMemcpyAsync(c->tabs, c->h_tabs, ntab * sizeof(bc_dectab),
                                  cudaMemcpyHostToDevice, c->stream),
                  "uploading tables");
-    CUDA_TRY(err,
-             cudaMemcpyAsync(c->blocks, c->h_blocks, lay->nblocks * sizeof(wcg_cblk),
-                             cudaMemcpyHostToDevice, c->stream),
+    CUDA_TRY(err, cudaMemcpyAsync(c->blocks, c->h_blocks, desc, cudaMemcpyHostToDevice, c->stream),
              "uploading block descriptors");
     CUDA_TRY(err, cudaMemsetAsync(c->sizes, 0, lay->nblocks * 16, c->stream),
              "clearing block status");
@@ -558,9 +679,10 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     job.run_max = run_max_of(h);
     job.status = (uint32_t *)c->sizes;
     job.tiled = h->entropy == 2;
-    const size_t n = coef_elems(p);
-    for (uint32_t k = 0; k < p->components; k++)
-        job.plane[k] = (int32_t *)((char *)(is_block(p, k) ? c->bands : c->coef) + k * n * 4);
+    job.order = ordered ? (const uint32_t *)((const wcg_cblk *)c->blocks + nb) : NULL;
+    job.norder = (uint32_t)used_order;
+    job.zeroed = zeroed;
+    for (uint32_t k = 0; k < p->components; k++) job.plane[k] = plane[k];
     c->host_t[3] = now_s();
     CUDA_TRY(err, mark(c, 1), "timing");
     CUDA_TRY(err,
