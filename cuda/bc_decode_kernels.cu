@@ -91,39 +91,6 @@ struct Bits {
     }
 };
 
-struct BitsD3 {
-    const uint8_t *p, *end;
-    unsigned long long acc;
-    unsigned n;
-    uint32_t fake;
-    __device__ __forceinline__ void refill()
-    {
-        while (n <= 56) {
-            if (p < end)
-                acc |= (unsigned long long)*p++ << n;
-            else
-                fake += 8;
-            n += 8;
-        }
-    }
-    __device__ __forceinline__ uint32_t peek(unsigned k)
-    {
-        if (n < k) refill();
-        return (uint32_t)(acc & ((1ull << k) - 1));
-    }
-    __device__ __forceinline__ void skip(unsigned k)
-    {
-        acc >>= k;
-        n -= k;
-    }
-    __device__ __forceinline__ uint32_t get(unsigned k)
-    {
-        const uint32_t v = peek(k);
-        skip(k);
-        return v;
-    }
-};
-
 __device__ __forceinline__ unsigned ctx_of(uint32_t s)
 {
     if (s < 2) return s;
@@ -231,8 +198,11 @@ __device__ void fail(uint32_t *st, uint32_t code, int y, int x, uint32_t detail)
  * sub-stream (nbits bits from bit bit0 of p; end bounds every read, past
  * it zeros). 0, or a failure code with st[1..3] filled as fail() does.
  * kZeroed: the rectangle is zero already, so a run of zeros only moves
- * the position (one step, not a store a coefficient). */
-template <bool kZeroed>
+ * the position (one step, not a store a coefficient). kAhead > 0: the
+ * rows above are loaded kAhead positions further ahead (a queue in
+ * registers), so that a load has kAhead + 1 steps to come back from L2
+ * instead of one. */
+template <bool kZeroed, int kAhead>
 __device__ uint32_t decode_stream(const uint8_t *p, const uint8_t *end, uint32_t bit0,
                                   uint32_t nbits, const bc_dectab *T, int32_t *d, size_t ds, int W,
                                   int H, uint32_t orient, bool predict, uint32_t run_max,
@@ -261,6 +231,19 @@ __device__ uint32_t decode_stream(const uint8_t *p, const uint8_t *end, uint32_t
     int x = 0, y = 0;
     uint32_t a = 0, a2 = 0;
     uint32_t l1 = 0, c1 = 0, r1 = 0, c2 = 0; /* row 0: nothing above */
+    /* At position x: A[i] = row y - 1 at x + 2 + i, B[i] = row y - 2 at
+     * x + 1 + i. */
+    constexpr int kQ = kAhead > 0 ? kAhead : 1;
+    uint32_t A[kQ], B[kQ];
+#pragma unroll
+    for (int i = 0; i < kQ; i++) A[i] = B[i] = 0;
+    auto queue_from = [&](int x0) { /* the queue at position x0 */
+#pragma unroll
+                                    for (int i = 0; i < kAhead; i++) {
+                                        A[i] = up(x0 + 2 + i, y - 1);
+                                        B[i] = up(x0 + 1 + i, y - 2);
+                                    }
+    };
     for (;;) {
         const uint32_t s = wa * a + wb * c1 + l1 + r1 + a2 + c2;
         uint32_t m, sign;
@@ -268,8 +251,20 @@ __device__ uint32_t decode_stream(const uint8_t *p, const uint8_t *end, uint32_t
         if (s > run_max) {
             nl1 = c1;
             nc1 = r1;
-            nr1 = up(x + 2, y - 1);
-            nc2 = up(x + 1, y - 2);
+            if (kAhead > 0) {
+                nr1 = A[0];
+                nc2 = B[0];
+#pragma unroll
+                for (int i = 0; i + 1 < kAhead; i++) {
+                    A[i] = A[i + 1];
+                    B[i] = B[i + 1];
+                }
+                A[kQ - 1] = up(x + 2 + kAhead, y - 1);
+                B[kQ - 1] = up(x + 1 + kAhead, y - 2);
+            } else {
+                nr1 = up(x + 2, y - 1);
+                nc2 = up(x + 1, y - 2);
+            }
             const unsigned ctx = ctx_of(s);
             if (!get_value(r, T, ctx, 1, &m, &sign))
                 return fail(st, WCG_DEC_NO_TABLE, y, x, ctx), WCG_DEC_NO_TABLE;
@@ -315,6 +310,7 @@ __device__ uint32_t decode_stream(const uint8_t *p, const uint8_t *end, uint32_t
             nc1 = up(x + 1, y - 1);
             nr1 = up(x + 2, y - 1);
             nc2 = up(x + 1, y - 2);
+            queue_from(x + 1);
             if (!get_value(r, T, kTerm, 2, &m, &sign))
                 return fail(st, WCG_DEC_NO_TERM_TABLE, y, x, 0), WCG_DEC_NO_TERM_TABLE;
             m += 1;
@@ -332,6 +328,7 @@ __device__ uint32_t decode_stream(const uint8_t *p, const uint8_t *end, uint32_t
             c1 = up(0, y - 1);
             r1 = up(1, y - 1);
             c2 = up(0, y - 2);
+            queue_from(0);
         } else {
             l1 = nl1;
             c1 = nc1;
@@ -350,15 +347,38 @@ __device__ uint32_t decode_stream(const uint8_t *p, const uint8_t *end, uint32_t
         if ((used + 7) / 8 != size)
             return fail(st, WCG_DEC_SPARE, H, 0, (uint32_t)(size - (used + 7) / 8)), WCG_DEC_SPARE;
     }
-    if (predict) /* bc_unpredict; each step's inputs loaded before the step before stores */
+    /* bc_unpredict; each step's inputs loaded before the step before
+     * stores (kAhead > 0: kAhead + 1 steps before, from a queue: R[i] =
+     * row[xx + 1 + i], U[i] = above[xx + 1 + i]). */
+    if (predict)
         for (int yy = 0; yy < H; yy++) {
             int32_t *row = d + (size_t)yy * ds;
             const int32_t *above = yy ? row - ds : row;
             int32_t left = 0, ul = 0, u = yy && W ? above[0] : 0, raw = W ? row[0] : 0;
+            int32_t R[kQ], U[kQ];
+#pragma unroll
+            for (int i = 0; i < kAhead; i++) {
+                R[i] = 1 + i < W ? row[1 + i] : 0;
+                U[i] = yy && 1 + i < W ? above[1 + i] : 0;
+            }
             for (int xx = 0; xx < W; xx++) {
-                const bool more = xx + 1 < W;
-                const int32_t raw_n = more ? row[xx + 1] : 0;
-                const int32_t u_n = more && yy ? above[xx + 1] : 0;
+                int32_t raw_n, u_n;
+                if (kAhead > 0) {
+                    raw_n = R[0];
+                    u_n = U[0];
+#pragma unroll
+                    for (int i = 0; i + 1 < kAhead; i++) {
+                        R[i] = R[i + 1];
+                        U[i] = U[i + 1];
+                    }
+                    const int far = xx + 1 + kAhead;
+                    R[kQ - 1] = far < W ? row[far] : 0;
+                    U[kQ - 1] = yy && far < W ? above[far] : 0;
+                } else {
+                    const bool more = xx + 1 < W;
+                    raw_n = more ? row[xx + 1] : 0;
+                    u_n = more && yy ? above[xx + 1] : 0;
+                }
                 const int32_t p_ = yy == 0 ? left : xx == 0 ? u : med(left, u, ul);
                 const int32_t v = (int32_t)((uint32_t)raw + (uint32_t)p_);
                 row[xx] = v;
@@ -371,119 +391,11 @@ __device__ uint32_t decode_stream(const uint8_t *p, const uint8_t *end, uint32_t
     return 0;
 }
 
-/* d3's decode_stream (PERF_NOTES), kept only so that the bench can time
- * it beside the current one in the same process (WC_CUDA_DEC_D3=1). */
-__device__ uint32_t decode_stream_d3(const uint8_t *p, const uint8_t *end, uint32_t bit0,
-                                     uint32_t nbits, const bc_dectab *T, int32_t *d, size_t ds,
-                                     int W, int H, uint32_t orient, bool predict, uint32_t run_max,
-                                     uint32_t *st)
-{
-    const uint32_t wa = orient == 1 ? 1u : orient == 2 ? 3u : 2u;
-    const uint32_t wb = orient == 1 ? 3u : orient == 2 ? 1u : 2u;
-    const uint8_t *const first = p + bit0 / 8;
-    BitsD3 r;
-    r.p = first;
-    r.end = end;
-    r.acc = 0;
-    r.n = 0;
-    r.fake = 0;
-    if (bit0 & 7) r.get(bit0 & 7);
-    /* Capped magnitudes of decoded values (row y - 1 and y - 2 read back
-     * from the plane; zero outside the block). */
-    auto up = [&](int x, int y) -> uint32_t {
-        return (x < 0 || x >= W || y < 0) ? 0u : capped(d[(size_t)y * ds + x]);
-    };
-    int x = 0, y = 0;
-    uint32_t a = 0, a2 = 0;
-    for (;;) {
-        const uint32_t s =
-            wa * a + wb * up(x, y - 1) + up(x - 1, y - 1) + up(x + 1, y - 1) + a2 + up(x, y - 2);
-        uint32_t m, sign;
-        if (s > run_max) {
-            const unsigned ctx = ctx_of(s);
-            if (!get_value(r, T, ctx, 1, &m, &sign))
-                return fail(st, WCG_DEC_NO_TABLE, y, x, ctx), WCG_DEC_NO_TABLE;
-            if (!mag_fits(m, sign)) return fail(st, WCG_DEC_RANGE, y, x, m), WCG_DEC_RANGE;
-            d[(size_t)y * ds + x] = signed_of(m, sign);
-            a2 = a;
-            a = m < kMagCap ? m : kMagCap;
-        } else {
-            uint32_t run;
-            if (!get_value(r, T, kRun, 0, &run, &sign))
-                return fail(st, WCG_DEC_NO_RUN_TABLE, y, x, 0), WCG_DEC_NO_RUN_TABLE;
-            const uint32_t left = (uint32_t)((H - y) * W - x);
-            if (run > left) return fail(st, WCG_DEC_LONG_RUN, y, x, run), WCG_DEC_LONG_RUN;
-            bool done = false;
-            while (run > 0) {
-                const uint32_t n = (uint32_t)(W - x) < run ? (uint32_t)(W - x) : run;
-                for (uint32_t k = 0; k < n; k++) d[(size_t)y * ds + x + k] = 0;
-                run -= n;
-                x += (int)n;
-                if (x == W) {
-                    x = 0;
-                    if (++y == H) {
-                        done = true;
-                        break;
-                    }
-                }
-            }
-            if (done) break;
-            if (!get_value(r, T, kTerm, 2, &m, &sign))
-                return fail(st, WCG_DEC_NO_TERM_TABLE, y, x, 0), WCG_DEC_NO_TERM_TABLE;
-            m += 1;
-            if (m == 0 || !mag_fits(m, sign))
-                return fail(st, WCG_DEC_TERM_RANGE, y, x, m - 1), WCG_DEC_TERM_RANGE;
-            d[(size_t)y * ds + x] = signed_of(m, sign);
-            a2 = x > 0 ? capped(d[(size_t)y * ds + x - 1]) : 0u;
-            a = m < kMagCap ? m : kMagCap;
-        }
-        if (++x == W) {
-            x = 0;
-            if (++y == H) break;
-            a = a2 = 0;
-        }
-    }
-    const size_t used = (size_t)(r.p - first) * 8 + r.fake - r.n - (bit0 & 7);
-    if (nbits != 0xFFFFFFFFu) { /* block_coder.c's dstate_finish of a sub-stream */
-        if (used > nbits) return fail(st, WCG_DEC_SUB_EARLY, H, 0, nbits), WCG_DEC_SUB_EARLY;
-        if (used < nbits)
-            return fail(st, WCG_DEC_SUB_SPARE, H, 0, nbits - (uint32_t)used), WCG_DEC_SUB_SPARE;
-    } else {
-        if (r.fake > r.n) return fail(st, WCG_DEC_TRUNCATED, H, 0, 0), WCG_DEC_TRUNCATED;
-        const size_t size = (size_t)(end - p);
-        if ((used + 7) / 8 != size)
-            return fail(st, WCG_DEC_SPARE, H, 0, (uint32_t)(size - (used + 7) / 8)), WCG_DEC_SPARE;
-    }
-    if (predict) /* bc_unpredict */
-        for (int yy = 0; yy < H; yy++)
-            for (int xx = 0; xx < W; xx++) {
-                int32_t *v = d + (size_t)yy * ds + xx;
-                int32_t p_;
-                if (yy == 0)
-                    p_ = xx ? v[-1] : 0;
-                else if (xx == 0)
-                    p_ = v[-(ptrdiff_t)ds];
-                else
-                    p_ = med(v[-1], v[-(ptrdiff_t)ds], v[-1 - (ptrdiff_t)ds]);
-                *v = (int32_t)((uint32_t)*v + (uint32_t)p_);
-            }
-    return 0;
-}
-
-/* The decoders: the current one on planes it writes whole, the current
- * one on cleared planes (wcg_dec_job.zeroed), or d3's for the bench's
- * comparison. */
-enum { kWrite = 0, kOnZeros = 1, kD3 = 2 };
-template <int kVar, class... A> __device__ __forceinline__ uint32_t decode_any(A... a)
-{
-    return kVar == kD3 ? decode_stream_d3(a...) : decode_stream<kVar == kOnZeros>(a...);
-}
-
 /* Entropy 0: a thread a block, `lanes` threads a thread block (fewer
  * than a warp's 32: fewer blocks whose divergent paths one warp runs one
  * after the other; the SMs have room for the extra warps); thread t
  * decodes block order[t] when the caller ordered them. */
-template <int kVar> __global__ void decode_kernel(wcg_dec_job j)
+template <bool kZeroed, int kAhead> __global__ void decode_kernel(wcg_dec_job j)
 {
     const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= (j.norder ? j.norder : j.nblocks)) return;
@@ -493,8 +405,8 @@ template <int kVar> __global__ void decode_kernel(wcg_dec_job j)
     uint32_t *st = j.status + 4 * (size_t)i;
     const bc_dectab *T = (const bc_dectab *)j.tabs + (size_t)b.comp * BC_NCLASS_ALL + b.cls;
     const uint8_t *p = j.data + b.slot;
-    decode_any<kVar>(p, p + b.cap, 0u, 0xFFFFFFFFu, T, j.plane[b.comp] + b.base, b.stride, b.w, b.h,
-                     b.orient, b.predict, j.run_max, st);
+    decode_stream<kZeroed, kAhead>(p, p + b.cap, 0u, 0xFFFFFFFFu, T, j.plane[b.comp] + b.base,
+                                   b.stride, b.w, b.h, b.orient, b.predict, j.run_max, st);
 }
 
 /* k bits (<= 16) from bit o of a payload of `size` bytes, zeros past it. */
@@ -515,7 +427,7 @@ __device__ __forceinline__ unsigned width_of(uint32_t v) { return v ? 32u - __cl
  * prefix sum; the header's checks come in block_tiles.c's order, then
  * the lowest failing tile names the error, as the CPU's loop does. */
 constexpr int kTileWarps = 4;
-template <int kVar>
+template <bool kZeroed>
 __global__ void __launch_bounds__(kTileWarps * 32) decode_tiles_kernel(wcg_dec_job j)
 {
     const uint32_t i = blockIdx.x * kTileWarps + threadIdx.x / 32;
@@ -569,13 +481,13 @@ __global__ void __launch_bounds__(kTileWarps * 32) decode_tiles_kernel(wcg_dec_j
         const int tw = (int)min(BCT_W, b.w - tx), th = (int)min(BCT_H, b.h - ty);
         int32_t *d = j.plane[b.comp] + b.base + (size_t)ty * b.stride + tx;
         if (len == 0) { /* an all-zero tile (on cleared planes: there already) */
-            if (kVar != kOnZeros)
+            if (!kZeroed)
                 for (int y = 0; y < th; y++)
                     for (int x = 0; x < tw; x++) d[(size_t)y * b.stride + x] = 0;
         } else {
             const bc_dectab *T = (const bc_dectab *)j.tabs + (size_t)b.comp * BC_NCLASS_ALL + b.cls;
-            code = decode_any<kVar>(p, p + size, (uint32_t)start, len, T, d, b.stride, tw, th,
-                                    b.orient, b.predict, j.run_max, mine);
+            code = decode_stream<kZeroed, 0>(p, p + size, (uint32_t)start, len, T, d, b.stride, tw,
+                                             th, b.orient, b.predict, j.run_max, mine);
         }
     }
     const unsigned bad = __ballot_sync(0xFFFFFFFFu, code != 0);
@@ -598,34 +510,39 @@ __global__ void blocks_kernel(const int32_t *src, int32_t *dst, uint32_t pw, uin
 
 } /* namespace */
 
-/* Threads a thread block of the entropy-0 kernel: 4 (PERF_NOTES k1);
+/* Threads a thread block of the entropy-0 kernel: 2 (PERF_NOTES k1, k6);
  * WC_CUDA_DEC_LANES (1..32) for experiments. */
 unsigned wcg_dec_lanes(void)
 {
     const char *v = getenv("WC_CUDA_DEC_LANES");
     const int n = v ? atoi(v) : 0;
-    return n >= 1 && n <= 32 ? (unsigned)n : 4u;
+    return n >= 1 && n <= 32 ? (unsigned)n : 2u;
 }
 
 cudaError_t wcg_bc_decode(const wcg_dec_job *job, cudaStream_t st)
 {
     if (job->nblocks == 0) return cudaSuccess;
-    const bool d3 = getenv("WC_CUDA_DEC_D3") != NULL;
+    /* The rows above 4 positions ahead on cleared planes (decode_stream's
+     * kAhead, PERF_NOTES k7); WC_CUDA_DEC_AHEAD=0|2|8 for experiments. */
+    const char *av = getenv("WC_CUDA_DEC_AHEAD");
+    const int ahead = av ? atoi(av) : 4;
     const unsigned tb = (job->nblocks + kTileWarps - 1) / kTileWarps, lanes = wcg_dec_lanes();
     const uint32_t threads = job->norder ? job->norder : job->nblocks;
     const unsigned eb = (threads + lanes - 1) / lanes;
-    if (job->tiled && d3)
-        decode_tiles_kernel<kD3><<<tb, kTileWarps * 32, 0, st>>>(*job);
-    else if (job->tiled && job->zeroed)
-        decode_tiles_kernel<kOnZeros><<<tb, kTileWarps * 32, 0, st>>>(*job);
+    if (job->tiled && job->zeroed)
+        decode_tiles_kernel<true><<<tb, kTileWarps * 32, 0, st>>>(*job);
     else if (job->tiled)
-        decode_tiles_kernel<kWrite><<<tb, kTileWarps * 32, 0, st>>>(*job);
-    else if (d3)
-        decode_kernel<kD3><<<eb, lanes, 0, st>>>(*job);
-    else if (job->zeroed)
-        decode_kernel<kOnZeros><<<eb, lanes, 0, st>>>(*job);
+        decode_tiles_kernel<false><<<tb, kTileWarps * 32, 0, st>>>(*job);
+    else if (!job->zeroed)
+        decode_kernel<false, 0><<<eb, lanes, 0, st>>>(*job);
+    else if (ahead >= 8)
+        decode_kernel<true, 8><<<eb, lanes, 0, st>>>(*job);
+    else if (ahead >= 4)
+        decode_kernel<true, 4><<<eb, lanes, 0, st>>>(*job);
+    else if (ahead >= 2)
+        decode_kernel<true, 2><<<eb, lanes, 0, st>>>(*job);
     else
-        decode_kernel<kWrite><<<eb, lanes, 0, st>>>(*job);
+        decode_kernel<true, 0><<<eb, lanes, 0, st>>>(*job);
     return cudaGetLastError();
 }
 

@@ -648,17 +648,19 @@ int main(int argc, char **argv)
         const double gdec_dev = time_decode_into(gc, WC_MEMORY_DEVICE, fgpu, img, dout);
         if (const char *vs = getenv("WC_BENCH_DEC_VARIANTS")) {
             /* Decoder variants side by side in this process, e.g.
-             * "d3e:32,k:32,k:8": d3 = the d3 decode kernel (WC_CUDA_DEC_D3),
-             * k = the current one; a name ending in e: every CRC checked
-             * before the backend starts (WC_DECODE_EAGER_CRC), as before
-             * k3; a z in the name: planes cleared first, runs write
-             * nothing (WC_CUDA_DEC_ZEROED); an o: entropy-0 blocks longest
-             * payload first (WC_CUDA_DEC_ORDER=1), an f: longest and
-             * shortest in turn (=2), a c: one (component, class) an SM
-             * (=3); a w: the tables a class a host thread
-             * (WC_CUDA_DEC_TABLES=class); the number: threads a
-             * thread block of the entropy-0 kernel (WC_CUDA_DEC_LANES; the
-             * tiles kernel ignores it). */
+             * "k:4,kzfa4:2": each names every switch (the backend's
+             * defaults apply only where WC_BENCH_DEC_VARIANTS is unset).
+             * A name ending in e: every CRC checked before the backend
+             * starts (WC_DECODE_EAGER_CRC), as before k3; a z: planes
+             * cleared first, runs write nothing (WC_CUDA_DEC_ZEROED); an
+             * o: entropy-0 blocks longest payload first
+             * (WC_CUDA_DEC_ORDER=1), an f: longest and shortest in turn
+             * (=2), a c: one (component, class) an SM (=3), none of them:
+             * layout order; aN: the rows above N positions ahead
+             * (WC_CUDA_DEC_AHEAD, with z); the number after the colon:
+             * threads a thread block of the entropy-0 kernel
+             * (WC_CUDA_DEC_LANES; the tiles kernel ignores it). So k:4
+             * is the decoder before PERF_NOTES k4. */
             std::string list(vs);
             for (size_t a = 0; a < list.size();) {
                 size_t b = list.find(',', a);
@@ -667,10 +669,6 @@ int main(int argc, char **argv)
                 a = b + 1;
                 const size_t colon = v.find(':');
                 if (colon == std::string::npos) continue;
-                if (v.compare(0, 2, "d3") == 0)
-                    setenv("WC_CUDA_DEC_D3", "1", 1);
-                else
-                    unsetenv("WC_CUDA_DEC_D3");
                 if (v[colon - 1] == 'e')
                     setenv("WC_DECODE_EAGER_CRC", "1", 1);
                 else
@@ -683,7 +681,8 @@ int main(int argc, char **argv)
                        : name.find('c') != std::string::npos ? "3"
                                                              : "0",
                        1);
-                setenv("WC_CUDA_DEC_TABLES", name.find('w') != std::string::npos ? "class" : "comp",
+                const size_t ah = name.find('a');
+                setenv("WC_CUDA_DEC_AHEAD", ah != std::string::npos ? name.c_str() + ah + 1 : "0",
                        1);
                 setenv("WC_CUDA_DEC_LANES", v.c_str() + colon + 1, 1);
                 const double vp = time_decode_into(gc, WC_MEMORY_HOST, fgpu, img, pinned_out);
@@ -700,11 +699,10 @@ int main(int argc, char **argv)
                     unsetenv("WC_CUDA_TIMES");
                 }
             }
-            unsetenv("WC_CUDA_DEC_D3");
             unsetenv("WC_CUDA_DEC_LANES");
             unsetenv("WC_CUDA_DEC_ZEROED");
             unsetenv("WC_CUDA_DEC_ORDER");
-            unsetenv("WC_CUDA_DEC_TABLES");
+            unsetenv("WC_CUDA_DEC_AHEAD");
             unsetenv("WC_DECODE_EAGER_CRC");
         }
         if (getenv("WC_BENCH_TRACE")) {

@@ -454,7 +454,7 @@ struct table_read {
     const wcx_header *h;
     const es_input *in;
     bc_dectab *tabs;
-    wc_status status[4 * WC_NCLASS];
+    wc_status status[4];
 };
 
 void read_component_tables(void *arg, size_t k, int worker)
@@ -474,53 +474,19 @@ void read_component_tables(void *arg, size_t k, int worker)
     t->status[k] = es_read_tables(&one, &part, t->tabs + k * WC_NCLASS, &e);
 }
 
-/* One class's tables (side item k * WC_NCLASS + cls), nine times as many
- * side items as components: the lengths of the component's classes up
- * to this one read again (a few µs a class), this class's decoder built
- * (bc_dectab_build, most of the time); the last class checks the
- * stream's end. Any failure: es_read_tables again in one call for the
- * CPU's message (decode_on_device). */
-void read_class_tables(void *arg, size_t i, int worker)
-{
-    (void)worker;
-    table_read *t = (table_read *)arg;
-    const size_t k = i / WC_NCLASS, cls = i % WC_NCLASS;
-    const uint8_t *src = t->in->tables[k];
-    const size_t size = t->in->table_size[k];
-    bitr r;
-    bitr_init(&r, src, size);
-    uint8_t len[BC_NTAB][BC_NSYM], used[BC_NTAB];
-    wc_err e = {{0}};
-    wc_status s = WC_OK;
-    for (size_t q = 0; q <= cls && s == WC_OK; q++) s = bc_tables_read(&r, len, used, &e);
-    if (s == WC_OK) s = bc_dectab_build(t->tabs + i, len, used, &e);
-    if (s == WC_OK && cls + 1 == WC_NCLASS &&
-        ((size_t)(r.p - src) * 8 + r.fake - r.n + 7) / 8 != size)
-        s = WC_ERR_CORRUPT;
-    t->status[i] = s;
-}
-
-/* WC_CUDA_DEC_TABLES=class: the tables a class a side item
- * (read_class_tables) instead of a component a side item. */
-static bool tables_by_class()
-{
-    const char *e = getenv("WC_CUDA_DEC_TABLES");
-    return e && strcmp(e, "class") == 0;
-}
-
-/* Decode switches for the bench's comparisons in one process
- * (PERF_NOTES "Decode latency, continued"): WC_CUDA_DEC_ZEROED=1 clears
- * the planes before the payload goes up, so that the decoder's runs of
- * zeros write nothing; WC_CUDA_DEC_ORDER=1 starts the entropy-0 blocks
- * longest payload first, =2 pairs them longest with shortest (thread
- * 2i the i-th longest, 2i + 1 the i-th shortest: a warp's two chains
- * diverge less where one ends early), =3 gives each SM the blocks of
- * few (component, class) pairs, so that their decode tables stay in its
- * L1 (by_class_per_sm). */
-static int dec_switch(const char *name)
+/* The decode's choices (PERF_NOTES "Decode latency, continued"), with
+ * switches for the bench's comparisons in one process. The planes are
+ * cleared before the payload goes up, so that the decoder's runs of
+ * zeros write nothing (WC_CUDA_DEC_ZEROED=0: not). The entropy-0 blocks
+ * are paired longest with shortest (thread 2i the i-th longest, 2i + 1
+ * the i-th shortest: a thread block's two chains diverge less where one
+ * ends early; WC_CUDA_DEC_ORDER=2); =0: layout order, =1: longest
+ * first, =3: each SM the blocks of few (component, class) pairs, so
+ * that their decode tables stay in its L1 (by_class_per_sm). */
+static int dec_switch(const char *name, int otherwise)
 {
     const char *e = getenv(name);
-    return e ? atoi(e) : 0;
+    return e ? atoi(e) : otherwise;
 }
 
 /* The blocks by payload size, longest first: a counting sort on the
@@ -593,7 +559,7 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
         total += in->data_size[k];
     }
     /* The descriptors, then (entropy 0) the order of the blocks. */
-    const int ordered = !arith_of(ch) && h->entropy == 0 ? dec_switch("WC_CUDA_DEC_ORDER") : 0;
+    const int ordered = !arith_of(ch) && h->entropy == 0 ? dec_switch("WC_CUDA_DEC_ORDER", 2) : 0;
     int nsm = 1;
     if (ordered == 3 &&
         cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, c->device) != cudaSuccess)
@@ -643,24 +609,19 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     for (uint32_t k = 0; k < p->components; k++)
         plane[k] = (int32_t *)((char *)(is_block(p, k) ? c->bands : c->coef) + k * n * 4);
     /* Cleared ahead of the payload, while the host stages its first part. */
-    const bool zeroed = !arith_of(ch) && dec_switch("WC_CUDA_DEC_ZEROED") == 1;
+    const bool zeroed = !arith_of(ch) && dec_switch("WC_CUDA_DEC_ZEROED", 1) == 1;
     if (zeroed)
         for (uint32_t k = 0; k < p->components; k++)
             CUDA_TRY(err, cudaMemsetAsync(plane[k], 0, n * 4, c->stream), "clearing the planes");
-    table_read tr = {h, in, (bc_dectab *)c->h_tabs, {}};
-    const bool wide = tables_by_class();
-    const uint32_t nside = arith_of(ch) ? 0u : wide ? h->components * WC_NCLASS : h->components;
-    for (uint32_t k = 0; k < nside; k++) tr.status[k] = WC_OK;
-    const gather_side side = {wide ? read_class_tables : read_component_tables, &tr, nside};
+    table_read tr = {h, in, (bc_dectab *)c->h_tabs, {WC_OK, WC_OK, WC_OK, WC_OK}};
+    const gather_side side = {read_component_tables, &tr, arith_of(ch) ? 0u : h->components};
     WC_FORWARD_IF_ERROR(upload_gather(c, (uint8_t *)c->payload, in->data, in->data_size,
                                       (int)h->components, p->threads, &side, err));
     c->host_t[2] = now_s();
-    for (uint32_t k = 0; k < nside; k++)
+    for (uint32_t k = 0; k < h->components; k++)
         if (tr.status[k] != WC_OK) { /* again in one call: the message names the component */
             const wc_status s2 = es_read_tables(h, in, (bc_dectab *)c->h_tabs, err);
-            return s2 != WC_OK ? s2
-                               : wc_fail(err, tr.status[k], "component %u: bad tables",
-                                         wide ? k / WC_NCLASS : k);
+            return s2 != WC_OK ? s2 : wc_fail(err, tr.status[k], "component %u: bad tables", k);
         }
     if (!arith_of(ch))
         CUDA_TRY(err,
