@@ -198,11 +198,8 @@ __device__ void fail(uint32_t *st, uint32_t code, int y, int x, uint32_t detail)
  * sub-stream (nbits bits from bit bit0 of p; end bounds every read, past
  * it zeros). 0, or a failure code with st[1..3] filled as fail() does.
  * kZeroed: the rectangle is zero already, so a run of zeros only moves
- * the position (one step, not a store a coefficient). kAhead > 0: the
- * rows above are loaded kAhead positions further ahead (a queue in
- * registers), so that a load has kAhead + 1 steps to come back from L2
- * instead of one. */
-template <bool kZeroed, int kAhead>
+ * the position (one step, not a store a coefficient). */
+template <bool kZeroed>
 __device__ uint32_t decode_stream(const uint8_t *p, const uint8_t *end, uint32_t bit0,
                                   uint32_t nbits, const bc_dectab *T, int32_t *d, size_t ds, int W,
                                   int H, uint32_t orient, bool predict, uint32_t run_max,
@@ -231,19 +228,6 @@ __device__ uint32_t decode_stream(const uint8_t *p, const uint8_t *end, uint32_t
     int x = 0, y = 0;
     uint32_t a = 0, a2 = 0;
     uint32_t l1 = 0, c1 = 0, r1 = 0, c2 = 0; /* row 0: nothing above */
-    /* At position x: A[i] = row y - 1 at x + 2 + i, B[i] = row y - 2 at
-     * x + 1 + i. */
-    constexpr int kQ = kAhead > 0 ? kAhead : 1;
-    uint32_t A[kQ], B[kQ];
-#pragma unroll
-    for (int i = 0; i < kQ; i++) A[i] = B[i] = 0;
-    auto queue_from = [&](int x0) { /* the queue at position x0 */
-#pragma unroll
-                                    for (int i = 0; i < kAhead; i++) {
-                                        A[i] = up(x0 + 2 + i, y - 1);
-                                        B[i] = up(x0 + 1 + i, y - 2);
-                                    }
-    };
     for (;;) {
         const uint32_t s = wa * a + wb * c1 + l1 + r1 + a2 + c2;
         uint32_t m, sign;
@@ -251,20 +235,8 @@ __device__ uint32_t decode_stream(const uint8_t *p, const uint8_t *end, uint32_t
         if (s > run_max) {
             nl1 = c1;
             nc1 = r1;
-            if (kAhead > 0) {
-                nr1 = A[0];
-                nc2 = B[0];
-#pragma unroll
-                for (int i = 0; i + 1 < kAhead; i++) {
-                    A[i] = A[i + 1];
-                    B[i] = B[i + 1];
-                }
-                A[kQ - 1] = up(x + 2 + kAhead, y - 1);
-                B[kQ - 1] = up(x + 1 + kAhead, y - 2);
-            } else {
-                nr1 = up(x + 2, y - 1);
-                nc2 = up(x + 1, y - 2);
-            }
+            nr1 = up(x + 2, y - 1);
+            nc2 = up(x + 1, y - 2);
             const unsigned ctx = ctx_of(s);
             if (!get_value(r, T, ctx, 1, &m, &sign))
                 return fail(st, WCG_DEC_NO_TABLE, y, x, ctx), WCG_DEC_NO_TABLE;
@@ -310,7 +282,6 @@ __device__ uint32_t decode_stream(const uint8_t *p, const uint8_t *end, uint32_t
             nc1 = up(x + 1, y - 1);
             nr1 = up(x + 2, y - 1);
             nc2 = up(x + 1, y - 2);
-            queue_from(x + 1);
             if (!get_value(r, T, kTerm, 2, &m, &sign))
                 return fail(st, WCG_DEC_NO_TERM_TABLE, y, x, 0), WCG_DEC_NO_TERM_TABLE;
             m += 1;
@@ -328,7 +299,6 @@ __device__ uint32_t decode_stream(const uint8_t *p, const uint8_t *end, uint32_t
             c1 = up(0, y - 1);
             r1 = up(1, y - 1);
             c2 = up(0, y - 2);
-            queue_from(0);
         } else {
             l1 = nl1;
             c1 = nc1;
@@ -347,38 +317,15 @@ __device__ uint32_t decode_stream(const uint8_t *p, const uint8_t *end, uint32_t
         if ((used + 7) / 8 != size)
             return fail(st, WCG_DEC_SPARE, H, 0, (uint32_t)(size - (used + 7) / 8)), WCG_DEC_SPARE;
     }
-    /* bc_unpredict; each step's inputs loaded before the step before
-     * stores (kAhead > 0: kAhead + 1 steps before, from a queue: R[i] =
-     * row[xx + 1 + i], U[i] = above[xx + 1 + i]). */
-    if (predict)
+    if (predict) /* bc_unpredict; each step's inputs loaded before the step before stores */
         for (int yy = 0; yy < H; yy++) {
             int32_t *row = d + (size_t)yy * ds;
             const int32_t *above = yy ? row - ds : row;
             int32_t left = 0, ul = 0, u = yy && W ? above[0] : 0, raw = W ? row[0] : 0;
-            int32_t R[kQ], U[kQ];
-#pragma unroll
-            for (int i = 0; i < kAhead; i++) {
-                R[i] = 1 + i < W ? row[1 + i] : 0;
-                U[i] = yy && 1 + i < W ? above[1 + i] : 0;
-            }
             for (int xx = 0; xx < W; xx++) {
-                int32_t raw_n, u_n;
-                if (kAhead > 0) {
-                    raw_n = R[0];
-                    u_n = U[0];
-#pragma unroll
-                    for (int i = 0; i + 1 < kAhead; i++) {
-                        R[i] = R[i + 1];
-                        U[i] = U[i + 1];
-                    }
-                    const int far = xx + 1 + kAhead;
-                    R[kQ - 1] = far < W ? row[far] : 0;
-                    U[kQ - 1] = yy && far < W ? above[far] : 0;
-                } else {
-                    const bool more = xx + 1 < W;
-                    raw_n = more ? row[xx + 1] : 0;
-                    u_n = more && yy ? above[xx + 1] : 0;
-                }
+                const bool more = xx + 1 < W;
+                const int32_t raw_n = more ? row[xx + 1] : 0;
+                const int32_t u_n = more && yy ? above[xx + 1] : 0;
                 const int32_t p_ = yy == 0 ? left : xx == 0 ? u : med(left, u, ul);
                 const int32_t v = (int32_t)((uint32_t)raw + (uint32_t)p_);
                 row[xx] = v;
@@ -395,7 +342,7 @@ __device__ uint32_t decode_stream(const uint8_t *p, const uint8_t *end, uint32_t
  * than a warp's 32: fewer blocks whose divergent paths one warp runs one
  * after the other; the SMs have room for the extra warps); thread t
  * decodes block order[t] when the caller ordered them. */
-template <bool kZeroed, int kAhead> __global__ void decode_kernel(wcg_dec_job j)
+template <bool kZeroed> __global__ void decode_kernel(wcg_dec_job j)
 {
     const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= (j.norder ? j.norder : j.nblocks)) return;
@@ -405,8 +352,8 @@ template <bool kZeroed, int kAhead> __global__ void decode_kernel(wcg_dec_job j)
     uint32_t *st = j.status + 4 * (size_t)i;
     const bc_dectab *T = (const bc_dectab *)j.tabs + (size_t)b.comp * BC_NCLASS_ALL + b.cls;
     const uint8_t *p = j.data + b.slot;
-    decode_stream<kZeroed, kAhead>(p, p + b.cap, 0u, 0xFFFFFFFFu, T, j.plane[b.comp] + b.base,
-                                   b.stride, b.w, b.h, b.orient, b.predict, j.run_max, st);
+    decode_stream<kZeroed>(p, p + b.cap, 0u, 0xFFFFFFFFu, T, j.plane[b.comp] + b.base, b.stride,
+                           b.w, b.h, b.orient, b.predict, j.run_max, st);
 }
 
 /* k bits (<= 16) from bit o of a payload of `size` bytes, zeros past it. */
@@ -486,8 +433,8 @@ __global__ void __launch_bounds__(kTileWarps * 32) decode_tiles_kernel(wcg_dec_j
                     for (int x = 0; x < tw; x++) d[(size_t)y * b.stride + x] = 0;
         } else {
             const bc_dectab *T = (const bc_dectab *)j.tabs + (size_t)b.comp * BC_NCLASS_ALL + b.cls;
-            code = decode_stream<kZeroed, 0>(p, p + size, (uint32_t)start, len, T, d, b.stride, tw,
-                                             th, b.orient, b.predict, j.run_max, mine);
+            code = decode_stream<kZeroed>(p, p + size, (uint32_t)start, len, T, d, b.stride, tw, th,
+                                          b.orient, b.predict, j.run_max, mine);
         }
     }
     const unsigned bad = __ballot_sync(0xFFFFFFFFu, code != 0);
@@ -510,39 +457,28 @@ __global__ void blocks_kernel(const int32_t *src, int32_t *dst, uint32_t pw, uin
 
 } /* namespace */
 
-/* Threads a thread block of the entropy-0 kernel: 2 (PERF_NOTES k1, k6);
- * WC_CUDA_DEC_LANES (1..32) for experiments. */
-unsigned wcg_dec_lanes(void)
+unsigned wcg_dec_lanes(unsigned otherwise)
 {
     const char *v = getenv("WC_CUDA_DEC_LANES");
     const int n = v ? atoi(v) : 0;
-    return n >= 1 && n <= 32 ? (unsigned)n : 2u;
+    return n >= 1 && n <= 32 ? (unsigned)n : otherwise;
 }
 
 cudaError_t wcg_bc_decode(const wcg_dec_job *job, cudaStream_t st)
 {
     if (job->nblocks == 0) return cudaSuccess;
-    /* The rows above 4 positions ahead on cleared planes (decode_stream's
-     * kAhead, PERF_NOTES k7); WC_CUDA_DEC_AHEAD=0|2|8 for experiments. */
-    const char *av = getenv("WC_CUDA_DEC_AHEAD");
-    const int ahead = av ? atoi(av) : 4;
-    const unsigned tb = (job->nblocks + kTileWarps - 1) / kTileWarps, lanes = wcg_dec_lanes();
+    const unsigned tb = (job->nblocks + kTileWarps - 1) / kTileWarps;
+    const unsigned lanes = job->lanes ? job->lanes : wcg_dec_lanes(2);
     const uint32_t threads = job->norder ? job->norder : job->nblocks;
     const unsigned eb = (threads + lanes - 1) / lanes;
     if (job->tiled && job->zeroed)
         decode_tiles_kernel<true><<<tb, kTileWarps * 32, 0, st>>>(*job);
     else if (job->tiled)
         decode_tiles_kernel<false><<<tb, kTileWarps * 32, 0, st>>>(*job);
-    else if (!job->zeroed)
-        decode_kernel<false, 0><<<eb, lanes, 0, st>>>(*job);
-    else if (ahead >= 8)
-        decode_kernel<true, 8><<<eb, lanes, 0, st>>>(*job);
-    else if (ahead >= 4)
-        decode_kernel<true, 4><<<eb, lanes, 0, st>>>(*job);
-    else if (ahead >= 2)
-        decode_kernel<true, 2><<<eb, lanes, 0, st>>>(*job);
+    else if (job->zeroed)
+        decode_kernel<true><<<eb, lanes, 0, st>>>(*job);
     else
-        decode_kernel<true, 0><<<eb, lanes, 0, st>>>(*job);
+        decode_kernel<false><<<eb, lanes, 0, st>>>(*job);
     return cudaGetLastError();
 }
 

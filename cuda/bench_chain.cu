@@ -648,7 +648,7 @@ int main(int argc, char **argv)
         const double gdec_dev = time_decode_into(gc, WC_MEMORY_DEVICE, fgpu, img, dout);
         if (const char *vs = getenv("WC_BENCH_DEC_VARIANTS")) {
             /* Decoder variants side by side in this process, e.g.
-             * "k:4,kzfa4:2": each names every switch (the backend's
+             * "k:4,kzf:2": each names every switch (the backend's
              * defaults apply only where WC_BENCH_DEC_VARIANTS is unset).
              * A name ending in e: every CRC checked before the backend
              * starts (WC_DECODE_EAGER_CRC), as before k3; a z: planes
@@ -656,8 +656,7 @@ int main(int argc, char **argv)
              * o: entropy-0 blocks longest payload first
              * (WC_CUDA_DEC_ORDER=1), an f: longest and shortest in turn
              * (=2), a c: one (component, class) an SM (=3), none of them:
-             * layout order; aN: the rows above N positions ahead
-             * (WC_CUDA_DEC_AHEAD, with z); the number after the colon:
+             * layout order; the number after the colon:
              * threads a thread block of the entropy-0 kernel
              * (WC_CUDA_DEC_LANES; the tiles kernel ignores it). So k:4
              * is the decoder before PERF_NOTES k4. */
@@ -681,9 +680,6 @@ int main(int argc, char **argv)
                        : name.find('c') != std::string::npos ? "3"
                                                              : "0",
                        1);
-                const size_t ah = name.find('a');
-                setenv("WC_CUDA_DEC_AHEAD", ah != std::string::npos ? name.c_str() + ah + 1 : "0",
-                       1);
                 setenv("WC_CUDA_DEC_LANES", v.c_str() + colon + 1, 1);
                 const double vp = time_decode_into(gc, WC_MEMORY_HOST, fgpu, img, pinned_out);
                 const bool same = memcmp(pinned_out, want.data(), bytes) == 0;
@@ -702,7 +698,6 @@ int main(int argc, char **argv)
             unsetenv("WC_CUDA_DEC_LANES");
             unsetenv("WC_CUDA_DEC_ZEROED");
             unsetenv("WC_CUDA_DEC_ORDER");
-            unsetenv("WC_CUDA_DEC_AHEAD");
             unsetenv("WC_DECODE_EAGER_CRC");
         }
         if (getenv("WC_BENCH_TRACE")) {

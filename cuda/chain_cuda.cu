@@ -474,15 +474,19 @@ void read_component_tables(void *arg, size_t k, int worker)
     t->status[k] = es_read_tables(&one, &part, t->tabs + k * WC_NCLASS, &e);
 }
 
-/* The decode's choices (PERF_NOTES "Decode latency, continued"), with
- * switches for the bench's comparisons in one process. The planes are
- * cleared before the payload goes up, so that the decoder's runs of
- * zeros write nothing (WC_CUDA_DEC_ZEROED=0: not). The entropy-0 blocks
- * are paired longest with shortest (thread 2i the i-th longest, 2i + 1
- * the i-th shortest: a thread block's two chains diverge less where one
- * ends early; WC_CUDA_DEC_ORDER=2); =0: layout order, =1: longest
- * first, =3: each SM the blocks of few (component, class) pairs, so
- * that their decode tables stay in its L1 (by_class_per_sm). */
+/* The decode's choices (PERF_NOTES "Decode latency, continued", k4-k6),
+ * with switches for the bench's comparisons in one process. The planes
+ * are cleared before the payload goes up, so that the decoder's runs of
+ * zeros write nothing (WC_CUDA_DEC_ZEROED=0: not). Lossy entropy-0
+ * files, whose few dense blocks' chains set the kernel's length: 2
+ * threads a thread block, paired longest with shortest (thread 2i the
+ * i-th longest, 2i + 1 the i-th shortest: the pair diverges only until
+ * the short one ends; WC_CUDA_DEC_ORDER=2). Lossless ones, every block
+ * dense and the kernel bound by issue: 4 threads a thread block, each
+ * SM the blocks of few (component, class) pairs, so that their decode
+ * tables stay in its L1 (=3, by_class_per_sm). Otherwise =0: layout
+ * order, =1: longest first; WC_CUDA_DEC_LANES: threads a thread
+ * block. */
 static int dec_switch(const char *name, int otherwise)
 {
     const char *e = getenv(name);
@@ -559,12 +563,14 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
         total += in->data_size[k];
     }
     /* The descriptors, then (entropy 0) the order of the blocks. */
-    const int ordered = !arith_of(ch) && h->entropy == 0 ? dec_switch("WC_CUDA_DEC_ORDER", 2) : 0;
+    const bool reversible = (h->flags & 1) != 0;
+    const int ordered =
+        !arith_of(ch) && h->entropy == 0 ? dec_switch("WC_CUDA_DEC_ORDER", reversible ? 3 : 2) : 0;
     int nsm = 1;
     if (ordered == 3 &&
         cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, c->device) != cudaSuccess)
         nsm = 1;
-    const unsigned lanes = wcg_dec_lanes();
+    const unsigned lanes = wcg_dec_lanes(reversible ? 4 : 2);
     const size_t norder = ordered == 3 ? nb + (size_t)nsm * lanes : nb;
     size_t desc = nb * sizeof(wcg_cblk) + (ordered ? norder * 4 : 0);
     /* (a folded or dealt order sorts into the space behind it first) */
@@ -642,6 +648,7 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     job.tiled = h->entropy == 2;
     job.order = ordered ? (const uint32_t *)((const wcg_cblk *)c->blocks + nb) : NULL;
     job.norder = (uint32_t)used_order;
+    job.lanes = lanes;
     job.zeroed = zeroed;
     for (uint32_t k = 0; k < p->components; k++) job.plane[k] = plane[k];
     c->host_t[3] = now_s();
