@@ -91,39 +91,6 @@ struct Bits {
     }
 };
 
-struct BitsD3 {
-    const uint8_t *p, *end;
-    unsigned long long acc;
-    unsigned n;
-    uint32_t fake;
-    __device__ __forceinline__ void refill()
-    {
-        while (n <= 56) {
-            if (p < end)
-                acc |= (unsigned long long)*p++ << n;
-            else
-                fake += 8;
-            n += 8;
-        }
-    }
-    __device__ __forceinline__ uint32_t peek(unsigned k)
-    {
-        if (n < k) refill();
-        return (uint32_t)(acc & ((1ull << k) - 1));
-    }
-    __device__ __forceinline__ void skip(unsigned k)
-    {
-        acc >>= k;
-        n -= k;
-    }
-    __device__ __forceinline__ uint32_t get(unsigned k)
-    {
-        const uint32_t v = peek(k);
-        skip(k);
-        return v;
-    }
-};
-
 __device__ __forceinline__ unsigned ctx_of(uint32_t s)
 {
     if (s < 2) return s;
@@ -229,7 +196,10 @@ __device__ void fail(uint32_t *st, uint32_t code, int y, int x, uint32_t detail)
 /* One stream into a rectangle (W x H at d, rows ds apart): a whole 1.0
  * payload (nbits == UINT32_MAX: p .. end, every byte used) or a tile's
  * sub-stream (nbits bits from bit bit0 of p; end bounds every read, past
- * it zeros). 0, or a failure code with st[1..3] filled as fail() does. */
+ * it zeros). 0, or a failure code with st[1..3] filled as fail() does.
+ * kZeroed: the rectangle is zero already, so a run of zeros only moves
+ * the position (one step, not a store a coefficient). */
+template <bool kZeroed>
 __device__ uint32_t decode_stream(const uint8_t *p, const uint8_t *end, uint32_t bit0,
                                   uint32_t nbits, const bc_dectab *T, int32_t *d, size_t ds, int W,
                                   int H, uint32_t orient, bool predict, uint32_t run_max,
@@ -284,6 +254,16 @@ __device__ uint32_t decode_stream(const uint8_t *p, const uint8_t *end, uint32_t
              * else the one a holds (zero at a row's start). */
             const uint32_t before = run == 0 ? a : 0u;
             bool done = false;
+            if (kZeroed) {
+                uint32_t t = (uint32_t)x + run; /* run <= left: y stays <= H */
+                while (t >= (uint32_t)W) {
+                    t -= (uint32_t)W;
+                    y++;
+                }
+                x = (int)t;
+                done = y == H;
+                run = 0;
+            }
             while (run > 0) {
                 const uint32_t n = (uint32_t)(W - x) < run ? (uint32_t)(W - x) : run;
                 for (uint32_t k = 0; k < n; k++) d[(size_t)y * ds + x + k] = 0;
@@ -358,124 +338,22 @@ __device__ uint32_t decode_stream(const uint8_t *p, const uint8_t *end, uint32_t
     return 0;
 }
 
-/* d3's decode_stream (PERF_NOTES), kept only so that the bench can time
- * it beside the current one in the same process (WC_CUDA_DEC_D3=1). */
-__device__ uint32_t decode_stream_d3(const uint8_t *p, const uint8_t *end, uint32_t bit0,
-                                     uint32_t nbits, const bc_dectab *T, int32_t *d, size_t ds,
-                                     int W, int H, uint32_t orient, bool predict, uint32_t run_max,
-                                     uint32_t *st)
-{
-    const uint32_t wa = orient == 1 ? 1u : orient == 2 ? 3u : 2u;
-    const uint32_t wb = orient == 1 ? 3u : orient == 2 ? 1u : 2u;
-    const uint8_t *const first = p + bit0 / 8;
-    BitsD3 r;
-    r.p = first;
-    r.end = end;
-    r.acc = 0;
-    r.n = 0;
-    r.fake = 0;
-    if (bit0 & 7) r.get(bit0 & 7);
-    /* Capped magnitudes of decoded values (row y - 1 and y - 2 read back
-     * from the plane; zero outside the block). */
-    auto up = [&](int x, int y) -> uint32_t {
-        return (x < 0 || x >= W || y < 0) ? 0u : capped(d[(size_t)y * ds + x]);
-    };
-    int x = 0, y = 0;
-    uint32_t a = 0, a2 = 0;
-    for (;;) {
-        const uint32_t s =
-            wa * a + wb * up(x, y - 1) + up(x - 1, y - 1) + up(x + 1, y - 1) + a2 + up(x, y - 2);
-        uint32_t m, sign;
-        if (s > run_max) {
-            const unsigned ctx = ctx_of(s);
-            if (!get_value(r, T, ctx, 1, &m, &sign))
-                return fail(st, WCG_DEC_NO_TABLE, y, x, ctx), WCG_DEC_NO_TABLE;
-            if (!mag_fits(m, sign)) return fail(st, WCG_DEC_RANGE, y, x, m), WCG_DEC_RANGE;
-            d[(size_t)y * ds + x] = signed_of(m, sign);
-            a2 = a;
-            a = m < kMagCap ? m : kMagCap;
-        } else {
-            uint32_t run;
-            if (!get_value(r, T, kRun, 0, &run, &sign))
-                return fail(st, WCG_DEC_NO_RUN_TABLE, y, x, 0), WCG_DEC_NO_RUN_TABLE;
-            const uint32_t left = (uint32_t)((H - y) * W - x);
-            if (run > left) return fail(st, WCG_DEC_LONG_RUN, y, x, run), WCG_DEC_LONG_RUN;
-            bool done = false;
-            while (run > 0) {
-                const uint32_t n = (uint32_t)(W - x) < run ? (uint32_t)(W - x) : run;
-                for (uint32_t k = 0; k < n; k++) d[(size_t)y * ds + x + k] = 0;
-                run -= n;
-                x += (int)n;
-                if (x == W) {
-                    x = 0;
-                    if (++y == H) {
-                        done = true;
-                        break;
-                    }
-                }
-            }
-            if (done) break;
-            if (!get_value(r, T, kTerm, 2, &m, &sign))
-                return fail(st, WCG_DEC_NO_TERM_TABLE, y, x, 0), WCG_DEC_NO_TERM_TABLE;
-            m += 1;
-            if (m == 0 || !mag_fits(m, sign))
-                return fail(st, WCG_DEC_TERM_RANGE, y, x, m - 1), WCG_DEC_TERM_RANGE;
-            d[(size_t)y * ds + x] = signed_of(m, sign);
-            a2 = x > 0 ? capped(d[(size_t)y * ds + x - 1]) : 0u;
-            a = m < kMagCap ? m : kMagCap;
-        }
-        if (++x == W) {
-            x = 0;
-            if (++y == H) break;
-            a = a2 = 0;
-        }
-    }
-    const size_t used = (size_t)(r.p - first) * 8 + r.fake - r.n - (bit0 & 7);
-    if (nbits != 0xFFFFFFFFu) { /* block_coder.c's dstate_finish of a sub-stream */
-        if (used > nbits) return fail(st, WCG_DEC_SUB_EARLY, H, 0, nbits), WCG_DEC_SUB_EARLY;
-        if (used < nbits)
-            return fail(st, WCG_DEC_SUB_SPARE, H, 0, nbits - (uint32_t)used), WCG_DEC_SUB_SPARE;
-    } else {
-        if (r.fake > r.n) return fail(st, WCG_DEC_TRUNCATED, H, 0, 0), WCG_DEC_TRUNCATED;
-        const size_t size = (size_t)(end - p);
-        if ((used + 7) / 8 != size)
-            return fail(st, WCG_DEC_SPARE, H, 0, (uint32_t)(size - (used + 7) / 8)), WCG_DEC_SPARE;
-    }
-    if (predict) /* bc_unpredict */
-        for (int yy = 0; yy < H; yy++)
-            for (int xx = 0; xx < W; xx++) {
-                int32_t *v = d + (size_t)yy * ds + xx;
-                int32_t p_;
-                if (yy == 0)
-                    p_ = xx ? v[-1] : 0;
-                else if (xx == 0)
-                    p_ = v[-(ptrdiff_t)ds];
-                else
-                    p_ = med(v[-1], v[-(ptrdiff_t)ds], v[-1 - (ptrdiff_t)ds]);
-                *v = (int32_t)((uint32_t)*v + (uint32_t)p_);
-            }
-    return 0;
-}
-
-/* The current decoder, or d3's for the bench's comparison. */
-template <bool kD3, class... A> __device__ __forceinline__ uint32_t decode_any(A... a)
-{
-    return kD3 ? decode_stream_d3(a...) : decode_stream(a...);
-}
-
 /* Entropy 0: a thread a block, `lanes` threads a thread block (fewer
  * than a warp's 32: fewer blocks whose divergent paths one warp runs one
- * after the other; the SMs have room for the extra warps). */
-template <bool kD3> __global__ void decode_kernel(wcg_dec_job j)
+ * after the other; the SMs have room for the extra warps); thread t
+ * decodes block order[t] when the caller ordered them. */
+template <bool kZeroed> __global__ void decode_kernel(wcg_dec_job j)
 {
-    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= (j.norder ? j.norder : j.nblocks)) return;
+    const uint32_t i = j.order ? __ldg(&j.order[t]) : t;
     if (i >= j.nblocks) return;
     const wcg_cblk b = j.blocks[i];
     uint32_t *st = j.status + 4 * (size_t)i;
     const bc_dectab *T = (const bc_dectab *)j.tabs + (size_t)b.comp * BC_NCLASS_ALL + b.cls;
     const uint8_t *p = j.data + b.slot;
-    decode_any<kD3>(p, p + b.cap, 0u, 0xFFFFFFFFu, T, j.plane[b.comp] + b.base, b.stride, b.w, b.h,
-                    b.orient, b.predict, j.run_max, st);
+    decode_stream<kZeroed>(p, p + b.cap, 0u, 0xFFFFFFFFu, T, j.plane[b.comp] + b.base, b.stride,
+                           b.w, b.h, b.orient, b.predict, j.run_max, st);
 }
 
 /* k bits (<= 16) from bit o of a payload of `size` bytes, zeros past it. */
@@ -496,7 +374,7 @@ __device__ __forceinline__ unsigned width_of(uint32_t v) { return v ? 32u - __cl
  * prefix sum; the header's checks come in block_tiles.c's order, then
  * the lowest failing tile names the error, as the CPU's loop does. */
 constexpr int kTileWarps = 4;
-template <bool kD3>
+template <bool kZeroed>
 __global__ void __launch_bounds__(kTileWarps * 32) decode_tiles_kernel(wcg_dec_job j)
 {
     const uint32_t i = blockIdx.x * kTileWarps + threadIdx.x / 32;
@@ -549,13 +427,14 @@ __global__ void __launch_bounds__(kTileWarps * 32) decode_tiles_kernel(wcg_dec_j
         const uint32_t tx = lane % across * BCT_W, ty = lane / across * BCT_H;
         const int tw = (int)min(BCT_W, b.w - tx), th = (int)min(BCT_H, b.h - ty);
         int32_t *d = j.plane[b.comp] + b.base + (size_t)ty * b.stride + tx;
-        if (len == 0) { /* an all-zero tile */
-            for (int y = 0; y < th; y++)
-                for (int x = 0; x < tw; x++) d[(size_t)y * b.stride + x] = 0;
+        if (len == 0) { /* an all-zero tile (on cleared planes: there already) */
+            if (!kZeroed)
+                for (int y = 0; y < th; y++)
+                    for (int x = 0; x < tw; x++) d[(size_t)y * b.stride + x] = 0;
         } else {
             const bc_dectab *T = (const bc_dectab *)j.tabs + (size_t)b.comp * BC_NCLASS_ALL + b.cls;
-            code = decode_any<kD3>(p, p + size, (uint32_t)start, len, T, d, b.stride, tw, th,
-                                   b.orient, b.predict, j.run_max, mine);
+            code = decode_stream<kZeroed>(p, p + size, (uint32_t)start, len, T, d, b.stride, tw, th,
+                                          b.orient, b.predict, j.run_max, mine);
         }
     }
     const unsigned bad = __ballot_sync(0xFFFFFFFFu, code != 0);
@@ -578,28 +457,28 @@ __global__ void blocks_kernel(const int32_t *src, int32_t *dst, uint32_t pw, uin
 
 } /* namespace */
 
-/* Threads a thread block of the entropy-0 kernel: 4 (PERF_NOTES k1);
- * WC_CUDA_DEC_LANES (1..32) for experiments. */
-static unsigned decode_lanes()
+unsigned wcg_dec_lanes(unsigned otherwise)
 {
     const char *v = getenv("WC_CUDA_DEC_LANES");
     const int n = v ? atoi(v) : 0;
-    return n >= 1 && n <= 32 ? (unsigned)n : 4u;
+    return n >= 1 && n <= 32 ? (unsigned)n : otherwise;
 }
 
 cudaError_t wcg_bc_decode(const wcg_dec_job *job, cudaStream_t st)
 {
     if (job->nblocks == 0) return cudaSuccess;
-    const bool d3 = getenv("WC_CUDA_DEC_D3") != NULL;
-    const unsigned tb = (job->nblocks + kTileWarps - 1) / kTileWarps, lanes = decode_lanes();
-    if (job->tiled && d3)
+    const unsigned tb = (job->nblocks + kTileWarps - 1) / kTileWarps;
+    const unsigned lanes = job->lanes ? job->lanes : wcg_dec_lanes(2);
+    const uint32_t threads = job->norder ? job->norder : job->nblocks;
+    const unsigned eb = (threads + lanes - 1) / lanes;
+    if (job->tiled && job->zeroed)
         decode_tiles_kernel<true><<<tb, kTileWarps * 32, 0, st>>>(*job);
     else if (job->tiled)
         decode_tiles_kernel<false><<<tb, kTileWarps * 32, 0, st>>>(*job);
-    else if (d3)
-        decode_kernel<true><<<(job->nblocks + lanes - 1) / lanes, lanes, 0, st>>>(*job);
+    else if (job->zeroed)
+        decode_kernel<true><<<eb, lanes, 0, st>>>(*job);
     else
-        decode_kernel<false><<<(job->nblocks + lanes - 1) / lanes, lanes, 0, st>>>(*job);
+        decode_kernel<false><<<eb, lanes, 0, st>>>(*job);
     return cudaGetLastError();
 }
 

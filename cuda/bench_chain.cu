@@ -648,11 +648,18 @@ int main(int argc, char **argv)
         const double gdec_dev = time_decode_into(gc, WC_MEMORY_DEVICE, fgpu, img, dout);
         if (const char *vs = getenv("WC_BENCH_DEC_VARIANTS")) {
             /* Decoder variants side by side in this process, e.g.
-             * "d3e:32,k:32,k:8": d3 = the d3 decode kernel (WC_CUDA_DEC_D3),
-             * k = the current one; a name ending in e: every CRC checked
-             * before the backend starts (WC_DECODE_EAGER_CRC), as before
-             * k3; the number: threads a thread block of the entropy-0
-             * kernel (WC_CUDA_DEC_LANES; the tiles kernel ignores it). */
+             * "k:4,kzf:2": each names every switch (the backend's
+             * defaults apply only where WC_BENCH_DEC_VARIANTS is unset).
+             * A name ending in e: every CRC checked before the backend
+             * starts (WC_DECODE_EAGER_CRC), as before k3; a z: planes
+             * cleared first, runs write nothing (WC_CUDA_DEC_ZEROED); an
+             * o: entropy-0 blocks longest payload first
+             * (WC_CUDA_DEC_ORDER=1), an f: longest and shortest in turn
+             * (=2), a c: one (component, class) an SM (=3), none of them:
+             * layout order; the number after the colon:
+             * threads a thread block of the entropy-0 kernel
+             * (WC_CUDA_DEC_LANES; the tiles kernel ignores it). So k:4
+             * is the decoder before PERF_NOTES k4. */
             std::string list(vs);
             for (size_t a = 0; a < list.size();) {
                 size_t b = list.find(',', a);
@@ -661,14 +668,18 @@ int main(int argc, char **argv)
                 a = b + 1;
                 const size_t colon = v.find(':');
                 if (colon == std::string::npos) continue;
-                if (v.compare(0, 2, "d3") == 0)
-                    setenv("WC_CUDA_DEC_D3", "1", 1);
-                else
-                    unsetenv("WC_CUDA_DEC_D3");
                 if (v[colon - 1] == 'e')
                     setenv("WC_DECODE_EAGER_CRC", "1", 1);
                 else
                     unsetenv("WC_DECODE_EAGER_CRC");
+                const std::string name = v.substr(0, colon);
+                setenv("WC_CUDA_DEC_ZEROED", name.find('z') != std::string::npos ? "1" : "0", 1);
+                setenv("WC_CUDA_DEC_ORDER",
+                       name.find('o') != std::string::npos   ? "1"
+                       : name.find('f') != std::string::npos ? "2"
+                       : name.find('c') != std::string::npos ? "3"
+                                                             : "0",
+                       1);
                 setenv("WC_CUDA_DEC_LANES", v.c_str() + colon + 1, 1);
                 const double vp = time_decode_into(gc, WC_MEMORY_HOST, fgpu, img, pinned_out);
                 const bool same = memcmp(pinned_out, want.data(), bytes) == 0;
@@ -676,9 +687,17 @@ int main(int argc, char **argv)
                 printf("  decoder %s: to pinned %.2f ms, to device %.2f ms, same pixels as the "
                        "CPU: %s\n",
                        v.c_str(), vp, vd, same ? "yes" : "NO");
+                fflush(stdout);
+                if (getenv("WC_BENCH_TRACE")) { /* the variant's device stages, on stderr */
+                    fprintf(stderr, "  %s decoder %s to device, traced:\n", m.name, v.c_str());
+                    setenv("WC_CUDA_TIMES", "1", 1);
+                    time_decode_into(gc, WC_MEMORY_DEVICE, fgpu, img, dout);
+                    unsetenv("WC_CUDA_TIMES");
+                }
             }
-            unsetenv("WC_CUDA_DEC_D3");
             unsetenv("WC_CUDA_DEC_LANES");
+            unsetenv("WC_CUDA_DEC_ZEROED");
+            unsetenv("WC_CUDA_DEC_ORDER");
             unsetenv("WC_DECODE_EAGER_CRC");
         }
         if (getenv("WC_BENCH_TRACE")) {

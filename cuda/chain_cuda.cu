@@ -475,6 +475,69 @@ void read_component_tables(void *arg, size_t k, int worker)
     t->status[k] = es_read_tables(&one, &part, t->tabs + k * WC_NCLASS, &e);
 }
 
+/* The decode's choices (PERF_NOTES "Decode latency, continued", k4-k6),
+ * with switches for the bench's comparisons in one process. The planes
+ * are cleared before the payload goes up, so that the decoder's runs of
+ * zeros write nothing (WC_CUDA_DEC_ZEROED=0: not). Lossy entropy-0
+ * files, whose few dense blocks' chains set the kernel's length: 2
+ * threads a thread block, paired longest with shortest (thread 2i the
+ * i-th longest, 2i + 1 the i-th shortest: the pair diverges only until
+ * the short one ends; WC_CUDA_DEC_ORDER=2). Lossless ones, every block
+ * dense and the kernel bound by issue: 4 threads a thread block, each
+ * SM the blocks of few (component, class) pairs, so that their decode
+ * tables stay in its L1 (=3, by_class_per_sm). Otherwise =0: layout
+ * order, =1: longest first; WC_CUDA_DEC_LANES: threads a thread
+ * block. */
+static int dec_switch(const char *name, int otherwise)
+{
+    const char *e = getenv(name);
+    return e ? atoi(e) : otherwise;
+}
+
+/* The blocks by payload size, longest first: a counting sort on the
+ * size's bit length (stable within a length), O(n); fold: longest and
+ * shortest in turn. */
+void longest_first(const uint32_t *size, size_t n, uint32_t *order, bool fold)
+{
+    size_t start[34] = {0};
+    for (size_t i = 0; i < n; i++) start[33 - (size[i] ? 32 - __builtin_clz(size[i]) : 0)]++;
+    size_t at = 0;
+    for (int b = 0; b < 34; b++) {
+        const size_t k = start[b];
+        start[b] = at;
+        at += k;
+    }
+    uint32_t *sorted = fold ? order + n : order;
+    for (size_t i = 0; i < n; i++)
+        sorted[start[33 - (size[i] ? 32 - __builtin_clz(size[i]) : 0)]++] = (uint32_t)i;
+    for (size_t i = 0; fold && i < n; i++) order[i] = sorted[i & 1 ? n - 1 - i / 2 : i / 2];
+}
+
+/* The blocks by (component, class), dealt so that the thread blocks
+ * c, c + nsm, c + 2 nsm ... (one SM's where a wave is handed out round
+ * robin) hold consecutive ones: entries for nsm * R thread blocks of
+ * `lanes`, UINT32_MAX where there is no block; returns their number. */
+size_t by_class_per_sm(const wcg_cblk *d, size_t n, unsigned lanes, unsigned nsm, uint32_t *order,
+                       uint32_t *sorted)
+{
+    size_t start[4 * WC_NCLASS + 1] = {0};
+    for (size_t i = 0; i < n; i++) start[d[i].comp * WC_NCLASS + d[i].cls]++;
+    size_t at = 0;
+    for (size_t b = 0; b <= 4 * WC_NCLASS; b++) {
+        const size_t k = start[b];
+        start[b] = at;
+        at += k;
+    }
+    for (size_t i = 0; i < n; i++) sorted[start[d[i].comp * WC_NCLASS + d[i].cls]++] = (uint32_t)i;
+    const size_t ctas = (n + lanes - 1) / lanes, rounds = (ctas + nsm - 1) / nsm;
+    const size_t per = rounds * lanes, total = per * nsm;
+    for (size_t q = 0; q < total; q++) {
+        const size_t g = q / per, r = q % per / lanes, l = q % lanes;
+        order[(r * nsm + g) * lanes + l] = q < n ? sorted[q] : 0xFFFFFFFFu;
+    }
+    return total;
+}
+
 /* Entropy decoding on the device into the coefficient planes (block
  * layout for DCT/LOT, as the inverse kernels read them). */
 wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, const es_input *in,
@@ -494,13 +557,26 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     size_t *off = (size_t *)wc_malloc_array(nb, sizeof(size_t));
     WC_RETURN_IF(!off, err, WC_ERR_NOMEM, "out of memory (block offsets)");
     wc_status s = es_block_offsets(lay, in, off, err);
+    size_t used_order = 0; /* entries of a dealt order (3) */
     size_t total = 0, base[4] = {0, 0, 0, 0};
     for (uint32_t k = 0; k < h->components; k++) {
         base[k] = total;
         total += in->data_size[k];
     }
+    /* The descriptors, then (entropy 0) the order of the blocks. */
+    const bool reversible = (h->flags & 1) != 0;
+    const int ordered =
+        !arith_of(ch) && h->entropy == 0 ? dec_switch("WC_CUDA_DEC_ORDER", reversible ? 3 : 2) : 0;
+    int nsm = 1;
+    if (ordered == 3 &&
+        cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, c->device) != cudaSuccess)
+        nsm = 1;
+    const unsigned lanes = wcg_dec_lanes(reversible ? 4 : 2);
+    const size_t norder = ordered == 3 ? nb + (size_t)nsm * lanes : nb;
+    size_t desc = nb * sizeof(wcg_cblk) + (ordered ? norder * 4 : 0);
+    /* (a folded or dealt order sorts into the space behind it first) */
     if (s == WC_OK)
-        s = grow_pinned(&c->h_blocks, &c->h_blocks_cap, nb * sizeof(wcg_cblk), err,
+        s = grow_pinned(&c->h_blocks, &c->h_blocks_cap, desc + (ordered >= 2 ? nb * 4 : 0), err,
                         "allocating pinned block descriptors");
     if (s == WC_OK && arith_of(ch)) s = ensure_ac_work(c, lay->nblocks, err);
     if (s == WC_OK) {
@@ -510,6 +586,11 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
             d[i].slot = base[lay->blocks[i].comp] + off[i];
             d[i].cap = in->block_size[i];
         }
+        if (ordered == 3)
+            used_order = by_class_per_sm(d, lay->nblocks, lanes, (unsigned)nsm,
+                                         (uint32_t *)(d + nb), (uint32_t *)(d + nb) + norder);
+        else if (ordered)
+            longest_first(in->block_size, lay->nblocks, (uint32_t *)(d + nb), ordered == 2);
     }
     wc_free(off);
     WC_FORWARD_IF_ERROR(s);
@@ -522,14 +603,23 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
         grow(&c->payload, &c->payload_cap, total + 8, err, "allocating the payload"));
     WC_FORWARD_IF_ERROR(
         grow(&c->tabs, &c->tabs_cap, ntab * sizeof(bc_dectab), err, "allocating tables"));
-    WC_FORWARD_IF_ERROR(grow(&c->blocks, &c->blocks_cap, nb * sizeof(wcg_cblk), err,
-                             "allocating block descriptors"));
+    WC_FORWARD_IF_ERROR(
+        grow(&c->blocks, &c->blocks_cap, desc, err, "allocating block descriptors"));
     WC_FORWARD_IF_ERROR(grow(&c->sizes, &c->sizes_cap, nb * 16, err, "allocating block status"));
     WC_FORWARD_IF_ERROR(
         grow_pinned(&c->h_sizes, &c->h_sizes_cap, nb * 16, err, "allocating pinned status"));
     WC_FORWARD_IF_ERROR(ensure_events(c, err));
     c->host_t[1] = now_s();
     CUDA_TRY(err, mark(c, 0), "timing");
+    const size_t n = coef_elems(p);
+    int32_t *plane[4] = {};
+    for (uint32_t k = 0; k < p->components; k++)
+        plane[k] = (int32_t *)((char *)(is_block(p, k) ? c->bands : c->coef) + k * n * 4);
+    /* Cleared ahead of the payload, while the host stages its first part. */
+    const bool zeroed = !arith_of(ch) && dec_switch("WC_CUDA_DEC_ZEROED", 1) == 1;
+    if (zeroed)
+        for (uint32_t k = 0; k < p->components; k++)
+            CUDA_TRY(err, cudaMemsetAsync(plane[k], 0, n * 4, c->stream), "clearing the planes");
     table_read tr = {h, in, (bc_dectab *)c->h_tabs, {WC_OK, WC_OK, WC_OK, WC_OK}};
     const gather_side side = {read_component_tables, &tr, arith_of(ch) ? 0u : h->components};
     WC_FORWARD_IF_ERROR(upload_gather(c, (uint8_t *)c->payload, in->data, in->data_size,
@@ -545,9 +635,7 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
                  cudaMemcpyAsync(c->tabs, c->h_tabs, ntab * sizeof(bc_dectab),
                                  cudaMemcpyHostToDevice, c->stream),
                  "uploading tables");
-    CUDA_TRY(err,
-             cudaMemcpyAsync(c->blocks, c->h_blocks, lay->nblocks * sizeof(wcg_cblk),
-                             cudaMemcpyHostToDevice, c->stream),
+    CUDA_TRY(err, cudaMemcpyAsync(c->blocks, c->h_blocks, desc, cudaMemcpyHostToDevice, c->stream),
              "uploading block descriptors");
     CUDA_TRY(err, cudaMemsetAsync(c->sizes, 0, lay->nblocks * 16, c->stream),
              "clearing block status");
@@ -559,9 +647,11 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     job.run_max = run_max_of(h);
     job.status = (uint32_t *)c->sizes;
     job.tiled = h->entropy == 2;
-    const size_t n = coef_elems(p);
-    for (uint32_t k = 0; k < p->components; k++)
-        job.plane[k] = (int32_t *)((char *)(is_block(p, k) ? c->bands : c->coef) + k * n * 4);
+    job.order = ordered ? (const uint32_t *)((const wcg_cblk *)c->blocks + nb) : NULL;
+    job.norder = (uint32_t)used_order;
+    job.lanes = lanes;
+    job.zeroed = zeroed;
+    for (uint32_t k = 0; k < p->components; k++) job.plane[k] = plane[k];
     c->host_t[3] = now_s();
     CUDA_TRY(err, mark(c, 1), "timing");
     CUDA_TRY(err,

@@ -110,11 +110,23 @@ typedef struct wcg_dec_job {
     uint32_t run_max;
     uint32_t *status; /* 4 per block, zeroed by the caller */
     uint32_t tiled;   /* entropy 2: blocks of tiles (block_tiles.h) */
+    /* Entropy 0: thread t decodes block order[t] (NULL: block t; an entry
+     * of nblocks or more: none) for t below norder (0: nblocks), in
+     * thread blocks of `lanes` threads (0: wcg_dec_lanes(2)). */
+    const uint32_t *order;
+    uint32_t norder;
+    uint32_t lanes;
+    /* The planes are zero already (the caller cleared them): a run of
+     * zeros moves the position without writing. */
+    uint32_t zeroed;
 } wcg_dec_job;
 
 /* Decodes every block into its plane (entropy 0: one thread a block;
  * entropy 2: a warp a block, a lane a tile). */
 cudaError_t wcg_bc_decode(const wcg_dec_job *job, cudaStream_t st);
+/* Threads a thread block of the entropy-0 decode kernel: WC_CUDA_DEC_LANES
+ * (1..32, for experiments) where set, else `otherwise`. */
+unsigned wcg_dec_lanes(unsigned otherwise);
 /* The CPU decoder's words for a block's status (what follows "component
  * c, subband s, block b: "), and its status code. */
 wc_status wcg_dec_message(const uint32_t *status, char *what, size_t cap);

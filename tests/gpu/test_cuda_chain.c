@@ -257,6 +257,41 @@ static void test_emit_walk(void **state)
     unsetenv("WC_CUDA_EMIT");
 }
 
+/* The decoder's other choices (cuda/chain_cuda.cu, PERF_NOTES "Decode
+ * latency, continued"): planes written or cleared first, the entropy-0
+ * blocks in layout order, longest first, longest with shortest, or dealt
+ * a (component, class) an SM, 1 to 32 threads a thread block. Each
+ * setting must give the CPU's pixels: random cases of the Huffman modes
+ * through each. */
+static void test_decode_switches(void **state)
+{
+    (void)state;
+    static const char *const zeroed[] = {"0", "1"};
+    static const char *const order[] = {"0", "1", "2", "3"};
+    static const char *const lanes[] = {"1", "2", "4", "32"};
+    static const int modes[] = {M_LOSSLESS, M_LOSSY97, M_DCT, M_TILES, M_TILES97};
+    test_rng r;
+    test_rng_seed(&r, 29);
+    for (int i = 0; i < 16; i++) {
+        setenv("WC_CUDA_DEC_ZEROED", zeroed[i % 2], 1);
+        setenv("WC_CUDA_DEC_ORDER", order[i / 2 % 4], 1);
+        setenv("WC_CUDA_DEC_LANES", lanes[(i + i / 8) % 4], 1);
+        tcase t = {(uint32_t)test_rng_range(&r, 1, 300),
+                   (uint32_t)test_rng_range(&r, 1, 200),
+                   (uint32_t)test_rng_range(&r, 1, 4),
+                   (uint32_t)test_rng_range(&r, 1, 16),
+                   modes[test_rng_range(&r, 0, 4)],
+                   16 << test_rng_range(&r, 0, 2),
+                   30.0f,
+                   9000u + (uint64_t)i,
+                   0};
+        check_case(&t);
+    }
+    unsetenv("WC_CUDA_DEC_ZEROED");
+    unsetenv("WC_CUDA_DEC_ORDER");
+    unsetenv("WC_CUDA_DEC_LANES");
+}
+
 /* A large image: many blocks per band, every class busy. */
 static void test_large(void **state)
 {
@@ -540,6 +575,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_modes_sizes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_random, setup, teardown),
         cmocka_unit_test_setup_teardown(test_emit_walk, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_decode_switches, setup, teardown),
         cmocka_unit_test_setup_teardown(test_large, setup, teardown),
         cmocka_unit_test_setup_teardown(test_zero_levels, setup, teardown),
         cmocka_unit_test_setup_teardown(test_damage, setup, teardown),
