@@ -164,7 +164,10 @@ void meta_put_chunks(wcx_writer *w, const wc_meta *m)
 wc_status wc_meta_read(wc_ctx *ctx, const void *src, size_t size, wc_meta *m)
 {
     if (!ctx) return WC_ERR_ARG;
-    ctx_begin(ctx);
+    /* Only the error: the note and the stage times stay the last encode's
+     * or decode's (wcodec.h), which a caller reading the metadata after a
+     * decode, as the command does, still reports. */
+    ctx->err.msg[0] = '\0';
     WC_RETURN_IF(!src || !m, &ctx->err, WC_ERR_ARG, "missing argument");
     size_t max = (size > WCX_MAGIC_SIZE ? (size - WCX_MAGIC_SIZE) / WCX_CHUNK_OVERHEAD : 0) + 1;
     if (max > WCX_MAX_CHUNKS) max = WCX_MAX_CHUNKS;
