@@ -497,20 +497,6 @@ wc_status invert_window(strip_state *st, uint32_t s, wc_err *err)
     return WC_OK;
 }
 
-/* Rows of the pinned stage to the caller's image, on the host's threads. */
-struct rows_out {
-    const uint8_t *src;
-    uint8_t *dst;
-    size_t dstride, row;
-};
-
-void copy_out_row(void *arg, size_t i, int worker)
-{
-    (void)worker;
-    const rows_out *j = (const rows_out *)arg;
-    memcpy(j->dst + i * j->dstride, j->src + i * j->row, j->row);
-}
-
 /* Rows [y0, y1) of the window to the caller's image: into pageable host
  * memory through the context's pinned stage in up to 8 pieces, each
  * copied out by the host's threads as it arrives (the driver's own
@@ -549,8 +535,8 @@ wc_status download_rows(strip_state *st, uint32_t s, wc_err *err)
     k = 0;
     for (size_t y = 0; y < rows; y += per, k++) {
         CUDA_TRY(err, cudaEventSynchronize(c->piece[k]), "downloading the samples");
-        rows_out j = {stage + y * row, dst + y * stride, stride, row};
-        wc_parallel_for(p->threads, rows - y < per ? rows - y : per, copy_out_row, &j);
+        row_copy j = {stage + y * row, dst + y * stride, row, stride, row};
+        wc_parallel_for(p->threads, rows - y < per ? rows - y : per, copy_row, &j);
     }
     return WC_OK;
 }

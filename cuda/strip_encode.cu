@@ -434,19 +434,6 @@ void describe(strip_state *st)
     }
 }
 
-struct row_job {
-    const uint8_t *src;
-    uint8_t *dst;
-    size_t sstride, row;
-};
-
-void copy_rows(void *arg, size_t i, int worker)
-{
-    (void)worker;
-    const row_job *j = (const row_job *)arg;
-    memcpy(j->dst + i * j->row, j->src + i * j->sstride, j->row);
-}
-
 /* Strip s's rows into px[s & 1] on the upload stream, after the compute
  * stream has finished with that buffer (and, pinned staging, after the
  * stage's last transfer). */
@@ -461,8 +448,8 @@ wc_status upload_strip(strip_state *st, uint32_t s, wc_err *err)
     CUDA_TRY(err, cudaStreamWaitEvent(st->up, st->freed[b], 0), "uploading a strip");
     if (st->staged) {
         CUDA_TRY(err, cudaEventSynchronize(st->uploaded[b]), "uploading a strip");
-        row_job j = {src, (uint8_t *)st->stage[b], stride, row};
-        wc_parallel_for(p->threads, hi - lo, copy_rows, &j);
+        row_copy j = {src, (uint8_t *)st->stage[b], stride, row, row};
+        wc_parallel_for(p->threads, hi - lo, copy_row, &j);
         src = (const uint8_t *)st->stage[b];
     }
     CUDA_TRY(err,
@@ -682,6 +669,13 @@ wc_status assemble(strip_state *st, es_output *out, wc_err *err)
 thread_local char t_where[160];
 
 } /* namespace */
+
+void copy_row(void *arg, size_t i, int worker)
+{
+    (void)worker;
+    const row_copy *j = (const row_copy *)arg;
+    memcpy(j->dst + i * j->dstride, j->src + i * j->sstride, j->row);
+}
 
 /* Device memory the context holds now (its whole-image buffers). */
 size_t held(const cuda_ctx *c)
