@@ -259,13 +259,6 @@ bool pageable(const void *p)
     return a.type == cudaMemoryTypeUnregistered;
 }
 
-struct row_copy {
-    const uint8_t *src;
-    uint8_t *dst;
-    size_t sstride, dstride, row;
-    size_t y0;
-};
-
 void copy_row(void *arg, size_t i, int worker)
 {
     (void)worker;

@@ -89,6 +89,16 @@ wc_status ensure_buffers(cuda_ctx *c, const wc_stage_plan *p, int inverse, wc_er
 cudaError_t forward_component(cuda_ctx *c, const wc_stage_plan *p, uint32_t k);
 /* The pinned stage for pageable samples or payloads of `bytes`. */
 wc_status ensure_stage(cuda_ctx *c, size_t bytes, wc_err *err);
+/* Rows y0 + i between host buffers of other strides (a pinned stage and
+ * the caller's image, either way), a row an item of wc_parallel_for: the
+ * whole-image staging and the strips' (strip_encode.cu, strip_decode.cu). */
+struct row_copy {
+    const uint8_t *src;
+    uint8_t *dst;
+    size_t sstride, dstride, row;
+    size_t y0;
+};
+void copy_row(void *arg, size_t i, int worker);
 /* Whether samples of this plan go up through the pinned stage. */
 bool staged_upload(const wc_stage_plan *p, const void *pixels);
 size_t host_row_bytes(const wc_stage_plan *p);

@@ -535,7 +535,7 @@ wc_status download_rows(strip_state *st, uint32_t s, wc_err *err)
     k = 0;
     for (size_t y = 0; y < rows; y += per, k++) {
         CUDA_TRY(err, cudaEventSynchronize(c->piece[k]), "downloading the samples");
-        row_copy j = {stage + y * row, dst + y * stride, row, stride, row};
+        row_copy j = {stage + y * row, dst + y * stride, row, stride, row, 0};
         wc_parallel_for(p->threads, rows - y < per ? rows - y : per, copy_row, &j);
     }
     return WC_OK;

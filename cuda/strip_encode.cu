@@ -448,7 +448,7 @@ wc_status upload_strip(strip_state *st, uint32_t s, wc_err *err)
     CUDA_TRY(err, cudaStreamWaitEvent(st->up, st->freed[b], 0), "uploading a strip");
     if (st->staged) {
         CUDA_TRY(err, cudaEventSynchronize(st->uploaded[b]), "uploading a strip");
-        row_copy j = {src, (uint8_t *)st->stage[b], stride, row, row};
+        row_copy j = {src, (uint8_t *)st->stage[b], stride, row, row, 0};
         wc_parallel_for(p->threads, hi - lo, copy_row, &j);
         src = (const uint8_t *)st->stage[b];
     }
@@ -669,13 +669,6 @@ wc_status assemble(strip_state *st, es_output *out, wc_err *err)
 thread_local char t_where[160];
 
 } /* namespace */
-
-void copy_row(void *arg, size_t i, int worker)
-{
-    (void)worker;
-    const row_copy *j = (const row_copy *)arg;
-    memcpy(j->dst + i * j->dstride, j->src + i * j->sstride, j->row);
-}
 
 /* Device memory the context holds now (its whole-image buffers). */
 size_t held(const cuda_ctx *c)

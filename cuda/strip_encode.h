@@ -35,14 +35,6 @@ size_t held(const cuda_ctx *c);
 uint64_t effective_cap(const cuda_ctx *c, const wc_stage_plan *p);
 /* Gives back the context's whole-image device buffers. */
 void release_whole(cuda_ctx *c);
-/* Rows between host buffers of other strides (a pinned stage and the
- * caller's image, either way), a row an item of wc_parallel_for. */
-struct row_copy {
-    const uint8_t *src;
-    uint8_t *dst;
-    size_t sstride, dstride, row;
-};
-void copy_row(void *arg, size_t i, int worker);
 
 } /* namespace wcgb */
 
