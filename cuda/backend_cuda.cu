@@ -205,10 +205,10 @@ size_t host_row_bytes(const wc_stage_plan *p)
 }
 size_t device_row_bytes(const wc_stage_plan *p) { return (host_row_bytes(p) + 127) & ~(size_t)127; }
 
-wcg_samples device_samples(const cuda_ctx *c, const wc_stage_plan *p)
+wcg_samples samples_at(void *px, const wc_stage_plan *p)
 {
     wcg_samples s = {};
-    s.px = c->px;
+    s.px = px;
     s.pitch = device_row_bytes(p) / sample_bytes(p);
     s.comps = p->components;
     s.bytes = (uint32_t)sample_bytes(p);
@@ -216,6 +216,11 @@ wcg_samples device_samples(const cuda_ctx *c, const wc_stage_plan *p)
     s.shift = level_shift(p->bit_depth);
     s.maxval = (int32_t)((1u << p->bit_depth) - 1);
     return s;
+}
+
+wcg_samples device_samples(const cuda_ctx *c, const wc_stage_plan *p)
+{
+    return samples_at(c->px, p);
 }
 
 /* ---- samples across PCIe --------------------------------------------------- */

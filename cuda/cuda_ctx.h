@@ -102,6 +102,14 @@ void copy_row(void *arg, size_t i, int worker);
 /* Whether samples of this plan go up through the pinned stage. */
 bool staged_upload(const wc_stage_plan *p, const void *pixels);
 size_t host_row_bytes(const wc_stage_plan *p);
+/* Rows on the device start 128-byte aligned; a sample is 1 or 2 bytes. */
+size_t device_row_bytes(const wc_stage_plan *p);
+size_t sample_bytes(const wc_stage_plan *p);
+/* Whether the plan's colour transform applies (3 or more components). */
+int colour_active(const wc_stage_plan *p);
+/* The kernels' view of samples at px, rows device_row_bytes apart (the
+ * context's c->px, or a strip's). */
+wcg_samples samples_at(void *px, const wc_stage_plan *p);
 wc_status upload_samples(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in, wc_err *err);
 /* Host work run beside upload_gather's copies: items 0..n-1 of fn (the
  * signature of wc_parallel_for's), on the same threads. */

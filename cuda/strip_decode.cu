@@ -63,17 +63,6 @@ wc_status decode_failure(const wc_chain *ch, size_t i, const uint32_t *st, wc_er
 namespace
 {
 
-size_t sample_size(const wc_stage_plan *p) { return p->bit_depth <= 8 ? 1 : 2; }
-size_t dev_pitch(const wc_stage_plan *p) { return (host_row_bytes(p) + 127) & ~(size_t)127; }
-int colour_on(const wc_stage_plan *p) { return p->components >= 3 && p->colour != WC_COLOUR_NONE; }
-
-/* ceil(n / 2^l): a dimension after l levels. */
-uint32_t level_size(uint32_t n, int l)
-{
-    for (int i = 0; i < l; i++) n = (n + 1) / 2;
-    return n;
-}
-
 /* The strips: S output rows each (the last fewer), windows of at most
  * rows_max rows. */
 struct geometry {
@@ -191,10 +180,10 @@ device_need need_of(const file_view &f, const wc_chain *ch, const geometry &g, s
         if (sp->scratch > scratch) scratch = sp->scratch;
     }
     const uint32_t rows = g.rows_max;
-    n.px = dev_pitch(p) * rows;
+    n.px = device_row_bytes(p) * rows;
     n.coef = (size_t)p->width * rows * 4;
     n.work = 2 * wcg_work_elems(p->width, rows) * 4;
-    n.planes = colour_on(p) ? 3 * (size_t)p->width * rows * 4 : 0;
+    n.planes = colour_active(p) ? 3 * (size_t)p->width * rows * 4 : 0;
     n.scratch = scratch * 4;
     n.payload = n.most_payload + 8; /* the reader's slack (bc_decode_kernels.cu) */
     const size_t nb = n.most_blocks ? n.most_blocks : 1;
@@ -285,18 +274,6 @@ struct strip_state {
         if (up) cudaStreamDestroy(up);
     }
 };
-
-wc_status dev_alloc(void **p, size_t bytes, wc_err *err, const char *what)
-{
-    CUDA_TRY(err, cudaMalloc(p, bytes ? bytes : 1), what);
-    return WC_OK;
-}
-
-wc_status host_pinned(void **p, size_t bytes, wc_err *err, const char *what)
-{
-    CUDA_TRY(err, cudaHostAlloc(p, bytes ? bytes : 1, cudaHostAllocDefault), what);
-    return WC_OK;
-}
 
 wc_status allocate(strip_state *st, wc_err *err)
 {
@@ -446,16 +423,9 @@ wc_status invert_window(strip_state *st, uint32_t s, wc_err *err)
     uint32_t y0, y1, lo, hi;
     strip_rows(p, st->g, s, &y0, &y1, &lo, &hi);
     const uint32_t n = hi - lo;
-    const int colour = colour_on(p);
+    const int colour = colour_active(p);
     const size_t plane_elems = (size_t)p->width * st->g.rows_max;
-    wcg_samples smp = {};
-    smp.px = st->px;
-    smp.pitch = dev_pitch(p) / sample_size(p);
-    smp.comps = p->components;
-    smp.bytes = (uint32_t)sample_size(p);
-    smp.colour = colour ? p->colour : WC_COLOUR_NONE;
-    smp.shift = level_shift(p->bit_depth);
-    smp.maxval = (int32_t)((1u << p->bit_depth) - 1);
+    wcg_samples smp = samples_at(st->px, p);
     for (uint32_t k = 0; k < p->components; k++) {
         for (size_t t = 0; t < sp.nparts; t++) {
             const band_part &q = sp.part[t];
@@ -509,7 +479,7 @@ wc_status download_rows(strip_state *st, uint32_t s, wc_err *err)
     uint32_t y0, y1, lo, hi;
     strip_rows(p, st->g, s, &y0, &y1, &lo, &hi);
     const size_t row = host_row_bytes(p), stride = st->out->stride ? st->out->stride : row;
-    const size_t pitch = dev_pitch(p), rows = y1 - y0;
+    const size_t pitch = device_row_bytes(p), rows = y1 - y0;
     uint8_t *dst = (uint8_t *)st->out->pixels + (size_t)y0 * stride;
     const uint8_t *src = (const uint8_t *)st->px + (size_t)(y0 - lo) * pitch;
     if (!st->staged) {
@@ -577,10 +547,10 @@ size_t whole_need(const wc_stage_plan *p, const wc_chain *ch, const es_input *in
     const size_t n = (size_t)p->width * p->height;
     size_t data = 0;
     for (uint32_t k = 0; k < p->components; k++) data += in->data_size[k];
-    size_t need = dev_pitch(p) * p->height + coef_elems(p) * p->components * 4 +
+    size_t need = device_row_bytes(p) * p->height + coef_elems(p) * p->components * 4 +
                   2 * wcg_work_elems(p->width, p->height) * 4 + data + 8 +
                   nb * (sizeof(wcg_cblk) + 16);
-    if (colour_on(p)) need += 3 * n * 4;
+    if (colour_active(p)) need += 3 * n * 4;
     for (uint32_t k = 0; k < p->components; k++)
         if (is_block(p, k)) {
             need += coef_elems(p) * p->components * 4; /* the band planes */

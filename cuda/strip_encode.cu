@@ -76,21 +76,6 @@ wc_status write_tables(const wcx_header *h, const uint8_t *lens, es_output *out,
 namespace
 {
 
-/* Rows of samples (interleaved, rows 128-byte aligned on the device). */
-size_t sample_bytes_of(const wc_stage_plan *p) { return p->bit_depth <= 8 ? 1 : 2; }
-size_t row_bytes(const wc_stage_plan *p)
-{
-    return (size_t)p->width * p->components * sample_bytes_of(p);
-}
-size_t dev_row_bytes(const wc_stage_plan *p) { return (row_bytes(p) + 127) & ~(size_t)127; }
-
-/* ceil(n / 2^l): a dimension after l levels. */
-uint32_t level_size(uint32_t n, int l)
-{
-    for (int i = 0; i < l; i++) n = (n + 1) / 2;
-    return n;
-}
-
 size_t slot_of(const wc_cblk *k) { return (bc_bound(k->w, k->h) + 3) & ~(size_t)3; }
 
 /* The strip geometry: interior S rows a strip (the last fewer), the
@@ -203,7 +188,7 @@ device_need need_of(const wc_stage_plan *p, const wc_chain *ch, const plan_of_st
 {
     device_need n = {};
     const uint32_t rows = ps.g.rows_max;
-    n.px = dev_row_bytes(p) * rows;
+    n.px = device_row_bytes(p) * rows;
     n.coef = (size_t)p->width * rows * 4;
     n.work = 2 * wcg_work_elems(p->width, rows) * 4;
     const size_t nb = ps.most_blocks ? ps.most_blocks : 1;
@@ -230,7 +215,7 @@ size_t whole_need(const wc_stage_plan *p, const wc_chain *ch)
     for (size_t i = 0; i < lay->nblocks; i++) slots += slot_of(&lay->blocks[i]);
     const size_t nb = lay->nblocks ? lay->nblocks : 1;
     const size_t n = (size_t)p->width * p->height;
-    size_t need = dev_row_bytes(p) * p->height + n * p->components * 4 +
+    size_t need = device_row_bytes(p) * p->height + n * p->components * 4 +
                   2 * wcg_work_elems(p->width, p->height) * 4 + nb * sizeof(wcg_cblk) +
                   2 * (slots + 4) + (nb + 1) * 12;
     if (ch->header->entropy == 3)
@@ -336,18 +321,6 @@ struct strip_state {
     }
 };
 
-wc_status dev_alloc(void **p, size_t bytes, wc_err *err, const char *what)
-{
-    CUDA_TRY(err, cudaMalloc(p, bytes ? bytes : 1), what);
-    return WC_OK;
-}
-
-wc_status host_pinned(void **p, size_t bytes, wc_err *err, const char *what)
-{
-    CUDA_TRY(err, cudaHostAlloc(p, bytes ? bytes : 1, cudaHostAllocDefault), what);
-    return WC_OK;
-}
-
 wc_status allocate(strip_state *st, wc_err *err)
 {
     const device_need &n = st->need;
@@ -360,8 +333,8 @@ wc_status allocate(strip_state *st, wc_err *err)
         CUDA_TRY(err, cudaEventCreateWithFlags(&st->freed[i], cudaEventDisableTiming),
                  "creating events");
         if (st->staged)
-            WC_FORWARD_IF_ERROR(host_pinned(&st->stage[i], row_bytes(st->p) * ps.g.rows_max, err,
-                                            "allocating the pinned strip stage"));
+            WC_FORWARD_IF_ERROR(host_pinned(&st->stage[i], host_row_bytes(st->p) * ps.g.rows_max,
+                                            err, "allocating the pinned strip stage"));
     }
     CUDA_TRY(err, cudaStreamCreateWithFlags(&st->up, cudaStreamNonBlocking), "creating a stream");
     /* The uploads read the samples too: after the caller's work (the
@@ -443,7 +416,7 @@ wc_status upload_strip(strip_state *st, uint32_t s, wc_err *err)
     const int b = s & 1;
     uint32_t lo, hi;
     strip_rows(p, st->ps.g, s, &lo, &hi);
-    const size_t row = row_bytes(p), stride = st->in->stride ? st->in->stride : row;
+    const size_t row = host_row_bytes(p), stride = st->in->stride ? st->in->stride : row;
     const uint8_t *src = (const uint8_t *)st->in->pixels + (size_t)lo * stride;
     CUDA_TRY(err, cudaStreamWaitEvent(st->up, st->freed[b], 0), "uploading a strip");
     if (st->staged) {
@@ -453,7 +426,7 @@ wc_status upload_strip(strip_state *st, uint32_t s, wc_err *err)
         src = (const uint8_t *)st->stage[b];
     }
     CUDA_TRY(err,
-             cudaMemcpy2DAsync(st->px[b], dev_row_bytes(p), src, st->staged ? row : stride, row,
+             cudaMemcpy2DAsync(st->px[b], device_row_bytes(p), src, st->staged ? row : stride, row,
                                hi - lo, cudaMemcpyDefault, st->up),
              "uploading a strip");
     CUDA_TRY(err, cudaEventRecord(st->uploaded[b], st->up), "uploading a strip");
@@ -472,14 +445,8 @@ cudaError_t forward_strip(strip_state *st, uint32_t s, uint32_t k)
     j.height = hi - lo;
     j.levels = p->levels;
     j.wavelet = p->wavelet[k];
-    j.samples.px = st->px[s & 1];
-    j.samples.pitch = dev_row_bytes(p) / sample_bytes_of(p);
-    j.samples.comps = p->components;
-    j.samples.bytes = (uint32_t)sample_bytes_of(p);
+    j.samples = samples_at(st->px[s & 1], p);
     j.samples.comp = k;
-    j.samples.colour = p->components >= 3 ? p->colour : WC_COLOUR_NONE;
-    j.samples.shift = level_shift(p->bit_depth);
-    j.samples.maxval = (int32_t)((1u << p->bit_depth) - 1);
     j.coef = st->coef;
     const size_t ll = wcg_work_elems(p->width, hi - lo);
     j.work[0] = st->work;
@@ -669,6 +636,24 @@ wc_status assemble(strip_state *st, es_output *out, wc_err *err)
 thread_local char t_where[160];
 
 } /* namespace */
+
+uint32_t level_size(uint32_t n, int l)
+{
+    for (int i = 0; i < l; i++) n = (n + 1) / 2;
+    return n;
+}
+
+wc_status dev_alloc(void **p, size_t bytes, wc_err *err, const char *what)
+{
+    CUDA_TRY(err, cudaMalloc(p, bytes ? bytes : 1), what);
+    return WC_OK;
+}
+
+wc_status host_pinned(void **p, size_t bytes, wc_err *err, const char *what)
+{
+    CUDA_TRY(err, cudaHostAlloc(p, bytes ? bytes : 1, cudaHostAllocDefault), what);
+    return WC_OK;
+}
 
 /* Device memory the context holds now (its whole-image buffers). */
 size_t held(const cuda_ctx *c)

@@ -35,6 +35,11 @@ size_t held(const cuda_ctx *c);
 uint64_t effective_cap(const cuda_ctx *c, const wc_stage_plan *p);
 /* Gives back the context's whole-image device buffers. */
 void release_whole(cuda_ctx *c);
+/* ceil(n / 2^l): a dimension after l levels. */
+uint32_t level_size(uint32_t n, int l);
+/* cudaMalloc / cudaHostAlloc of at least a byte, failures named by what. */
+wc_status dev_alloc(void **p, size_t bytes, wc_err *err, const char *what);
+wc_status host_pinned(void **p, size_t bytes, wc_err *err, const char *what);
 
 } /* namespace wcgb */
 
