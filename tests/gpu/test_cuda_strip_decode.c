@@ -27,66 +27,12 @@
 #include <zlib.h>
 
 #include "gpu_pair.h"
+#include "strip_cases.h"
 #include "test_support.h"
 #include "wc_common.h"
 #include "wcodec.h"
 
-typedef struct scase {
-    uint32_t w, h, comps, depth;
-    int lossless, wavelet, levels, block;
-    wc_entropy entropy;
-    wc_dwt_scheme scheme;
-} scase;
-
 static wc_ctx *g_ctx_cpu, *g_ctx_gpu;
-
-static void make_image(const scase *t, uint64_t seed, wc_image *img)
-{
-    test_rng r;
-    test_rng_seed(&r, seed);
-    img->width = t->w;
-    img->height = t->h;
-    img->components = t->comps;
-    img->bit_depth = t->depth;
-    img->stride = 0;
-    assert_int_equal(wc_image_alloc(img), WC_OK);
-    const uint32_t maxv = (1u << t->depth) - 1;
-    for (uint32_t y = 0; y < t->h; y++)
-        for (uint32_t x = 0; x < t->w; x++)
-            for (uint32_t c = 0; c < t->comps; c++) {
-                double v = 0.5 + 0.3 * (double)((x * (c + 1) + 3 * y) % 89) / 89.0 +
-                           0.1 * (double)((x / 5 + y / 7) & 1);
-                int64_t s = (int64_t)(v * maxv) + test_rng_range(&r, -3, 3);
-                if ((test_rng_u32(&r) & 255) == 0) s = test_rng_u32(&r) & maxv;
-                s = s < 0 ? 0 : s > (int64_t)maxv ? (int64_t)maxv : s;
-                test_put_sample(img->pixels, ((size_t)y * t->w + x) * t->comps + c, t->depth,
-                                (uint32_t)s);
-            }
-}
-
-static void set_params(const scase *t, wc_params *p, wc_backend_kind be, uint64_t cap)
-{
-    wc_params_init(p);
-    p->backend = be;
-    p->lossless = t->lossless;
-    p->wavelet = t->wavelet;
-    p->levels = t->levels;
-    p->block_size = t->block;
-    p->entropy = t->entropy;
-    p->dwt_scheme = t->scheme;
-    p->quality = 70.0f;
-    p->max_device_memory = cap;
-}
-
-/* The number before `key` in s, or 0. */
-static unsigned long long number_before(const char *s, const char *key)
-{
-    const char *k = strstr(s, key);
-    if (!k) return 0;
-    while (k > s && k[-1] == ' ') k--;
-    while (k > s && k[-1] >= '0' && k[-1] <= '9') k--;
-    return strtoull(k, NULL, 10);
-}
 
 /* The file decoded on the CPU (one thread: it names the first failing
  * block) and on the device under `cap`: the same status and message, the
@@ -165,9 +111,9 @@ static void describe(const scase *t, char *what, size_t cap)
 static void encode_case(const scase *t, uint64_t seed, uint8_t **f, size_t *n)
 {
     wc_image img;
-    make_image(t, seed, &img);
+    strip_case_image(t, seed, &img);
     wc_params pc;
-    set_params(t, &pc, WC_BACKEND_CPU, 0);
+    strip_case_params(t, &pc, WC_BACKEND_CPU, 0);
     assert_int_equal(wc_encode_alloc(g_ctx_cpu, &pc, &img, (void **)f, n), WC_OK);
     wc_image_free(&img);
 }
@@ -314,10 +260,10 @@ static void test_other_modes_refused(void **state)
     (void)state;
     const scase t = {64, 64, 3, 8, 0, 97, 0, 16, WC_ENTROPY_HUFFMAN, WC_DWT_SEPARABLE};
     wc_image img;
-    make_image(&t, 7, &img);
+    strip_case_image(&t, 7, &img);
     for (int m = 0; m < 2; m++) {
         wc_params p;
-        set_params(&t, &p, WC_BACKEND_CPU, 0);
+        strip_case_params(&t, &p, WC_BACKEND_CPU, 0);
         if (m == 0) {
             p.transform = WC_TRANSFORM_DCT;
             p.levels = WC_LEVELS_AUTO;

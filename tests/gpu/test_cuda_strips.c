@@ -23,69 +23,12 @@
 #include <cmocka.h>
 
 #include "gpu_pair.h"
+#include "strip_cases.h"
 #include "test_support.h"
 #include "wc_common.h"
 #include "wcodec.h"
 
-typedef struct scase {
-    uint32_t w, h, comps, depth;
-    int lossless, wavelet, levels, block;
-    wc_entropy entropy;
-    wc_dwt_scheme scheme;
-} scase;
-
 static wc_ctx *g_ctx_cpu, *g_ctx_gpu;
-
-static void make_image(const scase *t, uint64_t seed, wc_image *img)
-{
-    test_rng r;
-    test_rng_seed(&r, seed);
-    img->width = t->w;
-    img->height = t->h;
-    img->components = t->comps;
-    img->bit_depth = t->depth;
-    img->stride = 0;
-    assert_int_equal(wc_image_alloc(img), WC_OK);
-    const uint32_t maxv = (1u << t->depth) - 1;
-    for (uint32_t y = 0; y < t->h; y++)
-        for (uint32_t x = 0; x < t->w; x++)
-            for (uint32_t c = 0; c < t->comps; c++) {
-                double v = 0.5 + 0.3 * (double)((x * (c + 1) + 3 * y) % 89) / 89.0 +
-                           0.1 * (double)((x / 5 + y / 7) & 1);
-                int64_t s = (int64_t)(v * maxv) + test_rng_range(&r, -3, 3);
-                if ((test_rng_u32(&r) & 255) == 0) s = test_rng_u32(&r) & maxv;
-                s = s < 0 ? 0 : s > (int64_t)maxv ? (int64_t)maxv : s;
-                const size_t i = ((size_t)y * t->w + x) * t->comps + c;
-                if (t->depth <= 8)
-                    ((uint8_t *)img->pixels)[i] = (uint8_t)s;
-                else
-                    ((uint16_t *)img->pixels)[i] = (uint16_t)s;
-            }
-}
-
-static void set_params(const scase *t, wc_params *p, wc_backend_kind be, uint64_t cap)
-{
-    wc_params_init(p);
-    p->backend = be;
-    p->lossless = t->lossless;
-    p->wavelet = t->wavelet;
-    p->levels = t->levels;
-    p->block_size = t->block;
-    p->entropy = t->entropy;
-    p->dwt_scheme = t->scheme;
-    p->quality = 70.0f;
-    p->max_device_memory = cap;
-}
-
-/* The number after `key` in s, or 0. */
-static unsigned long long number_before(const char *s, const char *key)
-{
-    const char *k = strstr(s, key);
-    if (!k) return 0;
-    while (k > s && k[-1] == ' ') k--;
-    while (k > s && k[-1] >= '0' && k[-1] <= '9') k--;
-    return strtoull(k, NULL, 10);
-}
 
 /* The CUDA file under `cap`: the CPU's bytes, in strips within the cap
  * (must_strip: several of them; else the whole-image path may fit). */
@@ -93,7 +36,7 @@ static int encode_capped(const scase *t, const wc_image *img, const void *ref, s
                          uint64_t cap, int must_strip, const char *what)
 {
     wc_params p;
-    set_params(t, &p, WC_BACKEND_CUDA, cap);
+    strip_case_params(t, &p, WC_BACKEND_CUDA, cap);
     void *f = NULL;
     size_t n = 0;
     const wc_status s = wc_encode_alloc(g_ctx_gpu, &p, img, &f, &n);
@@ -134,16 +77,16 @@ static int case_ok(const scase *t, uint64_t seed)
              : t->scheme == WC_DWT_EXPLOSIVE ? " explosive"
                                              : "");
     wc_image img;
-    make_image(t, seed, &img);
+    strip_case_image(t, seed, &img);
     wc_params pc;
-    set_params(t, &pc, WC_BACKEND_CPU, 0);
+    strip_case_params(t, &pc, WC_BACKEND_CPU, 0);
     void *fc = NULL;
     size_t nc = 0;
     int ok = 1;
     assert_int_equal(wc_encode_alloc(g_ctx_cpu, &pc, &img, &fc, &nc), WC_OK);
     /* A cap of one byte: refused, naming the least a strip needs. */
     wc_params pg;
-    set_params(t, &pg, WC_BACKEND_CUDA, 1);
+    strip_case_params(t, &pg, WC_BACKEND_CUDA, 1);
     void *f = NULL;
     size_t n = 0;
     const wc_status s = wc_encode_alloc(g_ctx_gpu, &pg, &img, &f, &n);
@@ -191,9 +134,9 @@ static void test_dct_over_cap_refused(void **state)
     (void)state;
     const scase t = {64, 64, 3, 8, 0, 97, 0, 16, WC_ENTROPY_HUFFMAN, WC_DWT_SEPARABLE};
     wc_image img;
-    make_image(&t, 7, &img);
+    strip_case_image(&t, 7, &img);
     wc_params p;
-    set_params(&t, &p, WC_BACKEND_CUDA, 4096);
+    strip_case_params(&t, &p, WC_BACKEND_CUDA, 4096);
     p.transform = WC_TRANSFORM_DCT;
     p.levels = WC_LEVELS_AUTO;
     void *f = NULL;
