@@ -494,22 +494,32 @@ static int dec_switch(const char *name, int otherwise)
     return e ? atoi(e) : otherwise;
 }
 
-/* The blocks by payload size, longest first: a counting sort on the
- * size's bit length (stable within a length), O(n); fold: longest and
- * shortest in turn. */
-void longest_first(const uint32_t *size, size_t n, uint32_t *order, bool fold)
+/* Indices 0..n-1 into out in the order of key(i) < nkeys, stable: a
+ * counting sort, O(n + nkeys). */
+constexpr size_t kMaxKeys = 4 * WC_NCLASS; /* (component, class) pairs */
+static_assert(kMaxKeys >= 34, "the bit lengths of a 32-bit size fit the keys");
+
+template <typename Key> void counting_sort(size_t n, size_t nkeys, Key key, uint32_t *out)
 {
-    size_t start[34] = {0};
-    for (size_t i = 0; i < n; i++) start[33 - (size[i] ? 32 - __builtin_clz(size[i]) : 0)]++;
+    size_t start[kMaxKeys] = {0};
+    for (size_t i = 0; i < n; i++) start[key(i)]++;
     size_t at = 0;
-    for (int b = 0; b < 34; b++) {
+    for (size_t b = 0; b < nkeys; b++) {
         const size_t k = start[b];
         start[b] = at;
         at += k;
     }
+    for (size_t i = 0; i < n; i++) out[start[key(i)]++] = (uint32_t)i;
+}
+
+/* The blocks by payload size, longest first (by the size's bit length,
+ * stable within a length); fold: longest and shortest in turn. */
+void longest_first(const uint32_t *size, size_t n, uint32_t *order, bool fold)
+{
     uint32_t *sorted = fold ? order + n : order;
-    for (size_t i = 0; i < n; i++)
-        sorted[start[33 - (size[i] ? 32 - __builtin_clz(size[i]) : 0)]++] = (uint32_t)i;
+    counting_sort(
+        n, 34, [size](size_t i) { return 33 - (size[i] ? 32 - __builtin_clz(size[i]) : 0); },
+        sorted);
     for (size_t i = 0; fold && i < n; i++) order[i] = sorted[i & 1 ? n - 1 - i / 2 : i / 2];
 }
 
@@ -520,15 +530,8 @@ void longest_first(const uint32_t *size, size_t n, uint32_t *order, bool fold)
 size_t by_class_per_sm(const wcg_cblk *d, size_t n, unsigned lanes, unsigned nsm, uint32_t *order,
                        uint32_t *sorted)
 {
-    size_t start[4 * WC_NCLASS + 1] = {0};
-    for (size_t i = 0; i < n; i++) start[d[i].comp * WC_NCLASS + d[i].cls]++;
-    size_t at = 0;
-    for (size_t b = 0; b <= 4 * WC_NCLASS; b++) {
-        const size_t k = start[b];
-        start[b] = at;
-        at += k;
-    }
-    for (size_t i = 0; i < n; i++) sorted[start[d[i].comp * WC_NCLASS + d[i].cls]++] = (uint32_t)i;
+    counting_sort(
+        n, 4 * WC_NCLASS, [d](size_t i) { return d[i].comp * WC_NCLASS + d[i].cls; }, sorted);
     const size_t ctas = (n + lanes - 1) / lanes, rounds = (ctas + nsm - 1) / nsm;
     const size_t per = rounds * lanes, total = per * nsm;
     for (size_t q = 0; q < total; q++) {
