@@ -567,17 +567,7 @@ thread_local char t_where[160];
 bool strip_decode_wanted(cuda_ctx *c, const wc_stage_plan *p, const wc_chain *ch,
                          const es_input *in)
 {
-    const size_t need = whole_need(p, ch, in);
-    /* No cap and buffers that fit already: no query of the device. */
-    if (!p->max_device_memory && need <= held(c)) return false;
-    const uint64_t cap = effective_cap(c, p);
-    if (cap && need > cap) return true;
-    /* Under a cap, buffers an earlier larger image left count too. */
-    if (p->max_device_memory && held(c) > p->max_device_memory) {
-        cudaStreamSynchronize(c->stream);
-        release_whole(c);
-    }
-    return false;
+    return strips_wanted(c, p, whole_need(p, ch, in));
 }
 
 wc_status strip_decode(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, const es_input *in,

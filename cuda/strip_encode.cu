@@ -700,7 +700,11 @@ void release_whole(cuda_ctx *c)
 
 bool strip_encode_wanted(cuda_ctx *c, const wc_stage_plan *p, const wc_chain *ch)
 {
-    const size_t need = whole_need(p, ch);
+    return strips_wanted(c, p, whole_need(p, ch));
+}
+
+bool strips_wanted(cuda_ctx *c, const wc_stage_plan *p, size_t need)
+{
     /* No cap and buffers that fit already: no query of the device (a
      * batch of small images pays nothing). */
     if (!p->max_device_memory && need <= held(c)) return false;

@@ -25,6 +25,10 @@ wc_status strip_encode(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in, 
                        es_output *out, wc_err *err);
 
 /* Shared with the decode in strips (strip_decode.cu): */
+/* Whether a call whose whole-image buffers need `need` bytes goes in
+ * strips (over the cap); under a cap, first gives back whole-image
+ * buffers an earlier, larger image left over it. */
+bool strips_wanted(cuda_ctx *c, const wc_stage_plan *p, size_t need);
 /* H / 2^L, the halo of a strip in rows of its coarsest level. */
 uint32_t halo_rows_per_level(const wc_stage_plan *p);
 /* Device bytes the context's whole-image buffers hold now. */
