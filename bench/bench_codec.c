@@ -14,6 +14,10 @@
  * "enc flt" and "dec flt" are the minor page faults of one call (median;
  * the first call on a fresh context is among the runs): pages the call
  * touched for the first time, its own buffers' and the caller's.
+ * BENCH_REUSE=1 codes into the caller's buffers, kept from call to call
+ * (wc_encode into one wc_encode_bound buffer, wc_decode_into one image),
+ * as a program coding many frames does: the codec's own time, without
+ * the first touch of a fresh file and image (see the faults columns).
  * BENCH_TIMES=1 in the environment adds the last run's split (wc_times:
  * transform, entropy, container, and the rest) for finding serial time.
  * BENCH_PROBE=1 adds, for each thread count T, one encode and decode
@@ -50,18 +54,50 @@ static double minor_faults(void)
     return getrusage(RUSAGE_SELF, &u) ? 0.0 : (double)u.ru_minflt;
 }
 
-static int run(const wc_image *img, wc_params *p, int runs, int decode, result *r)
+/* One encode: a fresh file (wc_encode_alloc, *buf replaced), or into the
+ * caller's buffer *buf of *cap bytes, kept (reuse). */
+static wc_status encode_once(wc_ctx *ctx, const wc_params *p, const wc_image *img, int reuse,
+                             void **buf, size_t *cap, size_t *size)
+{
+    if (!reuse) {
+        free(*buf);
+        *buf = NULL;
+        return wc_encode_alloc(ctx, p, img, buf, size);
+    }
+    if (!*buf) {
+        *cap = wc_encode_bound(img, p);
+        if (!*cap || !(*buf = malloc(*cap))) return WC_ERR_NOMEM;
+    }
+    return wc_encode(ctx, p, img, *buf, *cap, size);
+}
+
+/* One decode: a fresh image (wc_decode), or into *back, kept (reuse). */
+static wc_status decode_once(wc_ctx *ctx, const wc_params *p, const wc_image *img, int reuse,
+                             const void *buf, size_t size, wc_image *back)
+{
+    if (!reuse) return wc_decode(ctx, p, buf, size, back);
+    if (!back->pixels) {
+        *back = *img;
+        back->pixels = NULL;
+        back->stride = 0;
+        if (wc_image_alloc(back) != WC_OK) return WC_ERR_NOMEM;
+    }
+    return wc_decode_into(ctx, p, buf, size, back);
+}
+
+static int run(const wc_image *img, wc_params *p, int runs, int decode, int reuse, result *r)
 {
     wc_ctx *ctx = wc_ctx_create();
     /* cppcheck cannot see that main asks runs >= 1 */
     double te[64] = {0}, td[64] = {0}, fe[64] = {0}, fd[64] = {0};
     void *buf = NULL;
-    size_t size = 0;
+    size_t size = 0, cap = 0;
+    wc_image back;
+    memset(&back, 0, sizeof back);
     if (runs > 64) runs = 64;
     for (int i = 0; i < runs; i++) {
-        free(buf);
         double f0 = minor_faults(), t0 = bench_now();
-        if (wc_encode_alloc(ctx, p, img, &buf, &size) != WC_OK) {
+        if (encode_once(ctx, p, img, reuse, &buf, &cap, &size) != WC_OK) {
             fprintf(stderr, "bench_codec: encode failed: %s\n", wc_ctx_error(ctx));
             return 1;
         }
@@ -70,10 +106,9 @@ static int run(const wc_image *img, wc_params *p, int runs, int decode, result *
         wc_ctx_times(ctx, &r->te);
         td[i] = fd[i] = 0;
         if (!decode) continue;
-        wc_image back;
         f0 = minor_faults();
         t0 = bench_now();
-        if (wc_decode(ctx, p, buf, size, &back) != WC_OK) {
+        if (decode_once(ctx, p, img, reuse, buf, size, &back) != WC_OK) {
             fprintf(stderr, "bench_codec: decode failed: %s\n", wc_ctx_error(ctx));
             return 1;
         }
@@ -84,8 +119,9 @@ static int run(const wc_image *img, wc_params *p, int runs, int decode, result *
             fprintf(stderr, "bench_codec: lossless round trip differs\n");
             return 1;
         }
-        wc_image_free(&back);
+        if (!reuse) wc_image_free(&back);
     }
+    wc_image_free(&back);
     qsort(te, (size_t)runs, sizeof(double), bench_cmp_double);
     qsort(td, (size_t)runs, sizeof(double), bench_cmp_double);
     qsort(fe, (size_t)runs, sizeof(double), bench_cmp_double);
@@ -203,13 +239,15 @@ int main(int argc, char **argv)
     }
     const int split = getenv("BENCH_TIMES") && atoi(getenv("BENCH_TIMES"));
     const int probing = getenv("BENCH_PROBE") && atoi(getenv("BENCH_PROBE"));
+    const int reuse = getenv("BENCH_REUSE") && atoi(getenv("BENCH_REUSE"));
     wc_image img;
     if (width < 16 || height < 16 || runs < 1 || ncounts < 1 ||
         bench_photo_rect("bench_codec", dir, width, height, &img))
         return 1;
     const double mp = (double)width * height / 1e6;
-    printf("wcodec %s, %ux%u RGB photograph (tiled Kodak), median of %d runs, CPU backend\n",
-           wc_version_string(), width, height, runs);
+    printf("wcodec %s, %ux%u RGB photograph (tiled Kodak), median of %d runs, CPU backend, %s\n",
+           wc_version_string(), width, height, runs,
+           reuse ? "the caller's buffers kept (BENCH_REUSE)" : "a fresh file and image a call");
     printf("%-22s %7s %9s %10s %10s %10s %10s\n", "mode", "threads", "bpp", "enc MP/s", "dec MP/s",
            "enc flt", "dec flt");
     /* DCT q58 lands near the rate of libjpeg-turbo's default quality 75
@@ -246,7 +284,7 @@ int main(int argc, char **argv)
             p.threads = threads;
             p.backend = WC_BACKEND_CPU;
             result r;
-            if (run(&img, &p, runs, 1, &r)) return 1;
+            if (run(&img, &p, runs, 1, reuse, &r)) return 1;
             printf("%-22s %7d %9.4f %10.1f %10.1f %10.0f %10.0f\n", modes[m].name, threads,
                    r.size * 8.0 / (mp * 1e6), mp / r.enc, r.dec > 0 ? mp / r.dec : 0.0,
                    r.enc_faults, r.dec_faults);
