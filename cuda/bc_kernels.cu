@@ -593,22 +593,18 @@ __device__ uint32_t warp_emit(const wcg_bc_job &j, const wcg_cblk &b, const wcg_
             const int x = k * 32 + lane;
             t[k] = x < W ? (uint32_t)trow[x] : kSkip;
         }
+        load_row(b, d + (size_t)y * b.stride, y, lane, raw, praw, q);
 #pragma unroll
         for (int k = 0; k < 4; k++) kept[k] = __ballot_sync(kFull, t[k] != kSkip);
         const bool last = y == H - 1;
         if (!(kept[0] | kept[1] | kept[2] | kept[3]) && !last) {
-            /* A row of skips adds no bits: only its raw values for the next
-             * row's prediction. */
+            /* A row of skips adds no bits (its values are loaded beside the
+             * tokens all the same: the other rows need both at once). */
             carry += (uint32_t)W;
-            if (b.predict) {
-                const int32_t *row = d + (size_t)y * b.stride;
 #pragma unroll
-                for (int k = 0; k < 4; k++)
-                    praw[k] = k * 32 + lane < W ? (uint32_t)__ldg(row + k * 32 + lane) : 0u;
-            }
+            for (int k = 0; k < 4; k++) praw[k] = raw[k];
             continue;
         }
-        load_row(b, d + (size_t)y * b.stride, y, lane, raw, praw, q);
         Bits pc[4];
 #pragma unroll
         for (int k = 0; k < 4; k++) {
