@@ -8,8 +8,8 @@
  * The CPU walk reads magnitudes from a padded scratch copy of the block;
  * here the same values come from the plane itself (zero outside the
  * block, capped at 2^20, MED residuals computed where they are read).
- * Histograms gather in shared memory per thread block (one component's
- * 9 x 25 x 67 counters) and go to global memory once per thread block.
+ * Histograms gather in shared memory per warp (its block's class: 25 x
+ * 67 counters of 16 bits) and go to global memory once per block.
  */
 #include <cstdlib>
 #include <cstring>
@@ -731,7 +731,7 @@ __device__ __forceinline__ void count_block(const wcg_bc_job &j, const wcg_cblk 
 
 /* Count with the thread block's shared histogram of a component (60 KB:
  * three thread blocks an SM). SCAN: row_events_scan, else row_events'
- * loop (WC_CUDA_COUNT=loop, the version before k4). */
+ * loop (WC_CUDA_COUNT=loop, the version before e6). */
 template <bool SCAN>
 __global__ void __launch_bounds__(kCountWarps * 32, 3)
     count_warp_kernel(wcg_bc_job j, unsigned long long *hist)
@@ -769,7 +769,7 @@ __global__ void __launch_bounds__(kCount16Warps * 32, MINB)
 
 /* MINB: thread blocks an SM that the registers must allow (0: as many
  * as 96 registers allow, 5; WC_CUDA_EMIT_BLOCKS=6 or 8: 80 or 64
- * registers, some spilled; PERF_NOTES k6). */
+ * registers, some spilled; PERF_NOTES e8). */
 template <bool TOK, int MINB>
 __global__ void __launch_bounds__(kEmitWarps * 32, MINB)
     emit_warp_kernel(wcg_bc_job j, const wcg_huf *tabs, uint8_t *slots, uint32_t *sizes)
@@ -908,12 +908,12 @@ __global__ void bands_kernel(const int32_t *src, int32_t *dst, uint32_t pw, uint
 
 } /* namespace */
 
-/* WC_CUDA_COUNT picks the count kernel (PERF_NOTES k4-k5): "loop" the
+/* WC_CUDA_COUNT picks the count kernel (PERF_NOTES e6-e7): "loop" the
  * thread block's shared histogram and row_events' loop (the count before
- * k4), "shared" the shared histogram with the scan (k4), "warp6" a
+ * e6), "shared" the shared histogram with the scan (e6), "warp6" a
  * warp's own histogram with the scan at 6 thread blocks an SM (80
  * registers); anything else or unset: the same at 8 (64 registers, a
- * few spilled; the fastest, k5). */
+ * few spilled; the fastest, e7). */
 static int count_kind()
 {
     const char *e = getenv("WC_CUDA_COUNT");

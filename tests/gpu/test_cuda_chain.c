@@ -258,10 +258,10 @@ static void test_emit_walk(void **state)
 }
 
 /* The count kernel's other versions (WC_CUDA_COUNT, cuda/bc_kernels.cu,
- * PERF_NOTES k4-k5: the run loop or its carry-chain scan, the thread
+ * PERF_NOTES e6-e7: the run loop or its carry-chain scan, the thread
  * block's shared histogram or a warp's own at 6 or 8 thread blocks an
  * SM) count the same symbols, and the emit kernel's register limits
- * (WC_CUDA_EMIT_BLOCKS, k6) code them alike, so all give the same files:
+ * (WC_CUDA_EMIT_BLOCKS, e8) code them alike, so all give the same files:
  * random cases of the Huffman modes through each, quality low enough for
  * long runs across rows and high enough for few. */
 static void test_count_switches(void **state)
