@@ -768,8 +768,9 @@ __global__ void __launch_bounds__(kCount16Warps * 32, MINB)
 }
 
 /* MINB: thread blocks an SM that the registers must allow (0: as many
- * as 96 registers allow, 5; WC_CUDA_EMIT_BLOCKS=6 or 8: 80 or 64
- * registers, some spilled; PERF_NOTES e8). */
+ * as 96 registers allow, 5; 6 or 8: 80 or 64 registers, some spilled).
+ * The token emit runs at 8 (PERF_NOTES e8): it waits on latency, so
+ * more warps pay more than the spills cost. */
 template <bool TOK, int MINB>
 __global__ void __launch_bounds__(kEmitWarps * 32, MINB)
     emit_warp_kernel(wcg_bc_job j, const wcg_huf *tabs, uint8_t *slots, uint32_t *sizes)
@@ -961,15 +962,18 @@ cudaError_t wcg_bc_emit(const wcg_bc_job *job, const wcg_huf *tabs, uint8_t *slo
 {
     if (job->nblocks == 0) return cudaSuccess;
     const unsigned grid = (job->nblocks + kEmitWarps - 1) / kEmitWarps;
+    /* WC_CUDA_EMIT_BLOCKS: "0" no register bound (96 registers, 5 thread
+     * blocks an SM), "6" 80 registers; unset or else 64 for 8 (e8). */
     const char *e = getenv("WC_CUDA_EMIT_BLOCKS");
-    if (job->tok[0] && e && strcmp(e, "8") == 0)
-        emit_warp_kernel<true, 8><<<grid, kEmitWarps * 32, 0, st>>>(*job, tabs, slots, sizes);
-    else if (job->tok[0] && e && strcmp(e, "6") == 0)
-        emit_warp_kernel<true, 6><<<grid, kEmitWarps * 32, 0, st>>>(*job, tabs, slots, sizes);
-    else if (job->tok[0])
-        emit_warp_kernel<true, 0><<<grid, kEmitWarps * 32, 0, st>>>(*job, tabs, slots, sizes);
-    else
+    const int blocks = !e ? 8 : strcmp(e, "0") == 0 ? 0 : strcmp(e, "6") == 0 ? 6 : 8;
+    if (!job->tok[0])
         emit_warp_kernel<false, 0><<<grid, kEmitWarps * 32, 0, st>>>(*job, tabs, slots, sizes);
+    else if (blocks == 0)
+        emit_warp_kernel<true, 0><<<grid, kEmitWarps * 32, 0, st>>>(*job, tabs, slots, sizes);
+    else if (blocks == 6)
+        emit_warp_kernel<true, 6><<<grid, kEmitWarps * 32, 0, st>>>(*job, tabs, slots, sizes);
+    else
+        emit_warp_kernel<true, 8><<<grid, kEmitWarps * 32, 0, st>>>(*job, tabs, slots, sizes);
     return cudaGetLastError();
 }
 
