@@ -8,9 +8,12 @@
  * The CPU walk reads magnitudes from a padded scratch copy of the block;
  * here the same values come from the plane itself (zero outside the
  * block, capped at 2^20, MED residuals computed where they are read).
- * Histograms gather in shared memory per thread block (one component's
- * 9 x 25 x 67 counters) and go to global memory once per thread block.
+ * Histograms gather in shared memory per warp (its block's class: 25 x
+ * 67 counters of 16 bits) and go to global memory once per block.
  */
+#include <cstdlib>
+#include <cstring>
+
 #include "entropy_cuda.h"
 #include "quantizer.h" /* quant_mag: a coefficient's magnitude, as the CPU takes it */
 
@@ -194,6 +197,64 @@ __device__ __forceinline__ void row_events(const uint32_t low[4], const uint32_t
     }
 }
 
+/* row_events without its loop (one turn a run): whether a run is open
+ * after position x obeys R[x] = !nz[x] && (R[x - 1] || low[x]), with
+ * R[-1] = st.inrun (a non-zero ends a run or is coded; a zero stays in an
+ * open run, or opens one where its context is low). That is the carry
+ * chain of the sum P + G + R[-1] for P = !nz (propagate) and G = P & low
+ * (generate, within P): the carry into bit x + 1 is R[x], and the carries
+ * are (P + G + cin) ^ P ^ G. Two 64-bit adds give the row's run mask;
+ * normal, term and start follow bit by bit. Same events, same state. */
+__device__ __forceinline__ void row_events_scan(const uint32_t low[4], const uint32_t nz[4], int W,
+                                                RowState &st, uint32_t normal[4], uint32_t term[4],
+                                                uint32_t start[4], uint32_t &carried)
+{
+    uint32_t v[4], p[4], g[4];
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        const int n = W - 32 * k; /* columns of word k inside the block */
+        v[k] = n >= 32 ? kFull : n > 0 ? (1u << n) - 1 : 0u;
+        p[k] = ~nz[k] & v[k];
+        g[k] = p[k] & low[k];
+    }
+    const uint64_t p0 = (uint64_t)p[1] << 32 | p[0], p1 = (uint64_t)p[3] << 32 | p[2];
+    const uint64_t g0 = (uint64_t)g[1] << 32 | g[0], g1 = (uint64_t)g[3] << 32 | g[2];
+    const uint64_t cin = st.inrun ? 1u : 0u;
+    const uint64_t s0 = p0 + g0, t0 = s0 + cin;
+    const uint64_t c64 = (s0 < p0) | (t0 < s0); /* carry into bit 64 */
+    const uint64_t s1 = p1 + g1, t1 = s1 + c64;
+    const uint64_t c128 = (s1 < p1) | (t1 < s1);
+    const uint64_t k0 = t0 ^ p0 ^ g0, k1 = t1 ^ p1 ^ g1; /* carries into each bit */
+    /* r: open after x (carry into x + 1); rb: open before x (carry into x). */
+    const uint64_t r0 = k0 >> 1 | k1 << 63, r1 = k1 >> 1 | c128 << 63;
+    const uint32_t r[4] = {(uint32_t)r0, (uint32_t)(r0 >> 32), (uint32_t)r1, (uint32_t)(r1 >> 32)};
+    const uint32_t rb[4] = {(uint32_t)k0, (uint32_t)(k0 >> 32), (uint32_t)k1, (uint32_t)(k1 >> 32)};
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        normal[k] = ~rb[k] & ~low[k] & v[k];
+        start[k] = ~rb[k] & low[k] & v[k];
+        term[k] = nz[k] & (rb[k] | low[k]) & v[k];
+    }
+    if (st.inrun) carried = st.carry + (uint32_t)next_set(nz, 0, W);
+    /* The state after the row: open if R[W - 1]; its zeros so far are
+     * those after the row's last position that is not a skip. */
+    const int e = W - 1;
+    const uint32_t re = e < 32   ? r[0] >> e
+                        : e < 64 ? r[1] >> (e - 32)
+                        : e < 96 ? r[2] >> (e - 64)
+                                 : r[3] >> (e - 96);
+    if (re & 1u) {
+        uint32_t kept[4];
+#pragma unroll
+        for (int k = 0; k < 4; k++) kept[k] = ~r[k] & v[k];
+        const int lk = last_set(kept, e);
+        st.carry = lk >= 0 ? (uint32_t)(e - lk) : (st.inrun ? st.carry : 0u) + (uint32_t)W;
+        st.inrun = 1;
+    } else {
+        st.inrun = 0;
+    }
+}
+
 /* A position's bits (at most 76: a run, then a terminating value of 21
  * extra bits and a sign), gathered in three words in registers. */
 struct Bits {
@@ -235,12 +296,54 @@ __device__ __forceinline__ void code_bits(const wcg_huf *t, uint32_t m, int sign
     if (with_sign) pc.add((uint32_t)sign_bit, 1);
 }
 
-__device__ __forceinline__ void count_sym(uint32_t *hist, unsigned cls, unsigned tab, uint32_t m)
+/* Where count adds a symbol (`add`: one more of magnitude m's class in
+ * table tab of class cls). BlockHist: the thread block's shared
+ * histogram of a component's every class, 32-bit counters. */
+struct BlockHist {
+    uint32_t *h;
+    __device__ __forceinline__ void add(unsigned cls, unsigned tab, uint32_t m) const
+    {
+        uint32_t extra;
+        unsigned nb;
+        const unsigned sym = class_of(m, &extra, &nb);
+        atomicAdd(&h[(cls * WCG_NTAB + tab) * WCG_NSYM + sym], 1u);
+    }
+};
+
+/* WarpHist: a warp's own histogram of its one block's class, 16-bit
+ * counters two to a word (counter i in the low half of word i, counter
+ * i + kHalfWords in the high half: far apart in table and class, so
+ * lanes seldom share a word they would not share anyway), 3.3 KB
+ * instead of the thread block's 60 KB. A block of at most 128 x 128
+ * positions has at most one value, or a run and its term, a position
+ * and one closing run (a tile's each: 32 more), so no counter reaches
+ * 2^16 before flush_warp_hist adds it to the block's class. */
+constexpr unsigned kClassCounters = WCG_NTAB * WCG_NSYM;
+constexpr unsigned kHalfWords = (kClassCounters + 1) / 2;
+struct WarpHist {
+    uint32_t *h;
+    __device__ __forceinline__ void add(unsigned, unsigned tab, uint32_t m) const
+    {
+        uint32_t extra;
+        unsigned nb;
+        const unsigned i = tab * WCG_NSYM + class_of(m, &extra, &nb);
+        const bool hi = i >= kHalfWords;
+        atomicAdd(&h[hi ? i - kHalfWords : i], hi ? 0x10000u : 1u);
+    }
+};
+
+/* A warp's histogram into its class's global counters (g), then zeroed. */
+__device__ __forceinline__ void flush_warp_hist(uint32_t *h, unsigned long long *g)
 {
-    uint32_t extra;
-    unsigned nb;
-    const unsigned sym = class_of(m, &extra, &nb);
-    atomicAdd(&hist[(cls * WCG_NTAB + tab) * WCG_NSYM + sym], 1u);
+    __syncwarp();
+    for (uint32_t i = threadIdx.x & 31; i < kHalfWords; i += 32) {
+        const uint32_t v = h[i];
+        if (!v) continue;
+        h[i] = 0;
+        if (v & 0xFFFFu) atomicAdd(g + i, (unsigned long long)(v & 0xFFFFu));
+        if (v >> 16) atomicAdd(g + i + kHalfWords, (unsigned long long)(v >> 16));
+    }
+    __syncwarp();
 }
 
 /* ORs a piece into the row buffer at bit offset o. */
@@ -351,8 +454,8 @@ __device__ __forceinline__ void load_row(const wcg_cblk &b, const int32_t *row, 
  * (shared) and, where `tok` is set, each position's token there (at the
  * block's top-left, rows b.stride apart). `buf` is the warp's row buffer
  * (kRowWords, zeroed). */
-template <bool CODE>
-__device__ uint32_t warp_block(const wcg_bc_job &j, const wcg_cblk &b, uint32_t *hist,
+template <bool CODE, bool SCAN = true, class Hist = BlockHist>
+__device__ uint32_t warp_block(const wcg_bc_job &j, const wcg_cblk &b, const Hist &hist,
                                const wcg_huf *tabs, uint32_t *buf, uint32_t *out, uint8_t *tok)
 {
     const uint32_t capw = b.cap / 4;
@@ -376,15 +479,36 @@ __device__ uint32_t warp_block(const wcg_bc_job &j, const wcg_cblk &b, uint32_t 
         }
         uint32_t low[4], nz[4], s[4];
 #pragma unroll
+        for (int k = 0; k < 4; k++) nz[k] = __ballot_sync(kFull, k * 32 + lane < W && q[k] != 0);
+        const bool last = y == H - 1;
+        if (SCAN && st.inrun && !(nz[0] | nz[1] | nz[2] | nz[3]) && (!CODE || !last)) {
+            /* The open run swallows the whole row (most rows of a lossy
+             * image's finest bands): no contexts, no symbols, nothing to
+             * place; its magnitudes are zeros. */
+            st.carry += (uint32_t)W;
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                const int x = k * 32 + lane;
+                if (!CODE && tok && x < W) tok[(size_t)y * b.stride + x] = kSkip;
+                ppm[k] = pm[k];
+                pm[k] = 0;
+                praw[k] = raw[k];
+            }
+            if (!CODE && last && lane == 0) hist.add(b.cls, kRun, st.carry);
+            continue;
+        }
+#pragma unroll
         for (int k = 0; k < 4; k++) {
             const int x = k * 32 + lane;
             s[k] = wa * shifted<-1>(m, k, lane) + wb * pm[k] + shifted<-1>(pm, k, lane) +
                    shifted<1>(pm, k, lane) + shifted<-2>(m, k, lane) + ppm[k];
             low[k] = __ballot_sync(kFull, x < W && s[k] <= j.run_max);
-            nz[k] = __ballot_sync(kFull, x < W && q[k] != 0);
         }
         uint32_t normal[4], term[4], start[4], carried = 0;
-        row_events(low, nz, W, st, normal, term, start, carried);
+        if (SCAN)
+            row_events_scan(low, nz, W, st, normal, term, start, carried);
+        else
+            row_events(low, nz, W, st, normal, term, start, carried);
         /* This lane's symbols. */
         Bits pc[4];
 #pragma unroll
@@ -400,12 +524,22 @@ __device__ uint32_t warp_block(const wcg_bc_job &j, const wcg_cblk &b, uint32_t 
             if (!isn && !ist) continue;
             const uint32_t mag = quant_mag((int32_t)q[k]);
             const int neg = (int32_t)q[k] < 0;
-            if (isn) {
+            if (!CODE && SCAN) {
+                /* A value's symbol and a run's in one add, so the lanes of
+                 * the two kinds do not take turns. */
+                uint32_t r = 0;
+                if (ist) {
+                    const int ps = last_set(start, x);
+                    r = ps >= 0 ? (uint32_t)(x - ps) : carried;
+                }
+                hist.add(b.cls, isn ? ctx_of(s[k]) : kRun, isn ? mag : r);
+                if (ist) hist.add(b.cls, kTerm, mag - 1);
+            } else if (isn) {
                 const unsigned tab = ctx_of(s[k]);
                 if (CODE)
                     code_bits(tabs + tab, mag, neg, mag != 0, pc[k]);
                 else
-                    count_sym(hist, b.cls, tab, mag);
+                    hist.add(b.cls, tab, mag);
             } else {
                 const int ps = last_set(start, x);
                 const uint32_t r = ps >= 0 ? (uint32_t)(x - ps) : carried;
@@ -413,14 +547,13 @@ __device__ uint32_t warp_block(const wcg_bc_job &j, const wcg_cblk &b, uint32_t 
                     code_bits(tabs + kRun, r, 0, 0, pc[k]);
                     code_bits(tabs + kTerm, mag - 1, neg, 1, pc[k]);
                 } else {
-                    count_sym(hist, b.cls, kRun, r);
-                    count_sym(hist, b.cls, kTerm, mag - 1);
+                    hist.add(b.cls, kRun, r);
+                    hist.add(b.cls, kTerm, mag - 1);
                 }
             }
         }
-        const bool last = y == H - 1;
         if (!CODE) {
-            if (last && st.inrun && lane == 0) count_sym(hist, b.cls, kRun, st.carry);
+            if (last && st.inrun && lane == 0) hist.add(b.cls, kRun, st.carry);
         } else {
             const uint32_t bits =
                 place_row(buf, out, capw, pc, last, tabs + kRun, st.inrun ? st.carry : 0u, o);
@@ -463,6 +596,15 @@ __device__ uint32_t warp_emit(const wcg_bc_job &j, const wcg_cblk &b, const wcg_
         load_row(b, d + (size_t)y * b.stride, y, lane, raw, praw, q);
 #pragma unroll
         for (int k = 0; k < 4; k++) kept[k] = __ballot_sync(kFull, t[k] != kSkip);
+        const bool last = y == H - 1;
+        if (!(kept[0] | kept[1] | kept[2] | kept[3]) && !last) {
+            /* A row of skips adds no bits (its values are loaded beside the
+             * tokens all the same: the other rows need both at once). */
+            carry += (uint32_t)W;
+#pragma unroll
+            for (int k = 0; k < 4; k++) praw[k] = raw[k];
+            continue;
+        }
         Bits pc[4];
 #pragma unroll
         for (int k = 0; k < 4; k++) {
@@ -482,7 +624,6 @@ __device__ uint32_t warp_emit(const wcg_bc_job &j, const wcg_cblk &b, const wcg_
         }
         const int lk = last_set(kept, W - 1);
         carry = lk < 0 ? carry + (uint32_t)W : (uint32_t)(W - 1 - lk);
-        const bool last = y == H - 1;
         const uint32_t bits = place_row(buf, out, capw, pc, last, tabs + kRun, carry, o);
         if (last) return bits;
 #pragma unroll
@@ -497,7 +638,7 @@ __device__ __forceinline__ uint32_t code_block(const wcg_bc_job &j, const wcg_cb
                                                const wcg_huf *tabs, uint32_t *buf, uint32_t *out)
 {
     return TOK ? warp_emit(j, b, tabs, buf, out)
-               : warp_block<true>(j, b, nullptr, tabs, buf, out, nullptr);
+               : warp_block<true>(j, b, BlockHist{nullptr}, tabs, buf, out, nullptr);
 }
 
 /* ---- entropy 2: tiles of a block (block_tiles.h) ---------------------------- */
@@ -571,6 +712,27 @@ __device__ __forceinline__ uint8_t *tok_of(const wcg_bc_job &j, const wcg_cblk &
     return t ? t + b.base : nullptr;
 }
 
+/* Every block (entropy 2: every tile of it) of the warp's job into hist. */
+template <bool SCAN, class Hist>
+__device__ __forceinline__ void count_block(const wcg_bc_job &j, const wcg_cblk &b, const Hist &h)
+{
+    if (!j.tiled) {
+        warp_block<false, SCAN>(j, b, h, nullptr, nullptr, nullptr, tok_of(j, b));
+        return;
+    }
+    const uint32_t across = (b.w + BCT_W - 1) / BCT_W;
+    const uint32_t n = across * ((b.h + BCT_H - 1) / BCT_H);
+    for (uint32_t t = 0; t < n; t++) {
+        const wcg_cblk k = tile_of(b, t, across);
+        if (!tile_zero(j, k))
+            warp_block<false, SCAN>(j, k, h, nullptr, nullptr, nullptr, tok_of(j, k));
+    }
+}
+
+/* Count with the thread block's shared histogram of a component (60 KB:
+ * three thread blocks an SM). SCAN: row_events_scan, else row_events'
+ * loop (WC_CUDA_COUNT=loop, the version before e6). */
+template <bool SCAN>
 __global__ void __launch_bounds__(kCountWarps * 32, 3)
     count_warp_kernel(wcg_bc_job j, unsigned long long *hist)
 {
@@ -579,28 +741,38 @@ __global__ void __launch_bounds__(kCountWarps * 32, 3)
     for (uint32_t i = threadIdx.x; i < WCG_HIST; i += blockDim.x) sh[i] = 0;
     __syncthreads();
     const uint32_t i = blockIdx.x * kCountWarps + threadIdx.x / 32;
-    if (i < pick4(j.count, c)) {
-        const wcg_cblk b = j.blocks[pick4(j.first, c) + i];
-        if (!j.tiled) {
-            warp_block<false>(j, b, sh, nullptr, nullptr, nullptr, tok_of(j, b));
-        } else {
-            const uint32_t across = (b.w + BCT_W - 1) / BCT_W;
-            const uint32_t n = across * ((b.h + BCT_H - 1) / BCT_H);
-            for (uint32_t t = 0; t < n; t++) {
-                const wcg_cblk k = tile_of(b, t, across);
-                if (!tile_zero(j, k))
-                    warp_block<false>(j, k, sh, nullptr, nullptr, nullptr, tok_of(j, k));
-            }
-        }
-    }
+    if (i < pick4(j.count, c)) count_block<SCAN>(j, j.blocks[pick4(j.first, c) + i], BlockHist{sh});
     __syncthreads();
     unsigned long long *g = hist + (size_t)c * WCG_HIST;
     for (uint32_t t = threadIdx.x; t < WCG_HIST; t += blockDim.x)
         if (sh[t]) atomicAdd(g + t, (unsigned long long)sh[t]);
 }
 
-template <bool TOK>
-__global__ void __launch_bounds__(kEmitWarps * 32)
+/* Count with a warp's own 16-bit histogram (WarpHist), flushed after its
+ * block: 3.3 KB a warp, so registers alone bound the warps an SM, and no
+ * thread block waits for its slowest warp before the next starts. */
+constexpr int kCount16Warps = 4;
+template <int MINB>
+__global__ void __launch_bounds__(kCount16Warps * 32, MINB)
+    count_warp16_kernel(wcg_bc_job j, unsigned long long *hist)
+{
+    __shared__ uint32_t sh[kCount16Warps][kHalfWords];
+    const uint32_t c = blockIdx.y, w = threadIdx.x / 32;
+    for (uint32_t i = threadIdx.x & 31; i < kHalfWords; i += 32) sh[w][i] = 0;
+    __syncwarp();
+    const uint32_t i = blockIdx.x * kCount16Warps + w;
+    if (i >= pick4(j.count, c)) return;
+    const wcg_cblk b = j.blocks[pick4(j.first, c) + i];
+    count_block<true>(j, b, WarpHist{sh[w]});
+    flush_warp_hist(sh[w], hist + ((size_t)c * WCG_NCLASS + b.cls) * kClassCounters);
+}
+
+/* MINB: thread blocks an SM that the registers must allow (0: as many
+ * as 96 registers allow, 5; 6 or 8: 80 or 64 registers, some spilled).
+ * The token emit runs at 8 (PERF_NOTES e8): it waits on latency, so
+ * more warps pay more than the spills cost. */
+template <bool TOK, int MINB>
+__global__ void __launch_bounds__(kEmitWarps * 32, MINB)
     emit_warp_kernel(wcg_bc_job j, const wcg_huf *tabs, uint8_t *slots, uint32_t *sizes)
 {
     __shared__ uint32_t rows[kEmitWarps][kRowWords];
@@ -737,18 +909,51 @@ __global__ void bands_kernel(const int32_t *src, int32_t *dst, uint32_t pw, uint
 
 } /* namespace */
 
+/* WC_CUDA_COUNT picks the count kernel (PERF_NOTES e6-e7): "loop" the
+ * thread block's shared histogram and row_events' loop (the count before
+ * e6), "shared" the shared histogram with the scan (e6), "warp6" a
+ * warp's own histogram with the scan at 6 thread blocks an SM (80
+ * registers); anything else or unset: the same at 8 (64 registers, a
+ * few spilled; the fastest, e7). */
+static int count_kind()
+{
+    const char *e = getenv("WC_CUDA_COUNT");
+    if (!e) return 8;
+    if (strcmp(e, "loop") == 0) return 0;
+    if (strcmp(e, "shared") == 0) return 1;
+    if (strcmp(e, "warp6") == 0) return 6;
+    return 8;
+}
+
 cudaError_t wcg_bc_count(const wcg_bc_job *job, unsigned long long *hist, cudaStream_t st)
 {
     uint32_t most = 0;
     for (uint32_t c = 0; c < job->components; c++)
         most = job->count[c] > most ? job->count[c] : most;
     if (most == 0) return cudaSuccess;
+    const int kind = count_kind();
+    if (kind >= 4) {
+        const dim3 grid((most + kCount16Warps - 1) / kCount16Warps, job->components);
+        if (kind == 6)
+            count_warp16_kernel<6><<<grid, kCount16Warps * 32, 0, st>>>(*job, hist);
+        else
+            count_warp16_kernel<8><<<grid, kCount16Warps * 32, 0, st>>>(*job, hist);
+        return cudaGetLastError();
+    }
     const size_t shmem = WCG_HIST * sizeof(uint32_t);
-    const cudaError_t e = cudaFuncSetAttribute(
-        count_warp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
-    if (e != cudaSuccess) return e;
     const dim3 grid((most + kCountWarps - 1) / kCountWarps, job->components);
-    count_warp_kernel<<<grid, kCountWarps * 32, shmem, st>>>(*job, hist);
+    cudaError_t e;
+    if (kind == 1) {
+        e = cudaFuncSetAttribute(count_warp_kernel<true>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
+        if (e != cudaSuccess) return e;
+        count_warp_kernel<true><<<grid, kCountWarps * 32, shmem, st>>>(*job, hist);
+    } else {
+        e = cudaFuncSetAttribute(count_warp_kernel<false>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
+        if (e != cudaSuccess) return e;
+        count_warp_kernel<false><<<grid, kCountWarps * 32, shmem, st>>>(*job, hist);
+    }
     return cudaGetLastError();
 }
 
@@ -757,10 +962,18 @@ cudaError_t wcg_bc_emit(const wcg_bc_job *job, const wcg_huf *tabs, uint8_t *slo
 {
     if (job->nblocks == 0) return cudaSuccess;
     const unsigned grid = (job->nblocks + kEmitWarps - 1) / kEmitWarps;
-    if (job->tok[0])
-        emit_warp_kernel<true><<<grid, kEmitWarps * 32, 0, st>>>(*job, tabs, slots, sizes);
+    /* WC_CUDA_EMIT_BLOCKS: "0" no register bound (96 registers, 5 thread
+     * blocks an SM), "6" 80 registers; unset or else 64 for 8 (e8). */
+    const char *e = getenv("WC_CUDA_EMIT_BLOCKS");
+    const int blocks = !e ? 8 : strcmp(e, "0") == 0 ? 0 : strcmp(e, "6") == 0 ? 6 : 8;
+    if (!job->tok[0])
+        emit_warp_kernel<false, 0><<<grid, kEmitWarps * 32, 0, st>>>(*job, tabs, slots, sizes);
+    else if (blocks == 0)
+        emit_warp_kernel<true, 0><<<grid, kEmitWarps * 32, 0, st>>>(*job, tabs, slots, sizes);
+    else if (blocks == 6)
+        emit_warp_kernel<true, 6><<<grid, kEmitWarps * 32, 0, st>>>(*job, tabs, slots, sizes);
     else
-        emit_warp_kernel<false><<<grid, kEmitWarps * 32, 0, st>>>(*job, tabs, slots, sizes);
+        emit_warp_kernel<true, 8><<<grid, kEmitWarps * 32, 0, st>>>(*job, tabs, slots, sizes);
     return cudaGetLastError();
 }
 

@@ -257,6 +257,40 @@ static void test_emit_walk(void **state)
     unsetenv("WC_CUDA_EMIT");
 }
 
+/* The count kernel's other versions (WC_CUDA_COUNT, cuda/bc_kernels.cu,
+ * PERF_NOTES e6-e7: the run loop or its carry-chain scan, the thread
+ * block's shared histogram or a warp's own at 6 or 8 thread blocks an
+ * SM) count the same symbols, and the emit kernel's register limits
+ * (WC_CUDA_EMIT_BLOCKS, e8) code them alike, so all give the same files:
+ * random cases of the Huffman modes through each, quality low enough for
+ * long runs across rows and high enough for few. */
+static void test_count_switches(void **state)
+{
+    (void)state;
+    static const char *const kinds[] = {"loop", "shared", "warp6", "warp8"};
+    static const char *const emit_blocks[] = {"0", "6", "8"};
+    static const int modes[] = {M_LOSSLESS, M_LOSSY97, M_DCT, M_TILES, M_TILES97};
+    static const float q[] = {5, 30, 75, 95};
+    test_rng r;
+    test_rng_seed(&r, 41);
+    for (int i = 0; i < 20; i++) {
+        setenv("WC_CUDA_COUNT", kinds[i % 4], 1);
+        setenv("WC_CUDA_EMIT_BLOCKS", emit_blocks[i % 3], 1);
+        tcase t = {(uint32_t)test_rng_range(&r, 1, 300),
+                   (uint32_t)test_rng_range(&r, 1, 260),
+                   (uint32_t)test_rng_range(&r, 1, 4),
+                   (uint32_t)test_rng_range(&r, 1, 16),
+                   modes[test_rng_range(&r, 0, 4)],
+                   16 << test_rng_range(&r, 0, 3),
+                   q[i / 5],
+                   11000u + (uint64_t)i,
+                   0};
+        check_case(&t);
+    }
+    unsetenv("WC_CUDA_COUNT");
+    unsetenv("WC_CUDA_EMIT_BLOCKS");
+}
+
 /* The decoder's other choices (cuda/chain_cuda.cu, PERF_NOTES "Decode
  * latency, continued"): planes written or cleared first, the entropy-0
  * blocks in layout order, longest first, longest with shortest, or dealt
@@ -575,6 +609,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_modes_sizes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_random, setup, teardown),
         cmocka_unit_test_setup_teardown(test_emit_walk, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_count_switches, setup, teardown),
         cmocka_unit_test_setup_teardown(test_decode_switches, setup, teardown),
         cmocka_unit_test_setup_teardown(test_large, setup, teardown),
         cmocka_unit_test_setup_teardown(test_zero_levels, setup, teardown),
