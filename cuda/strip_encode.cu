@@ -671,7 +671,11 @@ uint64_t effective_cap(const cuda_ctx *c, const wc_stage_plan *p)
 {
     if (p->max_device_memory) return p->max_device_memory;
     size_t free_b = 0, total_b = 0;
-    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+    /* The call asks before begin_call selects the context's device, and
+     * cudaMemGetInfo reads the calling thread's current one: on a host
+     * of several GPUs, another device's free memory. */
+    if (cudaSetDevice(c->device) != cudaSuccess ||
+        cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
         (void)cudaGetLastError();
         return 0; /* unknown: the whole-image path, which reports its own failure */
     }
