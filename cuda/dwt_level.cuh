@@ -415,6 +415,47 @@ template <class S> struct sample_dst {
 struct plane_dst {
 };
 
+/* Row y of an inverse level's output, this lane's pair k at column pair
+ * pair0 + 32 k: both columns of a pair go out in one vector store where
+ * rows keep pairs aligned (even pitch, one component per pixel). ve / vo:
+ * whether this lane writes the even / odd column of pair k. The separable
+ * and the Monolithic inverse kernels share it. */
+template <class T, int K, class Dst>
+__device__ __forceinline__ void store_inv_row(const wcg_inv_level &lv, int y, int pair0,
+                                              const bool (&ve)[K], const bool (&vo)[K],
+                                              const T (&e)[K], const T (&o)[K])
+{
+    if constexpr (std::is_same_v<Dst, plane_dst>) {
+        T *const drow = (T *)lv.dst + (size_t)y * lv.dst_pitch + 2 * pair0;
+        const bool pair = (lv.dst_pitch & 1) == 0;
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            if (pair && vo[k]) {
+                *(typename vec2_of<T>::type *)(drow + 64 * k) = {e[k], o[k]};
+            } else {
+                if (ve[k]) drow[64 * k] = e[k];
+                if (vo[k]) drow[64 * k + 1] = o[k];
+            }
+        }
+    } else {
+        using S = typename Dst::type;
+        const wcg_samples &sm = lv.samples;
+        const size_t c = sm.comps;
+        S *const srow = (S *)sm.px + (size_t)y * sm.pitch + 2 * (size_t)pair0 * c + sm.comp;
+        const bool pair = c == 1 && (sm.pitch & 1) == 0;
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            const S a = (S)to_sample(sm, e[k]), b = (S)to_sample(sm, o[k]);
+            if (pair && vo[k]) {
+                *(typename vec2_of<S>::type *)(srow + 64 * k) = {a, b};
+            } else {
+                if (ve[k]) srow[64 * k * c] = a;
+                if (vo[k]) srow[(64 * k + 1) * c] = b;
+            }
+        }
+    }
+}
+
 template <class W, int K, class Dst>
 __global__ void __launch_bounds__(32 * LEVEL_WARPS)
     inv_level_kernel(const wcg_inv_level lv, int strips, int seg_rows, int nseg)
@@ -482,39 +523,8 @@ __global__ void __launch_bounds__(32 * LEVEL_WARPS)
         }
         if (w > 1) W::template hinv<K>(e, o, lane);
     };
-    /* Both columns of a pair go out in one vector store where rows keep
-     * pairs aligned (even pitch, one component per pixel). */
     auto store_row = [&](int y, const T(&e)[K], const T(&o)[K]) {
-        if constexpr (std::is_same_v<Dst, plane_dst>) {
-            T *const drow = (T *)lv.dst + (size_t)y * lv.dst_pitch + 2 * (P0 + lane);
-            const bool pair = (lv.dst_pitch & 1) == 0;
-#pragma unroll
-            for (int k = 0; k < K; ++k) {
-                if (pair && vo[k]) {
-                    *(typename vec2_of<T>::type *)(drow + 64 * k) = {e[k], o[k]};
-                } else {
-                    if (ve[k]) drow[64 * k] = e[k];
-                    if (vo[k]) drow[64 * k + 1] = o[k];
-                }
-            }
-        } else {
-            using S = typename Dst::type;
-            const wcg_samples &sm = lv.samples;
-            const size_t c = sm.comps;
-            S *const srow =
-                (S *)sm.px + (size_t)y * sm.pitch + 2 * (size_t)(P0 + lane) * c + sm.comp;
-            const bool pair = c == 1 && (sm.pitch & 1) == 0;
-#pragma unroll
-            for (int k = 0; k < K; ++k) {
-                const S a = (S)to_sample(sm, e[k]), b = (S)to_sample(sm, o[k]);
-                if (pair && vo[k]) {
-                    *(typename vec2_of<S>::type *)(srow + 64 * k) = {a, b};
-                } else {
-                    if (ve[k]) srow[64 * k * c] = a;
-                    if (vo[k]) srow[(64 * k + 1) * c] = b;
-                }
-            }
-        }
+        store_inv_row<T, K, Dst>(lv, y, P0 + lane, ve, vo, e, o);
     };
 
     for (int seg = ww.seg; seg < nseg; seg += ww.seg_step) {

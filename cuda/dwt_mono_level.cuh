@@ -597,36 +597,7 @@ __global__ void __launch_bounds__(32 * LEVEL_WARPS)
         }
     };
     auto store_row = [&](int y, const T(&e)[K], const T(&o)[K]) {
-        if constexpr (std::is_same_v<Dst, plane_dst>) {
-            T *const drow = (T *)lv.dst + (size_t)y * lv.dst_pitch + 2 * (P0 + lane);
-            const bool pair = (lv.dst_pitch & 1) == 0;
-#pragma unroll
-            for (int k = 0; k < K; ++k) {
-                if (pair && vo[k]) {
-                    *(typename vec2_of<T>::type *)(drow + 64 * k) = {e[k], o[k]};
-                } else {
-                    if (ve[k]) drow[64 * k] = e[k];
-                    if (vo[k]) drow[64 * k + 1] = o[k];
-                }
-            }
-        } else {
-            using Smp = typename Dst::type;
-            const wcg_samples &sm = lv.samples;
-            const size_t c = sm.comps;
-            Smp *const srow =
-                (Smp *)sm.px + (size_t)y * sm.pitch + 2 * (size_t)(P0 + lane) * c + sm.comp;
-            const bool pair = c == 1 && (sm.pitch & 1) == 0;
-#pragma unroll
-            for (int k = 0; k < K; ++k) {
-                const Smp x0 = (Smp)to_sample(sm, e[k]), x1 = (Smp)to_sample(sm, o[k]);
-                if (pair && vo[k]) {
-                    *(typename vec2_of<Smp>::type *)(srow + 64 * k) = {x0, x1};
-                } else {
-                    if (ve[k]) srow[64 * k * c] = x0;
-                    if (vo[k]) srow[(64 * k + 1) * c] = x1;
-                }
-            }
-        }
+        store_inv_row<T, K, Dst>(lv, y, P0 + lane, ve, vo, e, o);
     };
 
     for (int seg = ww.seg; seg < nseg; seg += ww.seg_step) {
