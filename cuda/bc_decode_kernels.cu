@@ -125,20 +125,26 @@ __device__ unsigned decode_long(const huf_dec *d, uint32_t bits, unsigned *len)
 
 /* A value of table t with its sign (block_coder.c's get_value); 0 when the
  * table is unused (or a symbol is out of range: corrupt either way). */
-template <class Reader>
-__device__ __forceinline__ int get_value(Reader &r, const bc_dectab *T, unsigned t, int sign_mode,
-                                         uint32_t *value, uint32_t *sign)
+template <bool k16, class Reader>
+__device__ __forceinline__ int get_value(Reader &r, const bc_dectab *T, const uint16_t *F,
+                                         unsigned t, int sign_mode, uint32_t *value, uint32_t *sign)
 {
     /* The common case in one look-up (bc_dectab.fast, as the CPU's
-     * get_value): code length, raw bits and the class's base from the
-     * next BC_FAST_BITS bits; a refilled window holds the at most 30 bits. */
+     * get_value, or its 16-bit form F, in shared memory or global):
+     * code length, raw bits and the class's base from the next
+     * BC_FAST_BITS bits. A refilled window holds at least 32 bits, and
+     * code, raw bits and sign take at most 8 + 21 + 1: its low word
+     * answers them all. */
     if (r.n < 32) r.refill();
-    const uint32_t f = __ldg(&T->fast[t][r.acc & BC_FAST_MASK]);
+    const uint32_t lo = (uint32_t)r.acc;
+    const uint32_t f = k16 ? (uint32_t)F[t * BC_FAST_SIZE + (lo & BC_FAST_MASK)]
+                           : __ldg(&T->fast[t][lo & BC_FAST_MASK]);
     if (f & BC_FAST_OK) {
         const unsigned len = f & 15, nb = (f >> 4) & 31;
-        const uint32_t v = (f >> 10) + ((uint32_t)(r.acc >> len) & ((1u << nb) - 1));
+        const uint32_t raw = (lo >> len) & ((1u << nb) - 1);
+        const uint32_t v = k16 ? ((f >> 10) << nb | raw) : (f >> 10) + raw;
         const unsigned has = sign_mode == 2 ? 1u : sign_mode == 0 ? 0u : v != 0;
-        *sign = (uint32_t)(r.acc >> (len + nb)) & has;
+        *sign = (lo >> (len + nb)) & has;
         r.skip(len + nb + has);
         *value = v;
         return 1;
@@ -199,11 +205,11 @@ __device__ void fail(uint32_t *st, uint32_t code, int y, int x, uint32_t detail)
  * it zeros). 0, or a failure code with st[1..3] filled as fail() does.
  * kZeroed: the rectangle is zero already, so a run of zeros only moves
  * the position (one step, not a store a coefficient). */
-template <bool kZeroed>
+template <bool kZeroed, bool k16>
 __device__ uint32_t decode_stream(const uint8_t *p, const uint8_t *end, uint32_t bit0,
-                                  uint32_t nbits, const bc_dectab *T, int32_t *d, size_t ds, int W,
-                                  int H, uint32_t orient, bool predict, uint32_t run_max,
-                                  uint32_t *st)
+                                  uint32_t nbits, const bc_dectab *T, const uint16_t *F, int32_t *d,
+                                  size_t ds, int W, int H, uint32_t orient, bool predict,
+                                  uint32_t run_max, uint32_t *st)
 {
     const uint32_t wa = orient == 1 ? 1u : orient == 2 ? 3u : 2u;
     const uint32_t wb = orient == 1 ? 3u : orient == 2 ? 1u : 2u;
@@ -238,7 +244,7 @@ __device__ uint32_t decode_stream(const uint8_t *p, const uint8_t *end, uint32_t
             nr1 = up(x + 2, y - 1);
             nc2 = up(x + 1, y - 2);
             const unsigned ctx = ctx_of(s);
-            if (!get_value(r, T, ctx, 1, &m, &sign))
+            if (!get_value<k16>(r, T, F, ctx, 1, &m, &sign))
                 return fail(st, WCG_DEC_NO_TABLE, y, x, ctx), WCG_DEC_NO_TABLE;
             if (!mag_fits(m, sign)) return fail(st, WCG_DEC_RANGE, y, x, m), WCG_DEC_RANGE;
             d[(size_t)y * ds + x] = signed_of(m, sign);
@@ -246,7 +252,7 @@ __device__ uint32_t decode_stream(const uint8_t *p, const uint8_t *end, uint32_t
             a = m < kMagCap ? m : kMagCap;
         } else {
             uint32_t run;
-            if (!get_value(r, T, kRun, 0, &run, &sign))
+            if (!get_value<k16>(r, T, F, kRun, 0, &run, &sign))
                 return fail(st, WCG_DEC_NO_RUN_TABLE, y, x, 0), WCG_DEC_NO_RUN_TABLE;
             const uint32_t left = (uint32_t)((H - y) * W - x);
             if (run > left) return fail(st, WCG_DEC_LONG_RUN, y, x, run), WCG_DEC_LONG_RUN;
@@ -282,7 +288,7 @@ __device__ uint32_t decode_stream(const uint8_t *p, const uint8_t *end, uint32_t
             nc1 = up(x + 1, y - 1);
             nr1 = up(x + 2, y - 1);
             nc2 = up(x + 1, y - 2);
-            if (!get_value(r, T, kTerm, 2, &m, &sign))
+            if (!get_value<k16>(r, T, F, kTerm, 2, &m, &sign))
                 return fail(st, WCG_DEC_NO_TERM_TABLE, y, x, 0), WCG_DEC_NO_TERM_TABLE;
             m += 1;
             if (m == 0 || !mag_fits(m, sign))
@@ -341,19 +347,58 @@ __device__ uint32_t decode_stream(const uint8_t *p, const uint8_t *end, uint32_t
 /* Entropy 0: a thread a block, `lanes` threads a thread block (fewer
  * than a warp's 32: fewer blocks whose divergent paths one warp runs one
  * after the other; the SMs have room for the extra warps); thread t
- * decodes block order[t] when the caller ordered them. */
-template <bool kZeroed> __global__ void decode_kernel(wcg_dec_job j)
+ * decodes block order[t] when the caller ordered them. kTab: where the
+ * fast look-ups come from (wcg_dec_job.tab_mode); with 2 the thread block
+ * first copies the fast16 entries of the lowest (component, class) among
+ * its blocks into shared memory, so that a dense block's serial chain
+ * waits for a shared-memory load a symbol instead of an L1 miss (PERF_NOTES
+ * k8); every thread takes part in the copy and its barriers. */
+constexpr uint32_t kNone = 0xFFFFFFFFu;
+template <bool kZeroed, int kTab> __global__ void decode_kernel(wcg_dec_job j)
 {
+    extern __shared__ uint4 s_fast[]; /* kTab 2: WCG_FAST16 entries */
+    __shared__ uint32_t s_key;
     const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= (j.norder ? j.norder : j.nblocks)) return;
-    const uint32_t i = j.order ? __ldg(&j.order[t]) : t;
-    if (i >= j.nblocks) return;
-    const wcg_cblk b = j.blocks[i];
+    const uint32_t i = t >= (j.norder ? j.norder : j.nblocks) ? kNone
+                       : j.order                              ? __ldg(&j.order[t])
+                                                              : t;
+    const bool live = i < j.nblocks;
+    wcg_cblk b = {};
+    if (live) b = j.blocks[i];
+    const uint32_t key = b.comp * BC_NCLASS_ALL + b.cls;
+    const uint16_t *F = kTab ? j.fast16 + (size_t)key * WCG_FAST16 : nullptr;
+    if (kTab == 2) {
+        if (threadIdx.x == 0) s_key = kNone;
+        __syncthreads();
+        if (live) atomicMin(&s_key, key);
+        __syncthreads();
+        const uint32_t k = s_key;
+        if (k != kNone) {
+            const uint4 *src = (const uint4 *)(j.fast16 + (size_t)k * WCG_FAST16);
+            for (uint32_t q = threadIdx.x; q < WCG_FAST16 * 2 / 16; q += blockDim.x)
+                s_fast[q] = __ldg(src + q);
+        }
+        __syncthreads();
+        if (key == k) F = (const uint16_t *)s_fast;
+    }
+    if (!live) return;
     uint32_t *st = j.status + 4 * (size_t)i;
-    const bc_dectab *T = (const bc_dectab *)j.tabs + (size_t)b.comp * BC_NCLASS_ALL + b.cls;
+    const bc_dectab *T = (const bc_dectab *)j.tabs + key;
     const uint8_t *p = j.data + b.slot;
-    decode_stream<kZeroed>(p, p + b.cap, 0u, 0xFFFFFFFFu, T, j.plane[b.comp] + b.base, b.stride,
-                           b.w, b.h, b.orient, b.predict, j.run_max, st);
+    decode_stream<kZeroed, kTab != 0>(p, p + b.cap, 0u, 0xFFFFFFFFu, T, F, j.plane[b.comp] + b.base,
+                                      b.stride, b.w, b.h, b.orient, b.predict, j.run_max, st);
+}
+
+/* bc_dectab.fast's entries in 16 bits (wcg_dec_fast16). */
+__global__ void fast16_kernel(const bc_dectab *T, uint32_t n, uint16_t *out)
+{
+    const uint32_t q = blockIdx.x * blockDim.x + threadIdx.x;
+    if (q >= n) return;
+    const uint32_t tab = q / WCG_FAST16, e = q % WCG_FAST16;
+    const uint32_t f = T[tab].fast[e / BC_FAST_SIZE][e % BC_FAST_SIZE];
+    const uint32_t nb = (f >> 4) & 31, base = f >> 10, m = base >> nb;
+    out[q] = (f & BC_FAST_OK) && m <= 7 && m << nb == base ? (uint16_t)((f & 0x3FF) | m << 10)
+                                                           : (uint16_t)0;
 }
 
 /* k bits (<= 16) from bit o of a payload of `size` bytes, zeros past it. */
@@ -433,8 +478,9 @@ __global__ void __launch_bounds__(kTileWarps * 32) decode_tiles_kernel(wcg_dec_j
                     for (int x = 0; x < tw; x++) d[(size_t)y * b.stride + x] = 0;
         } else {
             const bc_dectab *T = (const bc_dectab *)j.tabs + (size_t)b.comp * BC_NCLASS_ALL + b.cls;
-            code = decode_stream<kZeroed>(p, p + size, (uint32_t)start, len, T, d, b.stride, tw, th,
-                                          b.orient, b.predict, j.run_max, mine);
+            code = decode_stream<kZeroed, false>(p, p + size, (uint32_t)start, len, T, nullptr, d,
+                                                 b.stride, tw, th, b.orient, b.predict, j.run_max,
+                                                 mine);
         }
     }
     const unsigned bad = __ballot_sync(0xFFFFFFFFu, code != 0);
@@ -464,6 +510,46 @@ unsigned wcg_dec_lanes(unsigned otherwise)
     return n >= 1 && n <= 32 ? (unsigned)n : otherwise;
 }
 
+unsigned wcg_dec_tab_mode(unsigned otherwise)
+{
+    const char *v = getenv("WC_CUDA_DEC_TAB");
+    const int n = v ? atoi(v) : -1;
+    return n >= 0 && n <= 2 ? (unsigned)n : otherwise;
+}
+
+cudaError_t wcg_dec_fast16(const void *tabs, uint32_t ntab, uint16_t *fast16, cudaStream_t st)
+{
+    static_assert(WCG_FAST16 == BC_NTAB * BC_FAST_SIZE, "a class's fast entries");
+    static_assert(WCG_FAST16 * 2 % 16 == 0, "a class copies as 16-byte words");
+    const uint32_t n = ntab * WCG_FAST16;
+    if (n == 0) return cudaSuccess;
+    fast16_kernel<<<(n + 255) / 256, 256, 0, st>>>((const bc_dectab *)tabs, n, fast16);
+    return cudaGetLastError();
+}
+
+/* One entropy-0 kernel of the six (planes cleared or not, table mode). */
+template <int kTab>
+static cudaError_t launch_blocks(const wcg_dec_job *job, unsigned eb, unsigned lanes,
+                                 cudaStream_t st)
+{
+    const size_t smem = kTab == 2 ? WCG_FAST16 * 2 : 0;
+    if (kTab == 2) { /* room for many thread blocks' tables: L1 mostly as shared memory */
+        const int carve = cudaSharedmemCarveoutMaxShared;
+        cudaError_t e =
+            job->zeroed
+                ? cudaFuncSetAttribute(decode_kernel<true, kTab>,
+                                       cudaFuncAttributePreferredSharedMemoryCarveout, carve)
+                : cudaFuncSetAttribute(decode_kernel<false, kTab>,
+                                       cudaFuncAttributePreferredSharedMemoryCarveout, carve);
+        if (e != cudaSuccess) return e;
+    }
+    if (job->zeroed)
+        decode_kernel<true, kTab><<<eb, lanes, smem, st>>>(*job);
+    else
+        decode_kernel<false, kTab><<<eb, lanes, smem, st>>>(*job);
+    return cudaGetLastError();
+}
+
 cudaError_t wcg_bc_decode(const wcg_dec_job *job, cudaStream_t st)
 {
     if (job->nblocks == 0) return cudaSuccess;
@@ -475,10 +561,12 @@ cudaError_t wcg_bc_decode(const wcg_dec_job *job, cudaStream_t st)
         decode_tiles_kernel<true><<<tb, kTileWarps * 32, 0, st>>>(*job);
     else if (job->tiled)
         decode_tiles_kernel<false><<<tb, kTileWarps * 32, 0, st>>>(*job);
-    else if (job->zeroed)
-        decode_kernel<true><<<eb, lanes, 0, st>>>(*job);
+    else if (job->fast16 && job->tab_mode == 2)
+        return launch_blocks<2>(job, eb, lanes, st);
+    else if (job->fast16 && job->tab_mode == 1)
+        return launch_blocks<1>(job, eb, lanes, st);
     else
-        decode_kernel<false><<<eb, lanes, 0, st>>>(*job);
+        return launch_blocks<0>(job, eb, lanes, st);
     return cudaGetLastError();
 }
 
