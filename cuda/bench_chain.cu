@@ -662,7 +662,9 @@ int main(int argc, char **argv)
              * blocks of one class, longest first (=4), none of them:
              * layout order; an h: 16-bit fast entries (WC_CUDA_DEC_TAB=1),
              * an s: those of the thread block's class in shared memory
-             * (=2), neither: bc_dectab's; the number after the colon:
+             * (=2), neither: bc_dectab's; an l: decode_lean's step
+             * (WC_CUDA_DEC_LEAN=1), else decode_stream's (=0); the number
+             * after the colon:
              * threads a thread block of the entropy-0 kernel
              * (WC_CUDA_DEC_LANES; the tiles kernel ignores it). So k:4
              * is the decoder before PERF_NOTES k4. */
@@ -687,6 +689,7 @@ int main(int argc, char **argv)
                        : name.find('g') != std::string::npos ? "4"
                                                              : "0",
                        1);
+                setenv("WC_CUDA_DEC_LEAN", name.find('l') != std::string::npos ? "1" : "0", 1);
                 setenv("WC_CUDA_DEC_TAB",
                        name.find('s') != std::string::npos   ? "2"
                        : name.find('h') != std::string::npos ? "1"
@@ -711,6 +714,7 @@ int main(int argc, char **argv)
             unsetenv("WC_CUDA_DEC_ZEROED");
             unsetenv("WC_CUDA_DEC_ORDER");
             unsetenv("WC_CUDA_DEC_TAB");
+            unsetenv("WC_CUDA_DEC_LEAN");
             unsetenv("WC_DECODE_EAGER_CRC");
         }
         if (getenv("WC_BENCH_TRACE")) {
