@@ -140,7 +140,8 @@ cudaError_t wcg_dec_fast16(const void *tabs, uint32_t ntab, uint16_t *fast16, cu
 unsigned wcg_dec_tab_mode(unsigned otherwise);
 
 /* Decodes every block into its plane (entropy 0: one thread a block;
- * entropy 2: a warp a block, a lane a tile). */
+ * entropy 2: a warp a block, a lane a tile), with decode_lean's step
+ * (WC_CUDA_DEC_LEAN=0: decode_stream's, for comparisons; PERF_NOTES k9). */
 cudaError_t wcg_bc_decode(const wcg_dec_job *job, cudaStream_t st);
 /* Threads a thread block of the entropy-0 decode kernel: WC_CUDA_DEC_LANES
  * (1..32, for experiments) where set, else `otherwise`. */
