@@ -125,20 +125,26 @@ __device__ unsigned decode_long(const huf_dec *d, uint32_t bits, unsigned *len)
 
 /* A value of table t with its sign (block_coder.c's get_value); 0 when the
  * table is unused (or a symbol is out of range: corrupt either way). */
-template <class Reader>
-__device__ __forceinline__ int get_value(Reader &r, const bc_dectab *T, unsigned t, int sign_mode,
-                                         uint32_t *value, uint32_t *sign)
+template <bool k16, class Reader>
+__device__ __forceinline__ int get_value(Reader &r, const bc_dectab *T, const uint16_t *F,
+                                         unsigned t, int sign_mode, uint32_t *value, uint32_t *sign)
 {
     /* The common case in one look-up (bc_dectab.fast, as the CPU's
-     * get_value): code length, raw bits and the class's base from the
-     * next BC_FAST_BITS bits; a refilled window holds the at most 30 bits. */
+     * get_value, or its 16-bit form F, in shared memory or global):
+     * code length, raw bits and the class's base from the next
+     * BC_FAST_BITS bits. A refilled window holds at least 32 bits, and
+     * code, raw bits and sign take at most 8 + 21 + 1: its low word
+     * answers them all. */
     if (r.n < 32) r.refill();
-    const uint32_t f = __ldg(&T->fast[t][r.acc & BC_FAST_MASK]);
+    const uint32_t lo = (uint32_t)r.acc;
+    const uint32_t f = k16 ? (uint32_t)F[t * BC_FAST_SIZE + (lo & BC_FAST_MASK)]
+                           : __ldg(&T->fast[t][lo & BC_FAST_MASK]);
     if (f & BC_FAST_OK) {
         const unsigned len = f & 15, nb = (f >> 4) & 31;
-        const uint32_t v = (f >> 10) + ((uint32_t)(r.acc >> len) & ((1u << nb) - 1));
+        const uint32_t raw = (lo >> len) & ((1u << nb) - 1);
+        const uint32_t v = k16 ? ((f >> 10) << nb | raw) : (f >> 10) + raw;
         const unsigned has = sign_mode == 2 ? 1u : sign_mode == 0 ? 0u : v != 0;
-        *sign = (uint32_t)(r.acc >> (len + nb)) & has;
+        *sign = (lo >> (len + nb)) & has;
         r.skip(len + nb + has);
         *value = v;
         return 1;
@@ -193,17 +199,55 @@ __device__ void fail(uint32_t *st, uint32_t code, int y, int x, uint32_t detail)
     st[3] = detail;
 }
 
+/* The end of a stream (decode_stream, decode_lean): every bit used as
+ * block_coder.c's dstate_finish wants, then bc_unpredict where predict. */
+__device__ uint32_t finish_stream(const Bits &r, const uint8_t *p, const uint8_t *first,
+                                  const uint8_t *end, uint32_t bit0, uint32_t nbits, int32_t *d,
+                                  size_t ds, int W, int H, bool predict, uint32_t *st)
+{
+    const size_t used = (size_t)(r.p - first) * 8 + r.fake - r.n - (bit0 & 7);
+    if (nbits != 0xFFFFFFFFu) { /* block_coder.c's dstate_finish of a sub-stream */
+        if (used > nbits) return fail(st, WCG_DEC_SUB_EARLY, H, 0, nbits), WCG_DEC_SUB_EARLY;
+        if (used < nbits)
+            return fail(st, WCG_DEC_SUB_SPARE, H, 0, nbits - (uint32_t)used), WCG_DEC_SUB_SPARE;
+    } else {
+        if (r.fake > r.n) return fail(st, WCG_DEC_TRUNCATED, H, 0, 0), WCG_DEC_TRUNCATED;
+        const size_t size = (size_t)(end - p);
+        if ((used + 7) / 8 != size)
+            return fail(st, WCG_DEC_SPARE, H, 0, (uint32_t)(size - (used + 7) / 8)), WCG_DEC_SPARE;
+    }
+    if (predict) /* bc_unpredict; each step's inputs loaded before the step before stores */
+        for (int yy = 0; yy < H; yy++) {
+            int32_t *row = d + (size_t)yy * ds;
+            const int32_t *above = yy ? row - ds : row;
+            int32_t left = 0, ul = 0, u = yy && W ? above[0] : 0, raw = W ? row[0] : 0;
+            for (int xx = 0; xx < W; xx++) {
+                const bool more = xx + 1 < W;
+                const int32_t raw_n = more ? row[xx + 1] : 0;
+                const int32_t u_n = more && yy ? above[xx + 1] : 0;
+                const int32_t p_ = yy == 0 ? left : xx == 0 ? u : med(left, u, ul);
+                const int32_t v = (int32_t)((uint32_t)raw + (uint32_t)p_);
+                row[xx] = v;
+                left = v;
+                ul = u;
+                u = u_n;
+                raw = raw_n;
+            }
+        }
+    return 0;
+}
+
 /* One stream into a rectangle (W x H at d, rows ds apart): a whole 1.0
  * payload (nbits == UINT32_MAX: p .. end, every byte used) or a tile's
  * sub-stream (nbits bits from bit bit0 of p; end bounds every read, past
  * it zeros). 0, or a failure code with st[1..3] filled as fail() does.
  * kZeroed: the rectangle is zero already, so a run of zeros only moves
  * the position (one step, not a store a coefficient). */
-template <bool kZeroed>
+template <bool kZeroed, bool k16>
 __device__ uint32_t decode_stream(const uint8_t *p, const uint8_t *end, uint32_t bit0,
-                                  uint32_t nbits, const bc_dectab *T, int32_t *d, size_t ds, int W,
-                                  int H, uint32_t orient, bool predict, uint32_t run_max,
-                                  uint32_t *st)
+                                  uint32_t nbits, const bc_dectab *T, const uint16_t *F, int32_t *d,
+                                  size_t ds, int W, int H, uint32_t orient, bool predict,
+                                  uint32_t run_max, uint32_t *st)
 {
     const uint32_t wa = orient == 1 ? 1u : orient == 2 ? 3u : 2u;
     const uint32_t wb = orient == 1 ? 3u : orient == 2 ? 1u : 2u;
@@ -238,7 +282,7 @@ __device__ uint32_t decode_stream(const uint8_t *p, const uint8_t *end, uint32_t
             nr1 = up(x + 2, y - 1);
             nc2 = up(x + 1, y - 2);
             const unsigned ctx = ctx_of(s);
-            if (!get_value(r, T, ctx, 1, &m, &sign))
+            if (!get_value<k16>(r, T, F, ctx, 1, &m, &sign))
                 return fail(st, WCG_DEC_NO_TABLE, y, x, ctx), WCG_DEC_NO_TABLE;
             if (!mag_fits(m, sign)) return fail(st, WCG_DEC_RANGE, y, x, m), WCG_DEC_RANGE;
             d[(size_t)y * ds + x] = signed_of(m, sign);
@@ -246,7 +290,7 @@ __device__ uint32_t decode_stream(const uint8_t *p, const uint8_t *end, uint32_t
             a = m < kMagCap ? m : kMagCap;
         } else {
             uint32_t run;
-            if (!get_value(r, T, kRun, 0, &run, &sign))
+            if (!get_value<k16>(r, T, F, kRun, 0, &run, &sign))
                 return fail(st, WCG_DEC_NO_RUN_TABLE, y, x, 0), WCG_DEC_NO_RUN_TABLE;
             const uint32_t left = (uint32_t)((H - y) * W - x);
             if (run > left) return fail(st, WCG_DEC_LONG_RUN, y, x, run), WCG_DEC_LONG_RUN;
@@ -282,7 +326,7 @@ __device__ uint32_t decode_stream(const uint8_t *p, const uint8_t *end, uint32_t
             nc1 = up(x + 1, y - 1);
             nr1 = up(x + 2, y - 1);
             nc2 = up(x + 1, y - 2);
-            if (!get_value(r, T, kTerm, 2, &m, &sign))
+            if (!get_value<k16>(r, T, F, kTerm, 2, &m, &sign))
                 return fail(st, WCG_DEC_NO_TERM_TABLE, y, x, 0), WCG_DEC_NO_TERM_TABLE;
             m += 1;
             if (m == 0 || !mag_fits(m, sign))
@@ -306,54 +350,240 @@ __device__ uint32_t decode_stream(const uint8_t *p, const uint8_t *end, uint32_t
             c2 = nc2;
         }
     }
-    const size_t used = (size_t)(r.p - first) * 8 + r.fake - r.n - (bit0 & 7);
-    if (nbits != 0xFFFFFFFFu) { /* block_coder.c's dstate_finish of a sub-stream */
-        if (used > nbits) return fail(st, WCG_DEC_SUB_EARLY, H, 0, nbits), WCG_DEC_SUB_EARLY;
-        if (used < nbits)
-            return fail(st, WCG_DEC_SUB_SPARE, H, 0, nbits - (uint32_t)used), WCG_DEC_SUB_SPARE;
-    } else {
-        if (r.fake > r.n) return fail(st, WCG_DEC_TRUNCATED, H, 0, 0), WCG_DEC_TRUNCATED;
-        const size_t size = (size_t)(end - p);
-        if ((used + 7) / 8 != size)
-            return fail(st, WCG_DEC_SPARE, H, 0, (uint32_t)(size - (used + 7) / 8)), WCG_DEC_SPARE;
-    }
-    if (predict) /* bc_unpredict; each step's inputs loaded before the step before stores */
-        for (int yy = 0; yy < H; yy++) {
-            int32_t *row = d + (size_t)yy * ds;
-            const int32_t *above = yy ? row - ds : row;
-            int32_t left = 0, ul = 0, u = yy && W ? above[0] : 0, raw = W ? row[0] : 0;
-            for (int xx = 0; xx < W; xx++) {
-                const bool more = xx + 1 < W;
-                const int32_t raw_n = more ? row[xx + 1] : 0;
-                const int32_t u_n = more && yy ? above[xx + 1] : 0;
-                const int32_t p_ = yy == 0 ? left : xx == 0 ? u : med(left, u, ul);
-                const int32_t v = (int32_t)((uint32_t)raw + (uint32_t)p_);
-                row[xx] = v;
-                left = v;
-                ul = u;
-                u = u_n;
-                raw = raw_n;
+    return finish_stream(r, p, first, end, bit0, nbits, d, ds, W, H, predict, st);
+}
+
+/* decode_lean's look-ups, split so that the common case falls through
+ * to the store with nothing to check: fast_lean answers from the fast
+ * entry (false: not there), slow_lean the long way (get_value) with the
+ * checks only it needs. The fast entries' values are below 2^23 (never
+ * out of the int32 range), and the sign bit's presence comes from the
+ * entry instead of the value: of the classes only 0 (value 0, no raw
+ * bits) has base 0, so v != 0 is base != 0. kBias: the run end's 1. */
+template <bool k16, int kSign, uint32_t kBias, class Reader>
+__device__ __forceinline__ bool fast_lean(Reader &r, const bc_dectab *T, const uint16_t *F,
+                                          unsigned t, uint32_t *value, uint32_t *sign)
+{
+    if (r.n < 32) r.refill();
+    const uint32_t lo = (uint32_t)r.acc;
+    const uint32_t f = k16 ? (uint32_t)F[t * BC_FAST_SIZE + (lo & BC_FAST_MASK)]
+                           : __ldg(&T->fast[t][lo & BC_FAST_MASK]);
+    if (!(f & BC_FAST_OK)) return false;
+    const unsigned len = f & 15, nb = (f >> 4) & 31;
+    const unsigned has = kSign == 2 ? 1u : kSign == 0 ? 0u : f >= 1024u;
+    const uint32_t raw = (lo >> len) & ((1u << nb) - 1);
+    *value = (k16 ? ((f >> 10) << nb | raw) : (f >> 10) + raw) + kBias;
+    *sign = (lo >> (len + nb)) & has;
+    r.skip(len + nb + has);
+    return true;
+}
+/* 1; 0 where the table is unused (or the symbol out of range); with
+ * kCheck, 2 where the value (plus kBias) is out of the int32 range. */
+template <int kSign, uint32_t kBias, bool kCheck, class Reader>
+__device__ __forceinline__ unsigned slow_lean(Reader &r, const bc_dectab *T, unsigned t,
+                                              uint32_t *value, uint32_t *sign)
+{
+    uint32_t v, sg;
+    if (!get_value<false>(r, T, nullptr, t, kSign, &v, &sg)) return 0;
+    v += kBias;
+    *value = v;
+    *sign = sg;
+    return kCheck && ((kBias && v == 0) || !mag_fits(v, sg)) ? 2u : 1u;
+}
+
+/* Zeros above a block's first row (decode_lean's rows y - 1 and y - 2
+ * there). */
+__device__ int32_t g_zero_row[BC_MAX_SIDE + 4];
+
+/* decode_stream with a shorter step (PERF_NOTES k9: the kernel is bound by
+ * each step's instruction count, one warp issuing every ~6 cycles): the
+ * rows y, y - 1 and y - 2 as pointers moved a row at a time (the zero row
+ * above the block's top) instead of a 64-bit product and four bound
+ * checks a neighbour, the range check only on the long way, the sign
+ * bit's presence from the entry. The same values, messages and bounds. */
+template <bool kZeroed, bool k16>
+__device__ uint32_t decode_lean(const uint8_t *p, const uint8_t *end, uint32_t bit0, uint32_t nbits,
+                                const bc_dectab *T, const uint16_t *F, int32_t *d, size_t ds, int W,
+                                int H, uint32_t orient, bool predict, uint32_t run_max,
+                                uint32_t *st)
+{
+    const uint32_t wa = orient == 1 ? 1u : orient == 2 ? 3u : 2u;
+    const uint32_t wb = orient == 1 ? 3u : orient == 2 ? 1u : 2u;
+    const uint8_t *const first = p + bit0 / 8;
+    Bits r;
+    r.p = first;
+    r.end = end;
+    r.acc = 0;
+    r.n = 0;
+    r.fake = 0;
+    if (bit0 & 7) r.get(bit0 & 7);
+    int32_t *row = d;                                 /* row y */
+    const int32_t *u1 = g_zero_row, *u2 = g_zero_row; /* rows y - 1, y - 2 */
+    /* (a load from the zero row past the row's end: no branch) */
+    auto up = [W](const int32_t *u, int x) -> uint32_t {
+        const int32_t *q = x < W ? u + x : g_zero_row;
+        return capped(*q);
+    };
+    /* the rows after a jump to row y (a run over whole rows) */
+    auto rows_at = [&](int y) {
+        row = d + (size_t)y * ds;
+        u1 = y >= 1 ? row - ds : g_zero_row;
+        u2 = y >= 2 ? row - 2 * ds : g_zero_row;
+    };
+    int x = 0, y = 0;
+    uint32_t a = 0, a2 = 0;
+    uint32_t l1 = 0, c1 = 0, r1 = 0, c2 = 0;
+    for (;;) {
+        const uint32_t s = wa * a + wb * c1 + l1 + r1 + a2 + c2;
+        uint32_t m, sign;
+        uint32_t nl1, nc1, nr1, nc2;
+        if (s > run_max) {
+            nl1 = c1;
+            nc1 = r1;
+            nr1 = up(u1, x + 2);
+            nc2 = up(u2, x + 1);
+            const unsigned ctx = ctx_of(s);
+            if (!fast_lean<k16, 1, 0>(r, T, F, ctx, &m, &sign)) {
+                const unsigned rc = slow_lean<1, 0, true>(r, T, ctx, &m, &sign);
+                if (rc == 0) return fail(st, WCG_DEC_NO_TABLE, y, x, ctx), WCG_DEC_NO_TABLE;
+                if (rc == 2) return fail(st, WCG_DEC_RANGE, y, x, m), WCG_DEC_RANGE;
             }
+            row[x] = signed_of(m, sign);
+            a2 = a;
+            a = m < kMagCap ? m : kMagCap;
+        } else {
+            uint32_t run;
+            if (!fast_lean<k16, 0, 0>(r, T, F, kRun, &run, &sign) &&
+                !slow_lean<0, 0, false>(r, T, kRun, &run, &sign))
+                return fail(st, WCG_DEC_NO_RUN_TABLE, y, x, 0), WCG_DEC_NO_RUN_TABLE;
+            const uint32_t left = (uint32_t)((H - y) * W - x);
+            if (run > left) return fail(st, WCG_DEC_LONG_RUN, y, x, run), WCG_DEC_LONG_RUN;
+            const uint32_t before = run == 0 ? a : 0u;
+            bool done = false;
+            if (kZeroed) {
+                uint32_t t = (uint32_t)x + run; /* run <= left: y stays <= H */
+                const int y0 = y;
+                while (t >= (uint32_t)W) {
+                    t -= (uint32_t)W;
+                    y++;
+                }
+                x = (int)t;
+                done = y == H;
+                if (y != y0 && !done) rows_at(y);
+                run = 0;
+            }
+            while (run > 0) {
+                const uint32_t n = (uint32_t)(W - x) < run ? (uint32_t)(W - x) : run;
+                for (uint32_t k = 0; k < n; k++) row[x + k] = 0;
+                run -= n;
+                x += (int)n;
+                if (x == W) {
+                    x = 0;
+                    if (++y == H) {
+                        done = true;
+                        break;
+                    }
+                    u2 = u1;
+                    u1 = row;
+                    row += ds;
+                }
+            }
+            if (done) break;
+            nl1 = up(u1, x); /* loaded while the run's end decodes */
+            nc1 = up(u1, x + 1);
+            nr1 = up(u1, x + 2);
+            nc2 = up(u2, x + 1);
+            if (!fast_lean<k16, 2, 1>(r, T, F, kTerm, &m, &sign)) {
+                const unsigned rc = slow_lean<2, 1, true>(r, T, kTerm, &m, &sign);
+                if (rc == 0) return fail(st, WCG_DEC_NO_TERM_TABLE, y, x, 0), WCG_DEC_NO_TERM_TABLE;
+                if (rc == 2) return fail(st, WCG_DEC_TERM_RANGE, y, x, m - 1), WCG_DEC_TERM_RANGE;
+            }
+            row[x] = signed_of(m, sign);
+            a2 = before;
+            a = m < kMagCap ? m : kMagCap;
         }
-    return 0;
+        if (++x == W) {
+            x = 0;
+            if (++y == H) break;
+            u2 = u1;
+            u1 = row;
+            row += ds;
+            a = a2 = 0;
+            l1 = 0;
+            c1 = capped(u1[0]);
+            r1 = up(u1, 1);
+            c2 = capped(u2[0]);
+        } else {
+            l1 = nl1;
+            c1 = nc1;
+            r1 = nr1;
+            c2 = nc2;
+        }
+    }
+    return finish_stream(r, p, first, end, bit0, nbits, d, ds, W, H, predict, st);
 }
 
 /* Entropy 0: a thread a block, `lanes` threads a thread block (fewer
  * than a warp's 32: fewer blocks whose divergent paths one warp runs one
  * after the other; the SMs have room for the extra warps); thread t
- * decodes block order[t] when the caller ordered them. */
-template <bool kZeroed> __global__ void decode_kernel(wcg_dec_job j)
+ * decodes block order[t] when the caller ordered them. kTab: where the
+ * fast look-ups come from (wcg_dec_job.tab_mode); with 2 the thread block
+ * first copies the fast16 entries of the lowest (component, class) among
+ * its blocks into shared memory, so that a dense block's serial chain
+ * waits for a shared-memory load a symbol instead of an L1 miss (PERF_NOTES
+ * k8); every thread takes part in the copy and its barriers. */
+constexpr uint32_t kNone = 0xFFFFFFFFu;
+template <bool kZeroed, int kTab, bool kLean> __global__ void decode_kernel(wcg_dec_job j)
 {
+    extern __shared__ uint4 s_fast[]; /* kTab 2: WCG_FAST16 entries */
+    __shared__ uint32_t s_key;
     const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= (j.norder ? j.norder : j.nblocks)) return;
-    const uint32_t i = j.order ? __ldg(&j.order[t]) : t;
-    if (i >= j.nblocks) return;
-    const wcg_cblk b = j.blocks[i];
+    const uint32_t i = t >= (j.norder ? j.norder : j.nblocks) ? kNone
+                       : j.order                              ? __ldg(&j.order[t])
+                                                              : t;
+    const bool live = i < j.nblocks;
+    wcg_cblk b = {};
+    if (live) b = j.blocks[i];
+    const uint32_t key = b.comp * BC_NCLASS_ALL + b.cls;
+    const uint16_t *F = kTab ? j.fast16 + (size_t)key * WCG_FAST16 : nullptr;
+    if (kTab == 2) {
+        if (threadIdx.x == 0) s_key = kNone;
+        __syncthreads();
+        if (live) atomicMin(&s_key, key);
+        __syncthreads();
+        const uint32_t k = s_key;
+        if (k != kNone) {
+            const uint4 *src = (const uint4 *)(j.fast16 + (size_t)k * WCG_FAST16);
+            for (uint32_t q = threadIdx.x; q < WCG_FAST16 * 2 / 16; q += blockDim.x)
+                s_fast[q] = __ldg(src + q);
+        }
+        __syncthreads();
+        if (key == k) F = (const uint16_t *)s_fast;
+    }
+    if (!live) return;
     uint32_t *st = j.status + 4 * (size_t)i;
-    const bc_dectab *T = (const bc_dectab *)j.tabs + (size_t)b.comp * BC_NCLASS_ALL + b.cls;
+    const bc_dectab *T = (const bc_dectab *)j.tabs + key;
     const uint8_t *p = j.data + b.slot;
-    decode_stream<kZeroed>(p, p + b.cap, 0u, 0xFFFFFFFFu, T, j.plane[b.comp] + b.base, b.stride,
-                           b.w, b.h, b.orient, b.predict, j.run_max, st);
+    if (kLean)
+        decode_lean<kZeroed, kTab != 0>(p, p + b.cap, 0u, 0xFFFFFFFFu, T, F,
+                                        j.plane[b.comp] + b.base, b.stride, b.w, b.h, b.orient,
+                                        b.predict, j.run_max, st);
+    else
+        decode_stream<kZeroed, kTab != 0>(p, p + b.cap, 0u, 0xFFFFFFFFu, T, F,
+                                          j.plane[b.comp] + b.base, b.stride, b.w, b.h, b.orient,
+                                          b.predict, j.run_max, st);
+}
+
+/* bc_dectab.fast's entries in 16 bits (wcg_dec_fast16). */
+__global__ void fast16_kernel(const bc_dectab *T, uint32_t n, uint16_t *out)
+{
+    const uint32_t q = blockIdx.x * blockDim.x + threadIdx.x;
+    if (q >= n) return;
+    const uint32_t tab = q / WCG_FAST16, e = q % WCG_FAST16;
+    const uint32_t f = T[tab].fast[e / BC_FAST_SIZE][e % BC_FAST_SIZE];
+    const uint32_t nb = (f >> 4) & 31, base = f >> 10, m = base >> nb;
+    out[q] = (f & BC_FAST_OK) && m <= 7 && m << nb == base ? (uint16_t)((f & 0x3FF) | m << 10)
+                                                           : (uint16_t)0;
 }
 
 /* k bits (<= 16) from bit o of a payload of `size` bytes, zeros past it. */
@@ -374,7 +604,7 @@ __device__ __forceinline__ unsigned width_of(uint32_t v) { return v ? 32u - __cl
  * prefix sum; the header's checks come in block_tiles.c's order, then
  * the lowest failing tile names the error, as the CPU's loop does. */
 constexpr int kTileWarps = 4;
-template <bool kZeroed>
+template <bool kZeroed, bool kLean>
 __global__ void __launch_bounds__(kTileWarps * 32) decode_tiles_kernel(wcg_dec_job j)
 {
     const uint32_t i = blockIdx.x * kTileWarps + threadIdx.x / 32;
@@ -433,8 +663,12 @@ __global__ void __launch_bounds__(kTileWarps * 32) decode_tiles_kernel(wcg_dec_j
                     for (int x = 0; x < tw; x++) d[(size_t)y * b.stride + x] = 0;
         } else {
             const bc_dectab *T = (const bc_dectab *)j.tabs + (size_t)b.comp * BC_NCLASS_ALL + b.cls;
-            code = decode_stream<kZeroed>(p, p + size, (uint32_t)start, len, T, d, b.stride, tw, th,
-                                          b.orient, b.predict, j.run_max, mine);
+            code = kLean ? decode_lean<kZeroed, false>(p, p + size, (uint32_t)start, len, T,
+                                                       nullptr, d, b.stride, tw, th, b.orient,
+                                                       b.predict, j.run_max, mine)
+                         : decode_stream<kZeroed, false>(p, p + size, (uint32_t)start, len, T,
+                                                         nullptr, d, b.stride, tw, th, b.orient,
+                                                         b.predict, j.run_max, mine);
         }
     }
     const unsigned bad = __ballot_sync(0xFFFFFFFFu, code != 0);
@@ -464,22 +698,68 @@ unsigned wcg_dec_lanes(unsigned otherwise)
     return n >= 1 && n <= 32 ? (unsigned)n : otherwise;
 }
 
-cudaError_t wcg_bc_decode(const wcg_dec_job *job, cudaStream_t st)
+unsigned wcg_dec_tab_mode(unsigned otherwise)
 {
-    if (job->nblocks == 0) return cudaSuccess;
+    const char *v = getenv("WC_CUDA_DEC_TAB");
+    const int n = v ? atoi(v) : -1;
+    return n >= 0 && n <= 2 ? (unsigned)n : otherwise;
+}
+
+cudaError_t wcg_dec_fast16(const void *tabs, uint32_t ntab, uint16_t *fast16, cudaStream_t st)
+{
+    static_assert(WCG_FAST16 == BC_NTAB * BC_FAST_SIZE, "a class's fast entries");
+    static_assert(WCG_FAST16 * 2 % 16 == 0, "a class copies as 16-byte words");
+    const uint32_t n = ntab * WCG_FAST16;
+    if (n == 0) return cudaSuccess;
+    fast16_kernel<<<(n + 255) / 256, 256, 0, st>>>((const bc_dectab *)tabs, n, fast16);
+    return cudaGetLastError();
+}
+
+/* One entropy-0 kernel (planes cleared or not, table mode, step). */
+template <int kTab, bool kLean>
+static cudaError_t launch_blocks(const wcg_dec_job *job, unsigned eb, unsigned lanes,
+                                 cudaStream_t st)
+{
+    const size_t smem = kTab == 2 ? WCG_FAST16 * 2 : 0;
+    if (kTab == 2) { /* room for many thread blocks' tables: L1 mostly as shared memory */
+        const int carve = cudaSharedmemCarveoutMaxShared;
+        const cudaFuncAttribute at = cudaFuncAttributePreferredSharedMemoryCarveout;
+        const cudaError_t e =
+            job->zeroed ? cudaFuncSetAttribute(decode_kernel<true, kTab, kLean>, at, carve)
+                        : cudaFuncSetAttribute(decode_kernel<false, kTab, kLean>, at, carve);
+        if (e != cudaSuccess) return e;
+    }
+    if (job->zeroed)
+        decode_kernel<true, kTab, kLean><<<eb, lanes, smem, st>>>(*job);
+    else
+        decode_kernel<false, kTab, kLean><<<eb, lanes, smem, st>>>(*job);
+    return cudaGetLastError();
+}
+
+template <bool kLean> static cudaError_t launch(const wcg_dec_job *job, cudaStream_t st)
+{
     const unsigned tb = (job->nblocks + kTileWarps - 1) / kTileWarps;
     const unsigned lanes = job->lanes ? job->lanes : wcg_dec_lanes(2);
     const uint32_t threads = job->norder ? job->norder : job->nblocks;
     const unsigned eb = (threads + lanes - 1) / lanes;
-    if (job->tiled && job->zeroed)
-        decode_tiles_kernel<true><<<tb, kTileWarps * 32, 0, st>>>(*job);
-    else if (job->tiled)
-        decode_tiles_kernel<false><<<tb, kTileWarps * 32, 0, st>>>(*job);
-    else if (job->zeroed)
-        decode_kernel<true><<<eb, lanes, 0, st>>>(*job);
-    else
-        decode_kernel<false><<<eb, lanes, 0, st>>>(*job);
-    return cudaGetLastError();
+    if (job->tiled) {
+        if (job->zeroed)
+            decode_tiles_kernel<true, kLean><<<tb, kTileWarps * 32, 0, st>>>(*job);
+        else
+            decode_tiles_kernel<false, kLean><<<tb, kTileWarps * 32, 0, st>>>(*job);
+        return cudaGetLastError();
+    }
+    if (job->fast16 && job->tab_mode == 2) return launch_blocks<2, kLean>(job, eb, lanes, st);
+    if (job->fast16 && job->tab_mode == 1) return launch_blocks<1, kLean>(job, eb, lanes, st);
+    return launch_blocks<0, kLean>(job, eb, lanes, st);
+}
+
+cudaError_t wcg_bc_decode(const wcg_dec_job *job, cudaStream_t st)
+{
+    if (job->nblocks == 0) return cudaSuccess;
+    /* WC_CUDA_DEC_LEAN=0: decode_stream's step instead of decode_lean's */
+    const char *v = getenv("WC_CUDA_DEC_LEAN");
+    return v && atoi(v) == 0 ? launch<false>(job, st) : launch<true>(job, st);
 }
 
 cudaError_t wcg_bands_to_blocks(const int32_t *src, int32_t *dst, uint32_t pw, uint32_t ph,

@@ -15,7 +15,8 @@
  * --no-batch leaves out the Kodak batch rows). WC_BENCH_TRACE=1: each
  * mode's device stages and host steps of one more encode and decode, on
  * stderr; with WC_BENCH_VARIANTS as well, that encode again under each
- * set of switches it lists (trace_variants).
+ * set of switches it lists (trace_variants). WC_BENCH_ONLY=TEXT: only
+ * the 8K modes whose name holds TEXT (for a profiler's run).
  * Medians of N runs (default 9) after the first call.
  */
 #include <algorithm>
@@ -578,7 +579,9 @@ int main(int argc, char **argv)
         "ms "
         "| cpu dec ms | cuda dec to new host ms | cuda dec to pinned ms | cuda dec to device ms |\n"
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    const char *only = getenv("WC_BENCH_ONLY"); /* the modes whose name holds it, e.g. "9/7 @ n" */
     for (mode &m : modes) {
+        if (only && !strstr(m.name, only)) continue;
         wc_params p;
         std::vector<uint8_t> fcpu_bpp;
         double cpu_bpp_ms = 0;
@@ -655,8 +658,13 @@ int main(int argc, char **argv)
              * cleared first, runs write nothing (WC_CUDA_DEC_ZEROED); an
              * o: entropy-0 blocks longest payload first
              * (WC_CUDA_DEC_ORDER=1), an f: longest and shortest in turn
-             * (=2), a c: one (component, class) an SM (=3), none of them:
-             * layout order; the number after the colon:
+             * (=2), a c: one (component, class) an SM (=3), a g: thread
+             * blocks of one class, longest first (=4), none of them:
+             * layout order; an h: 16-bit fast entries (WC_CUDA_DEC_TAB=1),
+             * an s: those of the thread block's class in shared memory
+             * (=2), neither: bc_dectab's; an l: decode_lean's step
+             * (WC_CUDA_DEC_LEAN=1), else decode_stream's (=0); the number
+             * after the colon:
              * threads a thread block of the entropy-0 kernel
              * (WC_CUDA_DEC_LANES; the tiles kernel ignores it). So k:4
              * is the decoder before PERF_NOTES k4. */
@@ -678,6 +686,13 @@ int main(int argc, char **argv)
                        name.find('o') != std::string::npos   ? "1"
                        : name.find('f') != std::string::npos ? "2"
                        : name.find('c') != std::string::npos ? "3"
+                       : name.find('g') != std::string::npos ? "4"
+                                                             : "0",
+                       1);
+                setenv("WC_CUDA_DEC_LEAN", name.find('l') != std::string::npos ? "1" : "0", 1);
+                setenv("WC_CUDA_DEC_TAB",
+                       name.find('s') != std::string::npos   ? "2"
+                       : name.find('h') != std::string::npos ? "1"
                                                              : "0",
                        1);
                 setenv("WC_CUDA_DEC_LANES", v.c_str() + colon + 1, 1);
@@ -698,6 +713,8 @@ int main(int argc, char **argv)
             unsetenv("WC_CUDA_DEC_LANES");
             unsetenv("WC_CUDA_DEC_ZEROED");
             unsetenv("WC_CUDA_DEC_ORDER");
+            unsetenv("WC_CUDA_DEC_TAB");
+            unsetenv("WC_CUDA_DEC_LEAN");
             unsetenv("WC_DECODE_EAGER_CRC");
         }
         if (getenv("WC_BENCH_TRACE")) {

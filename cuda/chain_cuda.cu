@@ -486,8 +486,10 @@ void read_component_tables(void *arg, size_t k, int worker)
  * dense and the kernel bound by issue: 4 threads a thread block, each
  * SM the blocks of few (component, class) pairs, so that their decode
  * tables stay in its L1 (=3, by_class_per_sm). Otherwise =0: layout
- * order, =1: longest first; WC_CUDA_DEC_LANES: threads a thread
- * block. */
+ * order, =1: longest first, =4: thread blocks of one class each,
+ * longest first (by_class_longest_first); WC_CUDA_DEC_LANES: threads a
+ * thread block; WC_CUDA_DEC_TAB: the fast look-ups' entries and memory
+ * (wcg_dec_job.tab_mode). */
 static int dec_switch(const char *name, int otherwise)
 {
     const char *e = getenv(name);
@@ -541,6 +543,46 @@ size_t by_class_per_sm(const wcg_cblk *d, size_t n, unsigned lanes, unsigned nsm
     return total;
 }
 
+/* The blocks by (component, class), each class's longest first, in
+ * thread blocks of `lanes` that hold one class each (the last of a class
+ * padded with UINT32_MAX), the thread blocks longest first by their first
+ * block (PERF_NOTES k8: a thread block's one class's fast table fits its
+ * shared memory, and the densest chains start at once, spread over the
+ * SMs). scratch: 2n + ceil(n / lanes) + 4 * WC_NCLASS entries. Returns the
+ * entries written to order: at most n + 4 * WC_NCLASS * lanes. */
+size_t by_class_longest_first(const wcg_cblk *d, const uint32_t *size, size_t n, unsigned lanes,
+                              uint32_t *order, uint32_t *scratch)
+{
+    uint32_t *bysize = scratch, *grouped = scratch + n, *lead = scratch + 2 * n;
+    auto bits = [size](uint32_t i) { return 33 - (size[i] ? 32 - __builtin_clz(size[i]) : 0); };
+    auto key = [d](uint32_t i) { return (uint32_t)(d[i].comp * WC_NCLASS + d[i].cls); };
+    counting_sort(
+        n, 34, [&](size_t i) { return bits((uint32_t)i); }, bysize);
+    counting_sort(
+        n, 4 * WC_NCLASS, [&](size_t q) { return key(bysize[q]); }, grouped);
+    for (size_t q = 0; q < n; q++) grouped[q] = bysize[grouped[q]];
+    /* The thread blocks: where each starts in grouped, and how many lanes it fills. */
+    size_t nct = 0;
+    for (size_t q = 0; q < n;) {
+        const uint32_t k0 = key(grouped[q]);
+        lead[nct++] = (uint32_t)q;
+        size_t k = 0;
+        while (q < n && k < lanes && key(grouped[q]) == k0) {
+            q++;
+            k++;
+        }
+    }
+    uint32_t *ctas = bysize; /* free again */
+    counting_sort(
+        nct, 34, [&](size_t c) { return bits(grouped[lead[c]]); }, ctas);
+    size_t at = 0;
+    for (size_t c = 0; c < nct; c++) {
+        const size_t q0 = lead[ctas[c]], q1 = ctas[c] + 1 < nct ? lead[ctas[c] + 1] : n;
+        for (size_t l = 0; l < lanes; l++) order[at++] = q0 + l < q1 ? grouped[q0 + l] : UINT32_MAX;
+    }
+    return at;
+}
+
 /* Entropy decoding on the device into the coefficient planes (block
  * layout for DCT/LOT, as the inverse kernels read them). */
 wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, const es_input *in,
@@ -560,7 +602,7 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     size_t *off = (size_t *)wc_malloc_array(nb, sizeof(size_t));
     WC_RETURN_IF(!off, err, WC_ERR_NOMEM, "out of memory (block offsets)");
     wc_status s = es_block_offsets(lay, in, off, err);
-    size_t used_order = 0; /* entries of a dealt order (3) */
+    size_t used_order = 0; /* entries of a dealt order (3, 4) */
     size_t total = 0, base[4] = {0, 0, 0, 0};
     for (uint32_t k = 0; k < h->components; k++) {
         base[k] = total;
@@ -575,7 +617,13 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
         cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, c->device) != cudaSuccess)
         nsm = 1;
     const unsigned lanes = wcg_dec_lanes(reversible ? 4 : 2);
-    const size_t norder = ordered == 3 ? nb + (size_t)nsm * lanes : nb;
+    const size_t norder = ordered == 3   ? nb + (size_t)nsm * lanes
+                          : ordered == 4 ? nb + (size_t)4 * WC_NCLASS * lanes
+                                         : nb;
+    const unsigned tab = !arith_of(ch) && h->entropy == 0 ? wcg_dec_tab_mode(0) : 0;
+    /* (16-bit fast entries behind the tables, 16-byte aligned) */
+    const size_t at16 = (ntab * sizeof(bc_dectab) + 15) / 16 * 16;
+    const size_t tabs_bytes = tab ? at16 + ntab * WCG_FAST16 * 2 : ntab * sizeof(bc_dectab);
     size_t desc = nb * sizeof(wcg_cblk) + (ordered ? norder * 4 : 0);
     /* (a folded or dealt order sorts into the space behind it first) */
     if (s == WC_OK)
@@ -592,7 +640,15 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
         if (ordered == 3)
             used_order = by_class_per_sm(d, lay->nblocks, lanes, (unsigned)nsm,
                                          (uint32_t *)(d + nb), (uint32_t *)(d + nb) + norder);
-        else if (ordered)
+        else if (ordered == 4) {
+            uint32_t *scratch = (uint32_t *)wc_malloc_array(3 * nb + 4 * WC_NCLASS, 4);
+            if (!scratch)
+                s = wc_fail(err, WC_ERR_NOMEM, "out of memory (block order)");
+            else
+                used_order = by_class_longest_first(d, in->block_size, lay->nblocks, lanes,
+                                                    (uint32_t *)(d + nb), scratch);
+            wc_free(scratch);
+        } else if (ordered)
             longest_first(in->block_size, lay->nblocks, (uint32_t *)(d + nb), ordered == 2);
     }
     wc_free(off);
@@ -604,8 +660,7 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
                                  "allocating the band planes"));
     WC_FORWARD_IF_ERROR(
         grow(&c->payload, &c->payload_cap, total + 8, err, "allocating the payload"));
-    WC_FORWARD_IF_ERROR(
-        grow(&c->tabs, &c->tabs_cap, ntab * sizeof(bc_dectab), err, "allocating tables"));
+    WC_FORWARD_IF_ERROR(grow(&c->tabs, &c->tabs_cap, tabs_bytes, err, "allocating tables"));
     WC_FORWARD_IF_ERROR(
         grow(&c->blocks, &c->blocks_cap, desc, err, "allocating block descriptors"));
     WC_FORWARD_IF_ERROR(grow(&c->sizes, &c->sizes_cap, nb * 16, err, "allocating block status"));
@@ -638,6 +693,9 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
                  cudaMemcpyAsync(c->tabs, c->h_tabs, ntab * sizeof(bc_dectab),
                                  cudaMemcpyHostToDevice, c->stream),
                  "uploading tables");
+    uint16_t *fast16 = tab ? (uint16_t *)((char *)c->tabs + at16) : NULL;
+    if (tab)
+        CUDA_TRY(err, wcg_dec_fast16(c->tabs, (uint32_t)ntab, fast16, c->stream), "16-bit tables");
     CUDA_TRY(err, cudaMemcpyAsync(c->blocks, c->h_blocks, desc, cudaMemcpyHostToDevice, c->stream),
              "uploading block descriptors");
     CUDA_TRY(err, cudaMemsetAsync(c->sizes, 0, lay->nblocks * 16, c->stream),
@@ -654,6 +712,8 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     job.norder = (uint32_t)used_order;
     job.lanes = lanes;
     job.zeroed = zeroed;
+    job.tab_mode = tab;
+    job.fast16 = fast16;
     for (uint32_t k = 0; k < p->components; k++) job.plane[k] = plane[k];
     c->host_t[3] = now_s();
     CUDA_TRY(err, mark(c, 1), "timing");

@@ -119,10 +119,29 @@ typedef struct wcg_dec_job {
     /* The planes are zero already (the caller cleared them): a run of
      * zeros moves the position without writing. */
     uint32_t zeroed;
+    /* Entropy 0's fast look-ups (PERF_NOTES k8): 0 from bc_dectab.fast
+     * (32-bit entries); 1 from fast16 (wcg_dec_fast16's 16-bit entries);
+     * 2 from fast16, the thread block's (component, class) copied into
+     * shared memory first (its other classes, if any, from fast16). */
+    uint32_t tab_mode;
+    const uint16_t *fast16; /* [component * WCG_NCLASS + class][WCG_FAST16] */
 } wcg_dec_job;
 
+/* 16-bit fast entries of a class: BC_NTAB tables of BC_FAST_SIZE. */
+#define WCG_FAST16 (25u * 256u)
+/* fast16 (ntab x WCG_FAST16 entries) from the uploaded bc_dectab tabs:
+ * each bc_dectab.fast entry as code length (bits 0-3) | raw bits nb
+ * (4-8) | BC_FAST_OK (9) | m (10-12), the class's smallest magnitude
+ * being m << nb (every class below 2^22 is 0..7 exactly or 4..7 or 1
+ * times a power of two); an entry that does not fit is 0, the long way. */
+cudaError_t wcg_dec_fast16(const void *tabs, uint32_t ntab, uint16_t *fast16, cudaStream_t st);
+/* The entropy-0 table switch: WC_CUDA_DEC_TAB (0..2) where set, else
+ * `otherwise`. */
+unsigned wcg_dec_tab_mode(unsigned otherwise);
+
 /* Decodes every block into its plane (entropy 0: one thread a block;
- * entropy 2: a warp a block, a lane a tile). */
+ * entropy 2: a warp a block, a lane a tile), with decode_lean's step
+ * (WC_CUDA_DEC_LEAN=0: decode_stream's, for comparisons; PERF_NOTES k9). */
 cudaError_t wcg_bc_decode(const wcg_dec_job *job, cudaStream_t st);
 /* Threads a thread block of the entropy-0 decode kernel: WC_CUDA_DEC_LANES
  * (1..32, for experiments) where set, else `otherwise`. */

@@ -294,22 +294,28 @@ static void test_count_switches(void **state)
 /* The decoder's other choices (cuda/chain_cuda.cu, PERF_NOTES "Decode
  * latency, continued"): planes written or cleared first, the entropy-0
  * blocks in layout order, longest first, longest with shortest, or dealt
- * a (component, class) an SM, 1 to 32 threads a thread block. Each
+ * a (component, class) an SM, or in thread blocks of one class longest
+ * first; 1 to 32 threads a thread block; the fast look-ups from the
+ * 32-bit tables, the 16-bit ones, or those in shared memory; the step of
+ * decode_stream or of decode_lean (both kernels, tiles too). Each
  * setting must give the CPU's pixels: random cases of the Huffman modes
  * through each. */
 static void test_decode_switches(void **state)
 {
     (void)state;
     static const char *const zeroed[] = {"0", "1"};
-    static const char *const order[] = {"0", "1", "2", "3"};
+    static const char *const order[] = {"0", "1", "2", "3", "4"};
     static const char *const lanes[] = {"1", "2", "4", "32"};
+    static const char *const tab[] = {"0", "1", "2"};
     static const int modes[] = {M_LOSSLESS, M_LOSSY97, M_DCT, M_TILES, M_TILES97};
     test_rng r;
     test_rng_seed(&r, 29);
-    for (int i = 0; i < 16; i++) {
+    for (int i = 0; i < 30; i++) {
         setenv("WC_CUDA_DEC_ZEROED", zeroed[i % 2], 1);
-        setenv("WC_CUDA_DEC_ORDER", order[i / 2 % 4], 1);
-        setenv("WC_CUDA_DEC_LANES", lanes[(i + i / 8) % 4], 1);
+        setenv("WC_CUDA_DEC_ORDER", order[i / 2 % 5], 1);
+        setenv("WC_CUDA_DEC_LANES", lanes[(i + i / 10) % 4], 1);
+        setenv("WC_CUDA_DEC_TAB", tab[i % 3], 1);
+        setenv("WC_CUDA_DEC_LEAN", i / 3 % 2 ? "1" : "0", 1);
         tcase t = {(uint32_t)test_rng_range(&r, 1, 300),
                    (uint32_t)test_rng_range(&r, 1, 200),
                    (uint32_t)test_rng_range(&r, 1, 4),
@@ -324,6 +330,8 @@ static void test_decode_switches(void **state)
     unsetenv("WC_CUDA_DEC_ZEROED");
     unsetenv("WC_CUDA_DEC_ORDER");
     unsetenv("WC_CUDA_DEC_LANES");
+    unsetenv("WC_CUDA_DEC_TAB");
+    unsetenv("WC_CUDA_DEC_LEAN");
 }
 
 /* A large image: many blocks per band, every class busy. */
