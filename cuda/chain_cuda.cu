@@ -277,10 +277,12 @@ static wc_status device_sizes(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job 
     CUDA_TRY(err, cudaMemcpyAsync(hs, c->sizes, (nb + 1) * 4, cudaMemcpyDeviceToHost, c->stream),
              "downloading block sizes");
     CUDA_TRY(err, mark(c, 7), "timing");
+    /* The code lengths (device_tables' download) are read only after the
+     * wait: before it they may still be the last probe's. */
+    CUDA_TRY(err, cudaStreamSynchronize(c->stream), "sizing blocks");
     c->host_t[1] = now_s();
     WC_FORWARD_IF_ERROR(write_tables(ch->header, (const uint8_t *)c->h_lens, out, err));
     c->host_t[2] = now_s();
-    CUDA_TRY(err, cudaStreamSynchronize(c->stream), "sizing blocks");
     WC_RETURN_IF(hs[nb] != 0, err, WC_ERR_BACKEND,
                  "CUDA backend: a code block overflowed its slot");
     size_t size[4] = {0, 0, 0, 0};
