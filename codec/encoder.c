@@ -251,24 +251,59 @@ static wc_status keep_probe(void *arg, es_output *out)
  * steps, the samples kept on the device after the first probe. Moving the
  * unquantized planes to the host once and coding every probe there costs
  * far more than the device's transform, quantization and coder per probe.
- * The bytes are the host probe's (backend.h's quantization). */
-static wc_status code_at_step_device(void *arg, float step, es_output *out, size_t *file_bytes)
+ * The bytes are the host probe's (backend.h's quantization). size_only
+ * and emit_last: wc_chain's; the first probe's path, and where `note`
+ * asks this one's too, go to wc_ctx_note. */
+static wc_status device_probe(enc_state *st, float step, int size_only, int emit_last,
+                              es_output *out, int note)
 {
-    enc_state *st = arg;
     plan_set_step(&st->h, step);
     enc_stage_plan(st);
-    wc_chain chain = {&st->h, &st->lay, st->p->deflate_level, 0.0, 0.0, NULL, st->probes++ > 0};
+    wc_chain chain = {&st->h,    &st->lay, st->p->deflate_level, 0.0, 0.0, NULL, st->probes++ > 0,
+                      size_only, emit_last};
     memset(out, 0, sizeof *out);
     wc_status s = st->ctx->backend->encode(st->ctx->backend_self, &st->plan, st->img, &chain, out,
                                            &st->ctx->err);
     st->ctx->times.transform += chain.t_transform;
     st->ctx->times.entropy += chain.t_entropy;
-    ctx_note_chain(st->ctx, st->probes == 1 ? chain.where : NULL);
-    if (s != WC_OK) {
-        es_output_free(out);
-        return s;
-    }
+    ctx_note_chain(st->ctx, st->probes == 1 || note ? chain.where : NULL);
+    if (s != WC_OK) es_output_free(out);
+    return s;
+}
+
+/* ratectl_code_fn on a device backend: a probe needs only the file's
+ * size, so it asks for no payload (wc_chain.size_only; the CUDA backend
+ * honours it for entropy 0, its emit, pack and payload download left to
+ * finish_probe). */
+static wc_status code_at_step_device(void *arg, float step, es_output *out, size_t *file_bytes)
+{
+    enc_state *st = arg;
+    WC_FORWARD_IF_ERROR(device_probe(st, step, 1, 0, out, 0));
     *file_bytes = enc_file_size(st, out);
+    return WC_OK;
+}
+
+/* ratectl_finish_fn: the kept probe's payload where it was sized only
+ * (data[] NULL): emitted from what the device still holds when it was the
+ * last probe, else that probe again in full. Its blocks must have the
+ * sizes the probe measured, or the file would not be the one chosen. */
+static wc_status finish_probe(void *arg, float step, int was_last, es_output *out)
+{
+    enc_state *st = arg;
+    if (out->data[0]) return WC_OK;
+    es_output full;
+    WC_FORWARD_IF_ERROR(device_probe(st, step, 0, was_last, &full, 1)); /* noted: which way */
+    int same = 1;
+    for (size_t i = 0; i < st->lay.nblocks; i++) same &= full.block_size[i] == out->block_size[i];
+    for (uint32_t c = 0; c < st->h.components; c++)
+        same &= full.data_size[c] == out->data_size[c] && full.table_size[c] == out->table_size[c];
+    if (!same) {
+        es_output_free(&full);
+        return wc_fail(&st->ctx->err, WC_ERR_BACKEND,
+                       "rate control: the kept probe's payload differs from the size it measured");
+    }
+    es_output_free(out);
+    *out = full;
     return WC_OK;
 }
 
@@ -398,7 +433,7 @@ static wc_status encode_payloads(enc_state *st, const wc_image *img, es_output *
     if (!rate) {
         /* The whole chain on the backend: samples in, coded blocks out. */
         st->plan.quantize = 1;
-        wc_chain chain = {&st->h, &st->lay, p->deflate_level, 0.0, 0.0, NULL, 0};
+        wc_chain chain = {&st->h, &st->lay, p->deflate_level, 0.0, 0.0, NULL, 0, 0, 0};
         wc_status s =
             st->ctx->backend->encode(st->ctx->backend_self, &st->plan, img, &chain, out, err);
         st->ctx->times.transform = chain.t_transform;
@@ -413,8 +448,9 @@ static wc_status encode_payloads(enc_state *st, const wc_image *img, es_output *
         st->img = img;
         double t0 = ctx_now();
         float step_found = 0.0f;
-        wc_status s = ratectl_search(p->bpp, (uint64_t)st->h.width * st->h.height,
-                                     code_at_step_device, keep_probe, st, out, &step_found, err);
+        wc_status s =
+            ratectl_search(p->bpp, (uint64_t)st->h.width * st->h.height, code_at_step_device,
+                           keep_probe, finish_probe, st, out, &step_found, err);
         if (s == WC_OK) plan_set_step(&st->h, step_found);
         st->ctx->times.rate = ctx_now() - t0 - st->ctx->times.entropy - st->ctx->times.transform;
         return s;
@@ -437,8 +473,8 @@ static wc_status encode_payloads(enc_state *st, const wc_image *img, es_output *
     if (s != WC_OK) return s;
     t0 = ctx_now();
     float step_found = 0.0f;
-    s = ratectl_search(p->bpp, (uint64_t)st->h.width * st->h.height, code_at_step, NULL, st, out,
-                       &step_found, err);
+    s = ratectl_search(p->bpp, (uint64_t)st->h.width * st->h.height, code_at_step, NULL, NULL, st,
+                       out, &step_found, err);
     if (s == WC_ERR_ARG && wc_meta_count(p->meta)) { /* ratectl cannot say why */
         size_t n = strlen(err->msg);
         snprintf(err->msg + n, sizeof err->msg - n, " with its metadata");
@@ -861,7 +897,7 @@ wc_status wc_ctx_prepare(wc_ctx *ctx, const wc_params *p, const wc_image *shape)
     s = enc_plan(&st, shape);
     if (s == WC_OK) {
         st.plan.quantize = 1;
-        wc_chain chain = {&st.h, &st.lay, p->deflate_level, 0.0, 0.0, NULL, 0};
+        wc_chain chain = {&st.h, &st.lay, p->deflate_level, 0.0, 0.0, NULL, 0, 0, 0};
         s = ctx->backend->prepare(ctx->backend_self, &st.plan, &chain, &ctx->err);
     }
     free_planes(&st);

@@ -74,7 +74,8 @@ static double rc_next(const rc_point *fits, const rc_point *big, const rc_point 
 }
 
 wc_status ratectl_search(float bpp, uint64_t pixels, ratectl_code_fn code, ratectl_keep_fn keep,
-                         void *arg, es_output *out, float *step, wc_err *err)
+                         ratectl_finish_fn finish, void *arg, es_output *out, float *step,
+                         wc_err *err)
 {
     const double target = (double)bpp * (double)pixels / 8.0;
     /* The secant aims a quarter of the tolerance under the target, so its
@@ -85,7 +86,8 @@ wc_status ratectl_search(float bpp, uint64_t pixels, ratectl_code_fn code, ratec
     memset(&best, 0, sizeof best);
     rc_point fits = {0}, big = {0}, last = {0}, prev = {0};
     double width = RC_LOG_MAX - RC_LOG_MIN;
-    int slow = 0; /* probes in a row that did not halve the bracket */
+    int slow = 0;      /* probes in a row that did not halve the bracket */
+    int best_last = 0; /* the kept probe is the last one made */
     for (int probe = 0; probe < RC_MAX_PROBES; probe++) {
         const double x = probe == 0 ? RC_LOG_START : rc_next(&fits, &big, &last, &prev, slow);
         if ((fits.have && x == fits.x) || (big.have && x == big.x)) break; /* nothing new */
@@ -98,6 +100,7 @@ wc_status ratectl_search(float bpp, uint64_t pixels, ratectl_code_fn code, ratec
             if (fits.have) es_output_free(&best);
             return s;
         }
+        best_last = 0;
         const double size = (double)file_bytes;
         const rc_point pt = {x, log(size > 0 ? size : 1.0) - aim, 1};
         prev = last;
@@ -105,6 +108,7 @@ wc_status ratectl_search(float bpp, uint64_t pixels, ratectl_code_fn code, ratec
         if (size <= target) {
             if (fits.have) es_output_free(&best);
             best = o;
+            best_last = 1;
             fits = pt;
             if (size >= target * (1.0 - RC_TOLERANCE)) break;
         } else {
@@ -123,6 +127,13 @@ wc_status ratectl_search(float bpp, uint64_t pixels, ratectl_code_fn code, ratec
     WC_RETURN_IF(!fits.have, err, WC_ERR_ARG, "target of %g bpp is below what this image can reach",
                  bpp);
     *step = (float)exp2(fits.x);
+    if (finish) {
+        const wc_status s = finish(arg, *step, best_last, &best);
+        if (s != WC_OK) {
+            es_output_free(&best);
+            return s;
+        }
+    }
     *out = best;
     return WC_OK;
 }

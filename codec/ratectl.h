@@ -22,14 +22,25 @@ typedef wc_status (*ratectl_code_fn)(void *arg, float step, es_output *out, size
  * every probe's payloads are its own. */
 typedef wc_status (*ratectl_keep_fn)(void *arg, es_output *out);
 
+/* Completes the kept probe once the search is over: a probe may measure
+ * the file's size without coding its payloads (a device backend's
+ * size-only probe: out->data[] NULL), and only the one kept needs them.
+ * `was_last` says whether it was the last probe made (its state may
+ * still be on the device). out holds the probe's output; the callback
+ * replaces it with the full one at `step`, or leaves it where it is
+ * complete. NULL where every probe codes its payloads. */
+typedef wc_status (*ratectl_finish_fn)(void *arg, float step, int was_last, es_output *out);
+
 /* Finds the smallest base step whose file fits bpp bits per pixel over
  * `pixels` pixels (stopping within 0.5% under the target when it is
  * reachable). On WC_OK *out holds the payloads coded at that step (the
  * caller frees them) and *step the step, which the caller's header must
- * carry; they may be borrowed (keep above). WC_ERR_ARG when even the coarsest step makes a larger file; a
+ * carry; they may be borrowed (keep above), and are complete (finish
+ * above, called once on the kept probe). WC_ERR_ARG when even the coarsest step makes a larger file; a
  * probe's failure is returned as it is. */
 wc_status ratectl_search(float bpp, uint64_t pixels, ratectl_code_fn code, ratectl_keep_fn keep,
-                         void *arg, es_output *out, float *step, wc_err *err);
+                         ratectl_finish_fn finish, void *arg, es_output *out, float *step,
+                         wc_err *err);
 
 /*
  * The rule for plain Huffman files of the separable DWT (ratectl_rule_

@@ -121,6 +121,17 @@ typedef struct wc_chain {
      * unchanged (a rate-control probe): a device backend may keep the
      * samples it uploaded then. */
     int same_samples;
+    /* in: a rate-control probe that needs only the file's size (entropy
+     * 0 on the CUDA backend): the backend may leave out->data[] NULL,
+     * with data_size[], block_size and the tables set as a full encode's,
+     * and keep what it needs for emit_last. A backend or mode that cannot
+     * codes the payload as usual (out->data[] set). */
+    int size_only;
+    /* in: code the payload of the previous call on this backend, a
+     * size_only probe of this image at this header and layout, from what
+     * that call left (the CUDA backend: the planes, tokens and tables on
+     * the device); where nothing is left, an encode from the start. */
+    int emit_last;
 } wc_chain;
 
 /* A backend: plain C function pointers over an opaque self. */

@@ -110,8 +110,8 @@ void cuda_destroy(void *self)
     cudaFree(c->coef);
     cudaFree(c->work);
     cudaFree(c->planes);
-    void *dev[] = {c->bands,   c->blocks, c->slots, c->payload, c->sizes,
-                   c->offsets, c->hist,   c->tabs,  c->lens,    c->ac_work};
+    void *dev[] = {c->bands, c->blocks, c->slots, c->payload, c->sizes,     c->offsets,
+                   c->hist,  c->tabs,   c->lens,  c->ac_work, c->block_hist};
     for (void *p : dev) cudaFree(p);
     void *host[] = {c->h_blocks, c->h_lens, c->h_tabs, c->h_sizes, c->h_payload, c->stage};
     for (int i = 0; i < c->pieces; i++) cudaEventDestroy(c->piece[i]);
@@ -127,6 +127,7 @@ void cuda_destroy(void *self)
 wc_status begin_call(cuda_ctx *c, const wc_stage_plan *p, wc_err *err)
 {
     c->px_src = NULL; /* a call may change px: an encode says again what it holds */
+    c->sized = 0;     /* and the coder's buffers */
     c->trace = getenv("WC_CUDA_TIMES") != NULL;
     CUDA_TRY(err, cudaSetDevice(c->device), "selecting the device");
     if (p->stream) {

@@ -332,12 +332,15 @@ struct WarpHist {
     }
 };
 
-/* A warp's histogram into its class's global counters (g), then zeroed. */
-__device__ __forceinline__ void flush_warp_hist(uint32_t *h, unsigned long long *g)
+/* A warp's histogram into its class's global counters (g), then zeroed;
+ * where `keep` is set, its words there as they are (the block's own, for
+ * wcg_bc_sizes). */
+__device__ __forceinline__ void flush_warp_hist(uint32_t *h, unsigned long long *g, uint32_t *keep)
 {
     __syncwarp();
     for (uint32_t i = threadIdx.x & 31; i < kHalfWords; i += 32) {
         const uint32_t v = h[i];
+        if (keep) keep[i] = v;
         if (!v) continue;
         h[i] = 0;
         if (v & 0xFFFFu) atomicAdd(g + i, (unsigned long long)(v & 0xFFFFu));
@@ -764,7 +767,53 @@ __global__ void __launch_bounds__(kCount16Warps * 32, MINB)
     if (i >= pick4(j.count, c)) return;
     const wcg_cblk b = j.blocks[pick4(j.first, c) + i];
     count_block<true>(j, b, WarpHist{sh[w]});
-    flush_warp_hist(sh[w], hist + ((size_t)c * WCG_NCLASS + b.cls) * kClassCounters);
+    uint32_t *keep =
+        j.block_hist ? j.block_hist + (size_t)(pick4(j.first, c) + i) * kHalfWords : nullptr;
+    flush_warp_hist(sh[w], hist + ((size_t)c * WCG_NCLASS + b.cls) * kClassCounters, keep);
+}
+
+static_assert(kHalfWords == WCG_BLOCK_HIST_WORDS, "entropy_cuda.h's block histogram");
+
+/* The bits of one symbol of counter idx (table, symbol) of a block's
+ * histogram: block_coder.c's bc_payload_bits, class_of's extra bits from
+ * the symbol alone (none under 4, then sym / 4 - 1 in the fine octaves,
+ * the octave's in the coarse ones), a sign after a magnitude context's
+ * non-zero value and after every run's terminating value, none after a
+ * run. */
+__device__ __forceinline__ uint32_t symbol_bits(const wcg_huf *t, uint32_t idx)
+{
+    const uint32_t tab = idx / WCG_NSYM, sym = idx % WCG_NSYM;
+    const uint32_t nb = sym < 4             ? 0u
+                        : sym < kCoarseBase ? sym / 4 - 1
+                                            : sym - kCoarseBase + kFineOctaves + 1;
+    const uint32_t sign = tab == kTerm || (tab != kRun && sym != 0);
+    return t[tab].bits[sym] + nb + sign;
+}
+
+/* A warp a block: its size from its histogram, emit_warp_kernel's sizes[]
+ * and overflow flag without coding it. */
+constexpr int kSizesWarps = 4;
+__global__ void __launch_bounds__(kSizesWarps * 32)
+    sizes_kernel(wcg_bc_job j, const wcg_huf *tabs, uint32_t *sizes)
+{
+    const uint32_t i = blockIdx.x * kSizesWarps + threadIdx.x / 32, lane = threadIdx.x & 31;
+    if (i >= j.nblocks) return;
+    const wcg_cblk b = j.blocks[i];
+    const wcg_huf *t = tabs + ((size_t)b.comp * WCG_NCLASS + b.cls) * WCG_NTAB;
+    const uint32_t *h = j.block_hist + (size_t)i * kHalfWords;
+    unsigned long long bits = 0;
+    for (uint32_t k = lane; k < kHalfWords; k += 32) {
+        const uint32_t v = h[k];
+        if (v & 0xFFFFu) bits += (unsigned long long)(v & 0xFFFFu) * symbol_bits(t, k);
+        if ((v >> 16) && k + kHalfWords < kClassCounters)
+            bits += (unsigned long long)(v >> 16) * symbol_bits(t, k + kHalfWords);
+    }
+    for (int d = 16; d > 0; d >>= 1) bits += __shfl_down_sync(kFull, bits, d);
+    if (lane == 0) {
+        const unsigned long long n = (bits + 7) / 8;
+        if (n > b.cap) atomicOr(&sizes[j.nblocks], 1u);
+        sizes[i] = n > b.cap ? 0u : (uint32_t)n;
+    }
 }
 
 /* MINB: thread blocks an SM that the registers must allow (0: as many
@@ -954,6 +1003,17 @@ cudaError_t wcg_bc_count(const wcg_bc_job *job, unsigned long long *hist, cudaSt
         if (e != cudaSuccess) return e;
         count_warp_kernel<false><<<grid, kCountWarps * 32, shmem, st>>>(*job, hist);
     }
+    return cudaGetLastError();
+}
+
+int wcg_bc_count_keeps_blocks(void) { return count_kind() >= 4; }
+
+cudaError_t wcg_bc_sizes(const wcg_bc_job *job, const wcg_huf *tabs, uint32_t *sizes,
+                         cudaStream_t st)
+{
+    if (job->nblocks == 0) return cudaSuccess;
+    const unsigned grid = (job->nblocks + kSizesWarps - 1) / kSizesWarps;
+    sizes_kernel<<<grid, kSizesWarps * 32, 0, st>>>(*job, tabs, sizes);
     return cudaGetLastError();
 }
 

@@ -128,6 +128,15 @@ double elapsed_s(cudaEvent_t a, cudaEvent_t b)
     return cudaEventElapsedTime(&ms, a, b) == cudaSuccess ? ms * 1e-3 : 0.0;
 }
 
+/* The planes the coder reads: the transform's, or for DCT/LOT their
+ * regrouping into bands. */
+static void coder_planes(cuda_ctx *c, const wc_stage_plan *p, wcg_bc_job *job)
+{
+    const size_t n = coef_elems(p);
+    for (uint32_t k = 0; k < p->components; k++)
+        job->plane[k] = (int32_t *)((char *)(is_block(p, k) ? c->bands : c->coef) + k * n * 4);
+}
+
 /* Forward transform and quantization of every component into the planes
  * the coder reads (band layout). */
 wc_status device_forward(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in, wcg_bc_job *job,
@@ -135,18 +144,15 @@ wc_status device_forward(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in
 {
     const size_t n = coef_elems(p);
     if (!keep_samples) WC_FORWARD_IF_ERROR(upload_samples(c, p, in, err));
+    coder_planes(c, p, job);
     for (uint32_t k = 0; k < p->components; k++) {
         CUDA_TRY(err, forward_component(c, p, k), "forward transform");
-        int32_t *plane = (int32_t *)((char *)c->coef + k * n * 4);
-        if (is_block(p, k)) {
-            int32_t *bands = (int32_t *)((char *)c->bands + k * n * 4);
-            CUDA_TRY(
-                err,
-                wcg_blocks_to_bands(plane, bands, ceil8(p->width), ceil8(p->height), c->stream),
-                "regrouping into bands");
-            plane = bands;
-        }
-        job->plane[k] = plane;
+        if (is_block(p, k))
+            CUDA_TRY(err,
+                     wcg_blocks_to_bands((const int32_t *)((char *)c->coef + k * n * 4),
+                                         (int32_t *)job->plane[k], ceil8(p->width),
+                                         ceil8(p->height), c->stream),
+                     "regrouping into bands");
     }
     return WC_OK;
 }
@@ -233,6 +239,58 @@ wc_status ensure_ac_work(cuda_ctx *c, size_t nblocks, wc_err *err)
                 "allocating the arithmetic coder's scratch");
 }
 
+/* The downloaded block sizes hs into out->block_size, each component's
+ * payload bytes into size[]. */
+static wc_status take_sizes(const wc_layout *lay, const uint32_t *hs, es_output *out, size_t *size,
+                            wc_err *err)
+{
+    const size_t nb = lay->nblocks;
+    out->block_size = (uint32_t *)wc_malloc_array(nb ? nb : 1, sizeof(uint32_t));
+    WC_RETURN_IF(!out->block_size, err, WC_ERR_NOMEM, "out of memory (block sizes)");
+    memcpy(out->block_size, hs, nb * 4);
+    for (uint32_t k = 0; k < lay->components; k++) {
+        const size_t end = k + 1 < lay->components ? lay->first_block[k + 1] : nb;
+        for (size_t i = lay->first_block[k]; i < end; i++) size[k] += hs[i];
+        WC_RETURN_IF(size[k] > WCX_MAX_CHUNK_SIZE, err, WC_ERR_LIMIT,
+                     "component %u: %zu bytes of data exceed one chunk's limit", k, size[k]);
+    }
+    return WC_OK;
+}
+
+/* A size-only probe (wc_chain.size_only): every block's size from count's
+ * block histograms and the tables (wcg_bc_sizes, the sizes emit would
+ * give), down with the overflow flag, and the file's tables: all of
+ * es_output but the payload, data[] NULL. Emit, pack and the payload's
+ * download wait for the probe the search keeps (emit_last). */
+static wc_status device_sizes(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job,
+                              es_output *out, wc_err *err)
+{
+    const wc_layout *lay = ch->layout;
+    const size_t nb = lay->nblocks;
+    CUDA_TRY(err, cudaMemsetAsync((uint32_t *)c->sizes + nb, 0, 4, c->stream), "clearing a flag");
+    CUDA_TRY(err, mark(c, 4), "timing");
+    CUDA_TRY(err, wcg_bc_sizes(job, (const wcg_huf *)c->tabs, (uint32_t *)c->sizes, c->stream),
+             "sizing blocks");
+    CUDA_TRY(err, mark(c, 5), "timing");
+    CUDA_TRY(err, mark(c, 6), "timing");
+    uint32_t *hs = (uint32_t *)c->h_sizes;
+    CUDA_TRY(err, cudaMemcpyAsync(hs, c->sizes, (nb + 1) * 4, cudaMemcpyDeviceToHost, c->stream),
+             "downloading block sizes");
+    CUDA_TRY(err, mark(c, 7), "timing");
+    /* The code lengths (device_tables' download) are read only after the
+     * wait: before it they may still be the last probe's. */
+    CUDA_TRY(err, cudaStreamSynchronize(c->stream), "sizing blocks");
+    c->host_t[1] = now_s();
+    WC_FORWARD_IF_ERROR(write_tables(ch->header, (const uint8_t *)c->h_lens, out, err));
+    c->host_t[2] = now_s();
+    WC_RETURN_IF(hs[nb] != 0, err, WC_ERR_BACKEND,
+                 "CUDA backend: a code block overflowed its slot");
+    size_t size[4] = {0, 0, 0, 0};
+    WC_FORWARD_IF_ERROR(take_sizes(lay, hs, out, size, err));
+    for (uint32_t k = 0; k < lay->components; k++) out->data_size[k] = size[k];
+    return WC_OK;
+}
+
 /* Codes every block, packs the payload and brings it and the sizes back.
  * Entropy 3's slots are bc_bound bytes too (ac_bound is a far looser
  * bound): a block past it fails with WC_ERR_BUFFER, and cuda_encode codes
@@ -263,17 +321,9 @@ wc_status device_code(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, es
     CUDA_TRY(err, cudaStreamSynchronize(c->stream), "coding blocks");
     WC_RETURN_IF(hs[nb] != 0, err, arith ? WC_ERR_BUFFER : WC_ERR_BACKEND,
                  "CUDA backend: a code block overflowed its slot");
-    out->block_size = (uint32_t *)wc_malloc_array(nb ? nb : 1, sizeof(uint32_t));
-    WC_RETURN_IF(!out->block_size, err, WC_ERR_NOMEM, "out of memory (block sizes)");
-    memcpy(out->block_size, hs, nb * 4);
-    size_t total = 0, size[4] = {0, 0, 0, 0};
-    for (uint32_t k = 0; k < lay->components; k++) {
-        const size_t end = k + 1 < lay->components ? lay->first_block[k + 1] : nb;
-        for (size_t i = lay->first_block[k]; i < end; i++) size[k] += hs[i];
-        WC_RETURN_IF(size[k] > WCX_MAX_CHUNK_SIZE, err, WC_ERR_LIMIT,
-                     "component %u: %zu bytes of data exceed one chunk's limit", k, size[k]);
-        total += size[k];
-    }
+    size_t size[4] = {0, 0, 0, 0};
+    WC_FORWARD_IF_ERROR(take_sizes(lay, hs, out, size, err));
+    const size_t total = size[0] + size[1] + size[2] + size[3];
     WC_FORWARD_IF_ERROR(grow_pinned(&c->h_payload, &c->h_payload_cap, total ? total : 1, err,
                                     "allocating the pinned payload"));
     if (total)
@@ -308,6 +358,38 @@ wc_status device_code(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, es
     return WC_OK;
 }
 
+/* WC_CUDA_SIZE_PROBES=0: every rate-control probe emits, packs and
+ * downloads its payload (the version before s1, for comparison in one
+ * binary). */
+static bool size_probes()
+{
+    const char *e = getenv("WC_CUDA_SIZE_PROBES");
+    return !e || strcmp(e, "0") != 0;
+}
+
+/* WC_CUDA_CHECK_SIZES=1: a size-only probe also emits its blocks, and
+ * fails unless each block's size is emit's (tests/gpu/test_cuda_chain). */
+static bool check_sizes()
+{
+    const char *e = getenv("WC_CUDA_CHECK_SIZES");
+    return e && strcmp(e, "1") == 0;
+}
+
+static wc_status check_against_emit(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job,
+                                    const es_output *sized, wc_err *err)
+{
+    es_output full;
+    memset(&full, 0, sizeof full);
+    wc_status s = device_code(c, ch, job, &full, err);
+    for (size_t i = 0; s == WC_OK && i < ch->layout->nblocks; i++)
+        if (full.block_size[i] != sized->block_size[i])
+            s = wc_fail(err, WC_ERR_BACKEND,
+                        "CUDA backend: block %zu sized at %u bytes, emitted in %u", i,
+                        sized->block_size[i], full.block_size[i]);
+    es_output_free(&full);
+    return s;
+}
+
 wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in, wc_chain *ch,
                            es_output *out, wc_err *err)
 {
@@ -319,10 +401,19 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
     const uint32_t shape[4] = {p->width, p->height, p->components, p->bit_depth};
     const bool keep = ch->same_samples && c->px_src == in->pixels && c->px_stride == stride &&
                       memcmp(c->px_shape, shape, sizeof shape) == 0;
-    WC_FORWARD_IF_ERROR(begin_call(c, p, err));
+    /* The payload of the size-only probe just made (still on the device),
+     * or a size-only probe: entropy 0 with count's block histograms. */
+    const bool reuse = ch->emit_last && c->sized && keep;
+    const bool sized = !reuse && ch->size_only && ch->header->entropy == 0 &&
+                       wcg_bc_count_keeps_blocks() && size_probes();
+    WC_FORWARD_IF_ERROR(begin_call(c, p, err)); /* clears c->sized */
     WC_FORWARD_IF_ERROR(ensure_buffers(c, p, 0, err));
     size_t slots = 0;
     WC_FORWARD_IF_ERROR(ensure_coder(c, p, lay, &slots, err));
+    if (sized)
+        WC_FORWARD_IF_ERROR(grow(&c->block_hist, &c->block_hist_cap,
+                                 (lay->nblocks ? lay->nblocks : 1) * WCG_BLOCK_HIST_WORDS * 4, err,
+                                 "allocating block histograms"));
     if (arith_of(ch)) WC_FORWARD_IF_ERROR(ensure_ac_work(c, lay->nblocks, err));
     wcg_bc_job job = {};
     job.blocks = (const wcg_cblk *)c->blocks;
@@ -330,6 +421,7 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
     job.components = p->components;
     job.run_max = run_max_of(ch->header);
     job.tiled = ch->header->entropy == 2;
+    job.block_hist = sized ? (uint32_t *)c->block_hist : nullptr;
     if (!arith_of(ch) && !emit_walks())
         for (uint32_t k = 0; k < p->components; k++)
             job.tok[k] = (uint8_t *)c->slots + tokens_at(slots) + k * coef_elems(p);
@@ -341,18 +433,29 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
     const double t_start = now_s();
     c->host_t[0] = t_start;
     CUDA_TRY(err, cudaEventRecord(c->ev[0], c->stream), "timing");
-    WC_FORWARD_IF_ERROR(device_forward(c, p, in, &job, keep, err));
+    if (reuse)
+        coder_planes(c, p, &job);
+    else
+        WC_FORWARD_IF_ERROR(device_forward(c, p, in, &job, keep, err));
     c->px_src = in->pixels;
     c->px_stride = stride;
     memcpy(c->px_shape, shape, sizeof shape);
     CUDA_TRY(err, cudaEventRecord(c->ev[1], c->stream), "timing");
     /* No wait here: the coder's work queues behind the transform's. */
-    CUDA_TRY(err,
-             cudaMemcpyAsync(c->blocks, c->h_blocks, lay->nblocks * sizeof(wcg_cblk),
-                             cudaMemcpyHostToDevice, c->stream),
-             "uploading block descriptors");
-    if (!arith_of(ch)) WC_FORWARD_IF_ERROR(device_tables(c, ch, &job, err));
-    WC_FORWARD_IF_ERROR(device_code(c, ch, &job, out, err));
+    if (!reuse) {
+        CUDA_TRY(err,
+                 cudaMemcpyAsync(c->blocks, c->h_blocks, lay->nblocks * sizeof(wcg_cblk),
+                                 cudaMemcpyHostToDevice, c->stream),
+                 "uploading block descriptors");
+        if (!arith_of(ch)) WC_FORWARD_IF_ERROR(device_tables(c, ch, &job, err));
+    }
+    if (sized) {
+        WC_FORWARD_IF_ERROR(device_sizes(c, ch, &job, out, err));
+        if (check_sizes()) WC_FORWARD_IF_ERROR(check_against_emit(c, ch, &job, out, err));
+    } else {
+        WC_FORWARD_IF_ERROR(device_code(c, ch, &job, out, err));
+    }
+    c->sized = sized;
     ch->t_transform = elapsed_s(c->ev[0], c->ev[1]);
     ch->t_entropy = now_s() - t_start - ch->t_transform;
     if (ch->t_entropy < 0) ch->t_entropy = 0;
@@ -366,7 +469,9 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
                 1e3 * elapsed_s(c->ev[5], c->ev[6]), 1e3 * elapsed_s(c->ev[6], c->ev[7]),
                 1e3 * ch->t_entropy, 1e3 * (c->host_t[1] - c->host_t[0]),
                 1e3 * (c->host_t[2] - c->host_t[1]), 1e3 * (now_s() - c->host_t[2]));
-    ch->where = "device";
+    ch->where = reuse   ? "device (the last probe's payload)"
+                : sized ? "device (sizes only)"
+                        : "device";
     return WC_OK;
 }
 

@@ -48,6 +48,8 @@ struct cuda_ctx {
     size_t lens_cap;
     void *ac_work; /* entropy 3: each coding thread's scratch (ac_kernels.cu) */
     size_t ac_work_cap;
+    void *block_hist; /* a size-only probe's per-block histograms (wcg_bc_job) */
+    size_t block_hist_cap;
     /* Pinned host staging of the same, kept between calls. */
     void *h_blocks, *h_lens, *h_tabs, *h_sizes, *h_payload;
     size_t h_blocks_cap, h_lens_cap, h_tabs_cap, h_sizes_cap, h_payload_cap;
@@ -66,6 +68,10 @@ struct cuda_ctx {
     const void *px_src;
     size_t px_stride;
     uint32_t px_shape[4];
+    /* The last call was a size-only probe (wc_chain.size_only) whose
+     * planes, tokens and tables are still on the device, for emit_last;
+     * every call clears it (begin_call). */
+    int sized;
 };
 
 #define CUDA_TRY(err, call, what)                                   \

@@ -60,7 +60,18 @@ typedef struct wcg_bc_job {
      * context there and emit codes from them without walking the
      * contexts again; NULL: emit walks as count does (WC_CUDA_EMIT=walk). */
     uint8_t *tok[4];
+    /* Or NULL: count keeps each block's own histogram here too (entropy 0,
+     * the warp-histogram count only: wcg_bc_count_keeps_blocks), at
+     * WCG_BLOCK_HIST_WORDS words a block in layout order, so that
+     * wcg_bc_sizes gives the blocks' coded sizes without emitting them (a
+     * rate-control probe's). */
+    uint32_t *block_hist;
 } wcg_bc_job;
+
+/* A block's histogram: its class's WCG_NTAB x WCG_NSYM counters, 16 bits
+ * each, counter i in the low half of word i and counter i + words in the
+ * high half of word i (bc_kernels.cu's WarpHist). */
+#define WCG_BLOCK_HIST_WORDS ((WCG_NTAB * WCG_NSYM + 1) / 2)
 
 /* hist: components x WCG_HIST counters, zeroed by the caller. */
 cudaError_t wcg_bc_count(const wcg_bc_job *job, unsigned long long *hist, cudaStream_t st);
@@ -69,6 +80,14 @@ cudaError_t wcg_bc_count(const wcg_bc_job *job, unsigned long long *hist, cudaSt
  * that becomes non-zero if a block did not fit its slot. */
 cudaError_t wcg_bc_emit(const wcg_bc_job *job, const wcg_huf *tabs, uint8_t *slots, uint32_t *sizes,
                         cudaStream_t st);
+/* Whether wcg_bc_count fills job->block_hist (WC_CUDA_COUNT's warp
+ * histograms, the default; not "loop" or "shared"). */
+int wcg_bc_count_keeps_blocks(void);
+/* Every block's coded size from count's block_hist and the tables: the
+ * sizes[] and overflow flag wcg_bc_emit would give (each symbol's code
+ * length, extra bits and sign; bytes rounded up), entropy 0 only. */
+cudaError_t wcg_bc_sizes(const wcg_bc_job *job, const wcg_huf *tabs, uint32_t *sizes,
+                         cudaStream_t st);
 /* offsets (nblocks + 1 entries: the last is the total) and the payload. */
 cudaError_t wcg_bc_pack(const wcg_bc_job *job, const uint8_t *slots, const uint32_t *sizes,
                         unsigned long long *offsets, uint8_t *payload, cudaStream_t st);

@@ -687,13 +687,13 @@ uint64_t effective_cap(const cuda_ctx *c, const wc_stage_plan *p)
  * the next whole-image call). */
 void release_whole(cuda_ctx *c)
 {
-    void **p[] = {&c->px,     &c->coef,  &c->work,    &c->planes, &c->bands,
-                  &c->blocks, &c->slots, &c->payload, &c->sizes,  &c->offsets,
-                  &c->hist,   &c->tabs,  &c->lens,    &c->ac_work};
-    size_t *cap[] = {&c->px_cap,    &c->coef_cap,    &c->work_cap,  &c->planes_cap,
-                     &c->bands_cap, &c->blocks_cap,  &c->slots_cap, &c->payload_cap,
-                     &c->sizes_cap, &c->offsets_cap, &c->hist_cap,  &c->tabs_cap,
-                     &c->lens_cap,  &c->ac_work_cap};
+    void **p[] = {&c->px,     &c->coef,  &c->work,    &c->planes,  &c->bands,
+                  &c->blocks, &c->slots, &c->payload, &c->sizes,   &c->offsets,
+                  &c->hist,   &c->tabs,  &c->lens,    &c->ac_work, &c->block_hist};
+    size_t *cap[] = {&c->px_cap,    &c->coef_cap,    &c->work_cap,      &c->planes_cap,
+                     &c->bands_cap, &c->blocks_cap,  &c->slots_cap,     &c->payload_cap,
+                     &c->sizes_cap, &c->offsets_cap, &c->hist_cap,      &c->tabs_cap,
+                     &c->lens_cap,  &c->ac_work_cap, &c->block_hist_cap};
     for (size_t i = 0; i < sizeof p / sizeof *p; i++) {
         if (*p[i]) cudaFree(*p[i]);
         *p[i] = NULL;

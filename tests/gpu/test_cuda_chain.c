@@ -7,7 +7,8 @@
  * code-block size, fine and coarse steps; and the CUDA file decodes to the
  * CPU file's pixels, decoded on the device as on the CPU; damaged payloads
  * behind valid CRCs are refused on the device exactly as on the CPU, with
- * the same message. Images are smooth with noise and sparse spikes, so
+ * the same message; --bpp files from size-only probes are the CPU's.
+ * Images are smooth with noise and sparse spikes, so
  * runs, large magnitudes and predicted bands all occur.
  *
  * Where no CUDA device is present it says so and returns 77 (ctest SKIP).
@@ -334,6 +335,94 @@ static void test_decode_switches(void **state)
     unsetenv("WC_CUDA_DEC_LEAN");
 }
 
+/* A --bpp encode on the device (wc_params.bpp): each probe of the step
+ * search measures only the file's size where the file is plain Huffman
+ * (entropy 0: every block's size from count's per-block histograms and
+ * the tables, cuda/chain_cuda.cu device_sizes), and the probe kept gets
+ * its payload afterwards: emitted from what the device still holds when
+ * it was the last probe, coded again otherwise. The file must be the
+ * CPU's search's byte for byte (the same status where the target is
+ * out of reach). *how: 1 sized, emitted from the last probe; 2 sized,
+ * coded again; 0 full probes (the other entropy modes); -1 failed. */
+static int bpp_case(const tcase *t, float bpp, int *how)
+{
+    wc_image img;
+    make_image(t, &img);
+    wc_params pc, pg;
+    set_params(t, &pc, WC_BACKEND_CPU);
+    set_params(t, &pg, WC_BACKEND_CUDA);
+    pc.bpp = pg.bpp = bpp;
+    void *fc = NULL, *fg = NULL;
+    size_t nc = 0, ng = 0;
+    const wc_status sc = wc_encode_alloc(g_ctx_cpu, &pc, &img, &fc, &nc);
+    const wc_status sg = wc_encode_alloc(g_ctx_gpu, &pg, &img, &fg, &ng);
+    const int ok = sc == sg && (sc != WC_OK || (nc == ng && memcmp(fc, fg, nc) == 0));
+    const char *note = wc_ctx_note(g_ctx_gpu);
+    *how = sg != WC_OK                                  ? -1
+           : strstr(note, "(the last probe's payload)") ? 1
+           : strstr(note, "(sizes only)")               ? 2
+                                                        : 0;
+    if (!ok)
+        print_error("%ux%u x%u %u-bit %s at %g bpp: cpu %d (%zu bytes), cuda %d (%zu bytes: %s)\n",
+                    t->w, t->h, t->comps, t->depth, mode_name[t->mode], (double)bpp, sc, nc, sg, ng,
+                    sg == WC_OK ? note : wc_ctx_error(g_ctx_gpu));
+    wc_free(fc);
+    wc_free(fg);
+    wc_image_free(&img);
+    return ok;
+}
+
+/* Every lossy entropy-0 mode at low to high targets, shapes from tiny to
+ * a few blocks a band, half the cases with WC_CUDA_CHECK_SIZES=1 (each
+ * size-only probe also emitted, its block sizes required to be emit's);
+ * the entropy-0 files come from size-only probes, and both ways of
+ * finishing the kept probe occur (tiny images' sizes come in steps, so
+ * their search often keeps an earlier probe); the other device modes
+ * keep full probes and the same bytes. */
+static void test_bpp_sizes_only(void **state)
+{
+    (void)state;
+    static const int modes[] = {M_LOSSY97, M_LOSSY53, M_DCT, M_LOT};
+    static const uint32_t shapes[][3] = {{64, 64, 3}, {131, 67, 1}, {300, 200, 3}, {129, 257, 4},
+                                         {17, 13, 1}, {23, 11, 3},  {31, 29, 2}};
+    static const float bpps[] = {0.5f, 1.5f, 4.0f, 9.0f, 17.0f};
+    int n = 0, done = 0, by[3] = {0, 0, 0};
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++)
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+            for (size_t b = 0; b < sizeof bpps / sizeof bpps[0]; b++, n++) {
+                if (n % 2) setenv("WC_CUDA_CHECK_SIZES", "1", 1);
+                tcase t = {shapes[s][0],
+                           shapes[s][1],
+                           shapes[s][2],
+                           n % 3 ? 8u : 12u,
+                           modes[m],
+                           32 << (n % 3),
+                           75.0f,
+                           20000u + (uint64_t)n,
+                           0};
+                int how = -1;
+                const int ok = bpp_case(&t, bpps[b], &how);
+                unsetenv("WC_CUDA_CHECK_SIZES");
+                assert_true(ok);
+                if (how < 0) continue; /* out of reach on both */
+                if (how == 0) print_error("case %d: full probes (%s)\n", n, wc_ctx_note(g_ctx_gpu));
+                assert_true(how > 0);
+                by[how]++;
+                done++;
+            }
+    print_message("bpp: %d files, %d emitted from the last probe, %d coded again\n", done, by[1],
+                  by[2]);
+    assert_true(done >= n / 2);
+    assert_true(by[1] >= 1 && by[2] >= 1);
+    static const int full[] = {M_TILES97, M_ARITH97};
+    for (int i = 0; i < 4; i++) {
+        tcase t = {131, 67, 3, 8, full[i % 2], 64, 75.0f, 21000u + (uint64_t)i, 0};
+        int how = -1;
+        assert_true(bpp_case(&t, i < 2 ? 1.0f : 3.0f, &how));
+        assert_int_equal(how, 0);
+    }
+}
+
 /* A large image: many blocks per band, every class busy. */
 static void test_large(void **state)
 {
@@ -619,6 +708,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_emit_walk, setup, teardown),
         cmocka_unit_test_setup_teardown(test_count_switches, setup, teardown),
         cmocka_unit_test_setup_teardown(test_decode_switches, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bpp_sizes_only, setup, teardown),
         cmocka_unit_test_setup_teardown(test_large, setup, teardown),
         cmocka_unit_test_setup_teardown(test_zero_levels, setup, teardown),
         cmocka_unit_test_setup_teardown(test_damage, setup, teardown),
