@@ -6,6 +6,24 @@
 
 const wc_backend_ops *g_cpu, *g_gpu;
 void *g_cpu_self, *g_gpu_self;
+wc_ctx *g_ctx_cpu, *g_ctx_gpu;
+
+int gpu_ctx_setup(void **state)
+{
+    (void)state;
+    g_ctx_cpu = wc_ctx_create();
+    g_ctx_gpu = wc_ctx_create();
+    return g_ctx_cpu && g_ctx_gpu ? 0 : -1;
+}
+
+int gpu_ctx_teardown(void **state)
+{
+    (void)state;
+    wc_ctx_free(g_ctx_cpu);
+    wc_ctx_free(g_ctx_gpu);
+    g_ctx_cpu = g_ctx_gpu = NULL;
+    return 0;
+}
 
 int gpu_pair_main(const char *name, const struct CMUnitTest *tests, size_t count)
 {

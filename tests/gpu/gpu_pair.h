@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "backend.h"
+#include "wcodec.h"
 
 extern const wc_backend_ops *g_cpu, *g_gpu;
 extern void *g_cpu_self, *g_gpu_self;
@@ -21,5 +22,12 @@ extern void *g_cpu_self, *g_gpu_self;
  * select them by cmocka pattern), closes the backends; returns the exit
  * status for main. */
 int gpu_pair_main(const char *name, const struct CMUnitTest *tests, size_t count);
+
+/* A CPU and a CUDA context through the public API, made by
+ * gpu_ctx_setup and freed by gpu_ctx_teardown (cmocka's per-test setup
+ * and teardown): each test starts with fresh contexts. */
+extern wc_ctx *g_ctx_cpu, *g_ctx_gpu;
+int gpu_ctx_setup(void **state);
+int gpu_ctx_teardown(void **state);
 
 #endif

@@ -106,8 +106,6 @@ static void set_params(const tcase *t, wc_params *p, wc_backend_kind be)
     if (t->flat) p->levels = 0;
 }
 
-static wc_ctx *g_ctx_cpu, *g_ctx_gpu;
-
 /* Whether the CUDA backend's file of t is the CPU's, byte for byte, and
  * decodes (on the host and on the device) to the CPU's pixels; says what
  * differs where it is not. */
@@ -684,35 +682,19 @@ static void test_large_crc_beside(void **state)
     wc_image_free(&want);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    g_ctx_cpu = wc_ctx_create();
-    g_ctx_gpu = wc_ctx_create();
-    return g_ctx_cpu && g_ctx_gpu ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    wc_ctx_free(g_ctx_cpu);
-    wc_ctx_free(g_ctx_gpu);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_modes_sizes, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_random, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_emit_walk, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_count_switches, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_decode_switches, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_bpp_sizes_only, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_large, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_zero_levels, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_damage, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_large_crc_beside, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_modes_sizes, gpu_ctx_setup, gpu_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_random, gpu_ctx_setup, gpu_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_emit_walk, gpu_ctx_setup, gpu_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_count_switches, gpu_ctx_setup, gpu_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_decode_switches, gpu_ctx_setup, gpu_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_bpp_sizes_only, gpu_ctx_setup, gpu_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_large, gpu_ctx_setup, gpu_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_zero_levels, gpu_ctx_setup, gpu_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_damage, gpu_ctx_setup, gpu_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_large_crc_beside, gpu_ctx_setup, gpu_ctx_teardown),
     };
     return gpu_pair_main("cuda_chain", tests, sizeof tests / sizeof tests[0]);
 }

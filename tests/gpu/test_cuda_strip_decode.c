@@ -32,8 +32,6 @@
 #include "wc_common.h"
 #include "wcodec.h"
 
-static wc_ctx *g_ctx_cpu, *g_ctx_gpu;
-
 /* The file decoded on the CPU (one thread: it names the first failing
  * block) and on the device under `cap`: the same status and message, the
  * same pixels; in strips within the cap where must_strip. Returns 1 when
@@ -290,28 +288,12 @@ static void test_other_modes_refused(void **state)
     wc_image_free(&img);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    g_ctx_cpu = wc_ctx_create();
-    g_ctx_gpu = wc_ctx_create();
-    return g_ctx_cpu && g_ctx_gpu ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    wc_ctx_free(g_ctx_cpu);
-    wc_ctx_free(g_ctx_gpu);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_strips_match_cpu, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_damage_in_strips, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_other_modes_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_strips_match_cpu, gpu_ctx_setup, gpu_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_damage_in_strips, gpu_ctx_setup, gpu_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_other_modes_refused, gpu_ctx_setup, gpu_ctx_teardown),
     };
     return gpu_pair_main("cuda_strip_decode", tests, sizeof tests / sizeof tests[0]);
 }

@@ -28,8 +28,6 @@
 #include "wc_common.h"
 #include "wcodec.h"
 
-static wc_ctx *g_ctx_cpu, *g_ctx_gpu;
-
 /* The CUDA file under `cap`: the CPU's bytes, in strips within the cap
  * (must_strip: several of them; else the whole-image path may fit). */
 static int encode_capped(const scase *t, const wc_image *img, const void *ref, size_t nref,
@@ -149,27 +147,11 @@ static void test_dct_over_cap_refused(void **state)
     wc_image_free(&img);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    g_ctx_cpu = wc_ctx_create();
-    g_ctx_gpu = wc_ctx_create();
-    return g_ctx_cpu && g_ctx_gpu ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    wc_ctx_free(g_ctx_cpu);
-    wc_ctx_free(g_ctx_gpu);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_strips_match_cpu, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_dct_over_cap_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_strips_match_cpu, gpu_ctx_setup, gpu_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_dct_over_cap_refused, gpu_ctx_setup, gpu_ctx_teardown),
     };
     return gpu_pair_main("cuda_strips", tests, sizeof tests / sizeof tests[0]);
 }
