@@ -24,6 +24,7 @@
 #include <zlib.h>
 
 #include "wc_common.h"
+#include "chunk_edit.h"
 #include "test_support.h"
 #include "wcodec.h"
 
@@ -210,21 +211,6 @@ static void test_bit_flips(void **state)
     wc_ctx_free(ctx);
 }
 
-/* Recomputes the CRC of the chunk at off (after its data was changed). */
-static void fix_crc(uint8_t *buf, size_t off)
-{
-    uint32_t len = wc_rd32le(buf + off);
-    wc_wr32le(buf + off + 8 + len, (uint32_t)crc32(0L, buf + off + 4, (uInt)len + 4u));
-}
-
-/* Finds the first chunk of a type; returns its offset (0 if none). */
-static size_t find_chunk(const uint8_t *buf, size_t size, const char *type)
-{
-    for (size_t off = 8; off + 12 <= size; off += 12 + (size_t)wc_rd32le(buf + off))
-        if (memcmp(buf + off + 4, type, 4) == 0) return off;
-    return 0;
-}
-
 /* A single-chunk file (WONE) whose part lengths or record were changed
  * and its CRC made good again: refused as corrupt, the message naming
  * WONE or the part. */
@@ -266,7 +252,7 @@ static void test_one_chunk_behind_crc(void **state)
     for (size_t e = 0; e < sizeof edits / sizeof edits[0]; e++) {
         memcpy(bad, buf, size);
         bad[edits[e].at] = edits[e].v;
-        fix_crc(bad, 8);
+        chunk_fix_crc(bad, 8);
         wc_params p;
         wc_params_init(&p);
         wc_image out;
@@ -299,37 +285,37 @@ static void test_damage_behind_crc(void **state)
     uint8_t *buf = encode_case(ctx, &cases[0], &size, &img);
 
     /* The index claims one more byte for the first block. */
-    size_t idx = find_chunk(buf, size, "WIDX");
+    size_t idx = chunk_find(buf, size, "WIDX", 0);
     assert_true(idx > 0);
     assert_true(buf[idx + 8] < 0x7F);
     buf[idx + 8]++;
-    fix_crc(buf, idx);
+    chunk_fix_crc(buf, idx);
     expect_refused(ctx, buf, size, "index", idx);
     assert_non_null(strstr(wc_ctx_error(ctx), "the blocks of component 0 add up to"));
     buf[idx + 8]--;
-    fix_crc(buf, idx);
+    chunk_fix_crc(buf, idx);
 
     /* A header field out of range is refused by name, with the chunk. */
-    size_t hdr = find_chunk(buf, size, "WHDR");
+    size_t hdr = chunk_find(buf, size, "WHDR", 0);
     assert_int_equal(hdr, 8);
     buf[hdr + 8 + 12] = 7; /* components */
-    fix_crc(buf, hdr);
+    chunk_fix_crc(buf, hdr);
     expect_refused(ctx, buf, size, "header", hdr);
     assert_non_null(strstr(wc_ctx_error(ctx), "chunk 0 (WHDR) at byte 8: WHDR components 7"));
     buf[hdr + 8 + 12] = 3;
-    fix_crc(buf, hdr);
+    chunk_fix_crc(buf, hdr);
 
     /* Block payload bytes replaced one at a time: some changes still decode
      * (to other coefficients: only the CRC can tell), but every refusal
      * names the component, subband and block, and there are refusals. */
-    size_t dat = find_chunk(buf, size, "WDAT");
+    size_t dat = chunk_find(buf, size, "WDAT", 0);
     assert_true(dat > 0);
     const uint32_t len = wc_rd32le(buf + dat);
     unsigned refused = 0;
     for (uint32_t i = 0; i < len; i++) {
         uint8_t keep = buf[dat + 8 + i];
         buf[dat + 8 + i] = (uint8_t)~keep;
-        fix_crc(buf, dat);
+        chunk_fix_crc(buf, dat);
         wc_params p;
         wc_params_init(&p);
         p.threads = 1;
@@ -346,7 +332,7 @@ static void test_damage_behind_crc(void **state)
         }
         buf[dat + 8 + i] = keep;
     }
-    fix_crc(buf, dat);
+    chunk_fix_crc(buf, dat);
     assert_true(refused > len / 4);
 
     /* And the file itself is still fine. */
@@ -372,14 +358,14 @@ static void test_arith_damage_behind_crc(void **state)
         wc_image img;
         size_t size;
         uint8_t *buf = encode_case(ctx, &cases[k], &size, &img);
-        assert_int_equal(find_chunk(buf, size, "WTAB"), 0); /* no tables */
-        size_t dat = find_chunk(buf, size, "WDAT");
+        assert_int_equal(chunk_find(buf, size, "WTAB", 0), 0); /* no tables */
+        size_t dat = chunk_find(buf, size, "WDAT", 0);
         assert_true(dat > 0);
         const uint32_t len = wc_rd32le(buf + dat);
         for (uint32_t i = 0; i < len; i++) {
             uint8_t keep = buf[dat + 8 + i];
             buf[dat + 8 + i] = (uint8_t)~keep;
-            fix_crc(buf, dat);
+            chunk_fix_crc(buf, dat);
             wc_params p;
             wc_params_init(&p);
             p.threads = 1;
@@ -397,7 +383,7 @@ static void test_arith_damage_behind_crc(void **state)
             }
             buf[dat + 8 + i] = keep;
         }
-        fix_crc(buf, dat);
+        chunk_fix_crc(buf, dat);
         free(buf);
         wc_image_free(&img);
     }
@@ -433,7 +419,7 @@ static void test_limits(void **state)
     size_t hdr = 8;
     wc_wr32le(buf + hdr + 8 + 4, 4096); /* width */
     wc_wr32le(buf + hdr + 8 + 8, 4096); /* height */
-    fix_crc(buf, hdr);
+    chunk_fix_crc(buf, hdr);
     wc_info info;
     assert_int_equal(wc_inspect(ctx, buf, size, &info), WC_ERR_CORRUPT);
     assert_non_null(strstr(wc_ctx_error(ctx), "(WIDX)"));
@@ -442,7 +428,7 @@ static void test_limits(void **state)
     /* Past the pixel limit, the limit speaks first. */
     wc_wr32le(buf + hdr + 8 + 4, 1u << 20);
     wc_wr32le(buf + hdr + 8 + 8, 1u << 20);
-    fix_crc(buf, hdr);
+    chunk_fix_crc(buf, hdr);
     assert_int_equal(wc_decode(ctx, NULL, buf, size, &out), WC_ERR_LIMIT);
     assert_non_null(strstr(wc_ctx_error(ctx), "exceeds the limit of 2147483648 pixels"));
     assert_int_equal(wc_inspect(ctx, buf, size, &info), WC_ERR_LIMIT);
@@ -648,7 +634,7 @@ static void test_large_data_crc(void **state)
     uint8_t *buf = NULL;
     size_t size = 0;
     assert_int_equal(wc_encode_alloc(ctx, &p, &img, (void **)&buf, &size), WC_OK);
-    const size_t dat = find_chunk(buf, size, "WDAT"), idx = find_chunk(buf, size, "WIDX");
+    const size_t dat = chunk_find(buf, size, "WDAT", 0), idx = chunk_find(buf, size, "WIDX", 0);
     assert_true(dat > 0 && idx > 0);
     const uint32_t len = wc_rd32le(buf + dat);
     assert_true(len >= (1u << 20));
@@ -659,13 +645,13 @@ static void test_large_data_crc(void **state)
         *at ^= 0x20;
         if (k == 1) {
             buf[idx + 8] ^= 0x01;
-            fix_crc(buf, idx);
+            chunk_fix_crc(buf, idx);
         }
         if (k == 2) n = size - 5;
-        if (k == 3) fix_crc(buf, dat);
+        if (k == 3) chunk_fix_crc(buf, dat);
         if (k == 4) {
             *at = keep;
-            fix_crc(buf, dat);
+            chunk_fix_crc(buf, dat);
         }
         char m_lazy[256], m_eager[256];
         const wc_status s_lazy = decode_msg(ctx, 0, buf, n, m_lazy, sizeof m_lazy);
@@ -675,10 +661,10 @@ static void test_large_data_crc(void **state)
         if (want[k] >= 0) assert_int_equal(s_lazy, want[k]);
         if (k == 1) {
             buf[idx + 8] ^= 0x01;
-            fix_crc(buf, idx);
+            chunk_fix_crc(buf, idx);
         }
         *at = keep;
-        fix_crc(buf, dat);
+        chunk_fix_crc(buf, dat);
     }
     free(buf);
     wc_image_free(&img);
@@ -718,8 +704,8 @@ static void test_several_damaged_blocks(void **state)
             memcpy(one, buf, size);
             one[at] ^= x;
             all[at] ^= x;
-            fix_crc(one, dat[c]);
-            fix_crc(all, dat[c]);
+            chunk_fix_crc(one, dat[c]);
+            chunk_fix_crc(all, dat[c]);
             char m[256];
             const wc_status s = decode_threads(ctx, 1, one, size, m, sizeof m);
             if (s != WC_OK && first == WC_OK) {

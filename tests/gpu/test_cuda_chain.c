@@ -25,6 +25,7 @@
 #include <zlib.h>
 
 #include "gpu_pair.h"
+#include "chunk_edit.h"
 #include "test_support.h"
 #include "wc_common.h"
 #include "wcodec.h"
@@ -471,20 +472,6 @@ static void test_zero_levels(void **state)
     assert_int_equal(bad, 0);
 }
 
-/* Recomputes the CRC of the chunk at off (after its data was changed). */
-static void fix_crc(uint8_t *buf, size_t off)
-{
-    uint32_t len = wc_rd32le(buf + off);
-    wc_wr32le(buf + off + 8 + len, (uint32_t)crc32(0L, buf + off + 4, (uInt)len + 4u));
-}
-
-static size_t find_chunk(const uint8_t *buf, size_t size, const char *type, int nth)
-{
-    for (size_t off = 8; off + 12 <= size; off += 12 + (size_t)wc_rd32le(buf + off))
-        if (memcmp(buf + off + 4, type, 4) == 0 && nth-- == 0) return off;
-    return 0;
-}
-
 /* Decodes buf on both backends (the CPU with one thread, so it names the
  * first failing block): the same status, message and pixels. */
 static int same_verdict(uint8_t *buf, size_t size, const char *what, size_t at)
@@ -541,32 +528,32 @@ static void test_damage(void **state)
         assert_int_equal(wc_encode_alloc(g_ctx_gpu, &p, &img, (void **)&buf, &size), WC_OK);
         unsigned refused = 0, tried = 0;
         for (uint32_t c = 0; c < t->comps; c++) {
-            const size_t dat = find_chunk(buf, size, "WDAT", (int)c);
+            const size_t dat = chunk_find(buf, size, "WDAT", (int)c);
             assert_true(dat > 0);
             const uint32_t len = wc_rd32le(buf + dat);
             for (uint32_t i = 0; i < len; i += stride, tried++) {
                 const uint8_t keep = buf[dat + 8 + i];
                 buf[dat + 8 + i] = (uint8_t)(i & 1 ? ~keep : keep ^ 0x10);
-                fix_crc(buf, dat);
+                chunk_fix_crc(buf, dat);
                 refused += (unsigned)same_verdict(buf, size, "WDAT byte", i);
                 buf[dat + 8 + i] = keep;
             }
-            fix_crc(buf, dat);
+            chunk_fix_crc(buf, dat);
         }
         /* Index entries: a byte moved from one block to the next. */
-        const size_t idx = find_chunk(buf, size, "WIDX", 0);
+        const size_t idx = chunk_find(buf, size, "WIDX", 0);
         assert_true(idx > 0);
         const uint32_t ilen = wc_rd32le(buf + idx);
         for (uint32_t i = 0; i + 1 < ilen; i++) {
             uint8_t *e = buf + idx + 8 + i;
             if (e[0] == 0 || e[0] >= 0x7F || e[1] >= 0x7F || (i && e[-1] >= 0x80)) continue;
             e[0]--, e[1]++;
-            fix_crc(buf, idx);
+            chunk_fix_crc(buf, idx);
             refused += (unsigned)same_verdict(buf, size, "index entry", i);
             tried++;
             e[0]++, e[1]--;
         }
-        fix_crc(buf, idx);
+        chunk_fix_crc(buf, idx);
         /* Some damage decodes to other values; with a stride (the
          * sanitizer runs) a small file's few tries may all be refused. */
         assert_true(refused > 0);
@@ -616,7 +603,7 @@ static void test_large_crc_beside(void **state)
     uint8_t *buf = NULL;
     size_t size = 0;
     assert_int_equal(wc_encode_alloc(g_ctx_cpu, &p, &img, (void **)&buf, &size), WC_OK);
-    const size_t dat = find_chunk(buf, size, "WDAT", 1), idx = find_chunk(buf, size, "WIDX", 0);
+    const size_t dat = chunk_find(buf, size, "WDAT", 1), idx = chunk_find(buf, size, "WIDX", 0);
     assert_true(dat > 0 && idx > 0);
     const uint32_t len = wc_rd32le(buf + dat);
     assert_true(len >= (1u << 20));
@@ -633,16 +620,16 @@ static void test_large_crc_beside(void **state)
         *at ^= 0x20;  /* k 0-2: the data's CRC fails */
         if (k == 1) { /* and the index, behind its good CRC, disagrees */
             buf[idx + 8] ^= 0x01;
-            fix_crc(buf, idx);
+            chunk_fix_crc(buf, idx);
         }
         if (k == 2) n = size - 5; /* and the file is cut */
         if (k == 3) {             /* damaged data behind a good CRC */
-            fix_crc(buf, dat);
+            chunk_fix_crc(buf, dat);
             expect = WC_ERR_CORRUPT;
         }
         if (k == 4) { /* intact */
             *at = keep;
-            fix_crc(buf, dat);
+            chunk_fix_crc(buf, dat);
             expect = WC_OK;
         }
         char m_cpu[256], m_gpu[256], m_eager[256];
@@ -671,10 +658,10 @@ static void test_large_crc_beside(void **state)
         }
         if (k == 1) {
             buf[idx + 8] ^= 0x01;
-            fix_crc(buf, idx);
+            chunk_fix_crc(buf, idx);
         }
         *at = keep;
-        fix_crc(buf, dat);
+        chunk_fix_crc(buf, dat);
     }
     wc_free(buf);
     wc_image_free(&img);

@@ -28,6 +28,7 @@
 
 #include "gpu_pair.h"
 #include "strip_cases.h"
+#include "chunk_edit.h"
 #include "test_support.h"
 #include "wc_common.h"
 #include "wcodec.h"
@@ -151,20 +152,6 @@ static void test_strips_match_cpu(void **state)
     assert_int_equal(bad, 0);
 }
 
-/* Recomputes the CRC of the chunk at off (after its data was changed). */
-static void fix_crc(uint8_t *buf, size_t off)
-{
-    uint32_t len = wc_rd32le(buf + off);
-    wc_wr32le(buf + off + 8 + len, (uint32_t)crc32(0L, buf + off + 4, (uInt)len + 4u));
-}
-
-static size_t find_chunk(const uint8_t *buf, size_t size, const char *type, int nth)
-{
-    for (size_t off = 8; off + 12 <= size; off += 12 + (size_t)wc_rd32le(buf + off))
-        if (memcmp(buf + off + 4, type, 4) == 0 && nth-- == 0) return off;
-    return 0;
-}
-
 /* Whether the CPU decoder refuses buf. */
 static int cpu_refuses(const uint8_t *buf, size_t size)
 {
@@ -204,14 +191,14 @@ static void test_damage_in_strips(void **state)
         unsigned refused = 0, tried = 0;
         char at[320];
         for (uint32_t k = 0; k < t->comps; k++) {
-            const size_t dat = find_chunk(buf, size, "WDAT", (int)k);
+            const size_t dat = chunk_find(buf, size, "WDAT", (int)k);
             assert_true(dat > 0);
             const uint32_t len = wc_rd32le(buf + dat);
             const uint32_t step = len / tries ? len / tries : 1;
             for (uint32_t i = step / 2; i < len; i += step, tried++) {
                 const uint8_t keep = buf[dat + 8 + i];
                 buf[dat + 8 + i] = (uint8_t)(i & 1 ? ~keep : keep ^ 0x10);
-                fix_crc(buf, dat);
+                chunk_fix_crc(buf, dat);
                 snprintf(at, sizeof at, "%s: component %u data byte %u", what, k, i);
                 refused += cpu_refuses(buf, size);
                 bad += !same_decode(buf, size, least + 1024, 0, at);
@@ -224,23 +211,23 @@ static void test_damage_in_strips(void **state)
                     buf[dat + 8 + i] = keep;
                 }
             }
-            fix_crc(buf, dat);
+            chunk_fix_crc(buf, dat);
         }
-        const size_t idx = find_chunk(buf, size, "WIDX", 0);
+        const size_t idx = chunk_find(buf, size, "WIDX", 0);
         assert_true(idx > 0);
         const uint32_t ilen = wc_rd32le(buf + idx);
         for (uint32_t i = 0, moved = 0; i + 1 < ilen && moved < tries; i++) {
             uint8_t *e = buf + idx + 8 + i;
             if (e[0] == 0 || e[0] >= 0x7F || e[1] >= 0x7F || (i && e[-1] >= 0x80)) continue;
             e[0]--, e[1]++;
-            fix_crc(buf, idx);
+            chunk_fix_crc(buf, idx);
             snprintf(at, sizeof at, "%s: index entry %u", what, i);
             refused += cpu_refuses(buf, size);
             bad += !same_decode(buf, size, least + 1024, 0, at);
             e[0]++, e[1]--;
             moved++;
         }
-        fix_crc(buf, idx);
+        chunk_fix_crc(buf, idx);
         /* The damage must have been refused at least once (else nothing
          * here compared an error). */
         if (!refused) print_error("%s: none of %u damaged files refused\n", what, tried);
