@@ -309,8 +309,7 @@ static wc_status finish_probe(void *arg, float step, int was_last, es_output *ou
 
 /* A large payload chunk: copied and checksummed in pieces on all threads
  * (a lossless 8K photograph's 41 MB take ~20 ms on one), the pieces' CRCs
- * joined with crc32_combine; only copied where its CRC is known (crc_known not
- * NULL: es_output's data_crc). The bytes are wcx_put_chunk's. */
+ * joined with crc32_combine. The bytes are wcx_put_chunk's. */
 #define BIG_CHUNK ((size_t)1 << 20)
 #define BIG_PIECES 64
 
@@ -318,7 +317,6 @@ typedef struct big_copy {
     const uint8_t *src;
     uint8_t *dst;
     size_t n, per;
-    int copy_only; /* the CRC is known */
     uint32_t crc[BIG_PIECES];
 } big_copy;
 
@@ -328,21 +326,16 @@ static void big_piece(void *arg, size_t i, int worker)
     big_copy *b = arg;
     const size_t off = i * b->per, n = b->n - off < b->per ? b->n - off : b->per;
     memcpy(b->dst + off, b->src + off, n);
-    if (!b->copy_only) b->crc[i] = wc_crc32(0, b->dst + off, n);
+    b->crc[i] = wc_crc32(0, b->dst + off, n);
 }
 
-static void put_big_chunk(wcx_writer *w, uint32_t type, const uint8_t *data, size_t n, int threads,
-                          const uint32_t *crc_known)
+static void put_big_chunk(wcx_writer *w, uint32_t type, const uint8_t *data, size_t n, int threads)
 {
     uint8_t *dst = n >= BIG_CHUNK ? (wcx_chunk_begin(w, type), wcx_chunk_space(w, n)) : NULL;
     if (!dst) {
         if (n >= BIG_CHUNK) { /* too small a buffer: let the writer say so */
             wcx_write(w, data, n);
             wcx_chunk_end(w);
-        } else if (crc_known) {
-            wcx_chunk_begin(w, type);
-            wcx_write(w, data, n);
-            wcx_chunk_end_crc(w, *crc_known);
         } else {
             wcx_put_chunk(w, type, data, n);
         }
@@ -352,17 +345,67 @@ static void put_big_chunk(wcx_writer *w, uint32_t type, const uint8_t *data, siz
     b.src = data;
     b.dst = dst;
     b.n = n;
-    b.copy_only = crc_known != NULL;
     b.per = (n + BIG_PIECES - 1) / BIG_PIECES;
     const size_t pieces = (n + b.per - 1) / b.per;
     wc_parallel_for(threads, pieces, big_piece, &b);
-    uLong crc = crc_known ? *crc_known : b.crc[0];
-    for (size_t i = 1; i < pieces && !crc_known; i++) {
+    uLong crc = b.crc[0];
+    for (size_t i = 1; i < pieces; i++) {
         const size_t len = n - i * b.per < b.per ? n - i * b.per : b.per;
         crc = crc32_combine(crc, b.crc[i], (z_off_t)len);
     }
     wcx_chunk_commit(w, n);
     wcx_chunk_end_crc(w, (uint32_t)crc);
+}
+
+/* The WDAT chunks when every CRC is known (the device computed them):
+ * each chunk is closed first, its CRC needing none of its bytes, and all
+ * the components' payloads are copied in one loop on all threads, one
+ * wake-up of the workers instead of one a component (a lossy 8K photo's
+ * three chunks are ~2 MB each, where the wake-ups cost as much as the
+ * copies). The bytes are put_big_chunk's. */
+typedef struct payload_copy {
+    const uint8_t *src[4];
+    uint8_t *dst[4];
+    size_t n[4], first[5]; /* first[k]: component k's first piece */
+    size_t per;
+} payload_copy;
+
+static void payload_piece(void *arg, size_t i, int worker)
+{
+    (void)worker;
+    const payload_copy *pc = arg;
+    unsigned k = 0;
+    while (i >= pc->first[k + 1]) k++;
+    const size_t off = (i - pc->first[k]) * pc->per;
+    const size_t n = pc->n[k] - off < pc->per ? pc->n[k] - off : pc->per;
+    memcpy(pc->dst[k] + off, pc->src[k] + off, n);
+}
+
+static void put_known_payloads(wcx_writer *w, const es_output *out, uint32_t components,
+                               int threads)
+{
+    payload_copy pc = {{0}, {0}, {0}, {0}, 0};
+    size_t total = 0;
+    for (uint32_t c = 0; c < components; c++) total += out->data_size[c];
+    pc.per = (total + BIG_PIECES - 1) / BIG_PIECES;
+    if (pc.per < BIG_CHUNK / 16) pc.per = BIG_CHUNK / 16; /* a piece worth a thread */
+    for (uint32_t c = 0; c < components; c++) {
+        const size_t n = out->data_size[c];
+        wcx_chunk_begin(w, WCX_WDAT);
+        uint8_t *dst = wcx_chunk_space(w, n);
+        wcx_chunk_commit(w, n);
+        wcx_chunk_end_crc(w, out->data_crc[c]);
+        pc.src[c] = out->data[c];
+        pc.dst[c] = dst;
+        pc.n[c] = dst ? n : 0; /* no room: the writer has failed, copy nothing */
+        pc.first[c + 1] = pc.first[c] + (pc.n[c] + pc.per - 1) / pc.per;
+    }
+    for (uint32_t c = components; c < 4; c++) pc.first[c + 1] = pc.first[c];
+    if (pc.first[components] == 0) return;
+    if (pc.first[components] == 1 || total < BIG_CHUNK)
+        for (size_t i = 0; i < pc.first[components]; i++) payload_piece(&pc, i, 0);
+    else
+        wc_parallel_for(threads, pc.first[components], payload_piece, &pc);
 }
 
 static void write_file(const enc_state *st, const es_output *out, uint8_t *dst, size_t cap,
@@ -383,9 +426,11 @@ static void write_file(const enc_state *st, const es_output *out, uint8_t *dst, 
     }
     const file_head head = enc_file_head(st, &fh, out);
     file_head_put(&w, &head);
-    for (uint32_t c = 0; c < st->h.components; c++)
-        put_big_chunk(&w, WCX_WDAT, out->data[c], out->data_size[c], st->p->threads,
-                      out->have_data_crc ? &out->data_crc[c] : NULL);
+    if (out->have_data_crc)
+        put_known_payloads(&w, out, st->h.components, st->p->threads);
+    else
+        for (uint32_t c = 0; c < st->h.components; c++)
+            put_big_chunk(&w, WCX_WDAT, out->data[c], out->data_size[c], st->p->threads);
     wcx_put_chunk(&w, WCX_WEND, NULL, 0);
     wcx_writer_finish(&w, written);
 }
