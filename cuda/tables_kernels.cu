@@ -254,14 +254,12 @@ __global__ void __launch_bounds__(32 * kTableWarps)
     }
 }
 
-/* WC_CUDA_TABLES=thread: a thread a table (the version before w1). */
+/* WC_CUDA_TABLES=thread: a thread a table (the version before w1); read
+ * at every call, so the bench's variants switch it in one process. */
 bool tables_by_thread()
 {
-    static const bool v = [] {
-        const char *e = getenv("WC_CUDA_TABLES");
-        return e && strcmp(e, "thread") == 0;
-    }();
-    return v;
+    const char *e = getenv("WC_CUDA_TABLES");
+    return e && strcmp(e, "thread") == 0;
 }
 
 } /* namespace */
