@@ -158,6 +158,9 @@ __device__ void package_merge_warp(table_scratch &t, unsigned n, unsigned levels
             __syncwarp();
             break;
         }
+        /* The next level writes into `below`, which this check read (a
+         * vote orders no memory: racecheck saw the hazard). */
+        __syncwarp();
     }
     /* Lengths: a leaf chosen at a level adds one bit; the chosen leaves of
      * a level are a prefix of order[]. */
