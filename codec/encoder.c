@@ -4,6 +4,7 @@
  * rate control's probes on the host), container. Nothing here depends on
  * the backend or thread count, so the bytes written never do either.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <zlib.h>
@@ -224,6 +225,7 @@ static void enc_stage_plan(enc_state *st)
 static wc_status own_payload(es_output *out, wc_err *err)
 {
     if (!out->data_borrowed) return WC_OK;
+    WC_FORWARD_IF_ERROR(es_output_wait(out, err));
     uint8_t *copy[4] = {NULL, NULL, NULL, NULL};
     for (int c = 0; c < 4; c++) {
         if (!out->data[c]) continue;
@@ -364,27 +366,35 @@ static void put_big_chunk(wcx_writer *w, uint32_t type, const uint8_t *data, siz
  * three chunks are ~2 MB each, where the wake-ups cost as much as the
  * copies). The bytes are put_big_chunk's. */
 typedef struct payload_copy {
-    const uint8_t *src[4];
+    const es_output *out;
     uint8_t *dst[4];
     size_t n[4], first[5]; /* first[k]: component k's first piece */
     size_t per;
+    const char *_Atomic failed; /* a piece that did not arrive (data_wait) */
 } payload_copy;
 
 static void payload_piece(void *arg, size_t i, int worker)
 {
     (void)worker;
-    const payload_copy *pc = arg;
+    payload_copy *pc = arg;
     unsigned k = 0;
     while (i >= pc->first[k + 1]) k++;
     const size_t off = (i - pc->first[k]) * pc->per;
     const size_t n = pc->n[k] - off < pc->per ? pc->n[k] - off : pc->per;
-    memcpy(pc->dst[k] + off, pc->src[k] + off, n);
+    const es_output *out = pc->out;
+    /* A piece waits for its bytes only: the copy of what has landed runs
+     * beside the download of the rest. */
+    const char *failed = out->data_wait ? out->data_wait(out->data_wait_arg, k, off + n) : NULL;
+    if (failed)
+        atomic_store(&pc->failed, failed);
+    else
+        memcpy(pc->dst[k] + off, out->data[k] + off, n);
 }
 
-static void put_known_payloads(wcx_writer *w, const es_output *out, uint32_t components,
-                               int threads)
+static wc_status put_known_payloads(wcx_writer *w, es_output *out, uint32_t components, int threads,
+                                    wc_err *err)
 {
-    payload_copy pc = {{0}, {0}, {0}, {0}, 0};
+    payload_copy pc = {out, {0}, {0}, {0}, 0, NULL};
     size_t total = 0;
     for (uint32_t c = 0; c < components; c++) total += out->data_size[c];
     pc.per = (total + BIG_PIECES - 1) / BIG_PIECES;
@@ -395,21 +405,23 @@ static void put_known_payloads(wcx_writer *w, const es_output *out, uint32_t com
         uint8_t *dst = wcx_chunk_space(w, n);
         wcx_chunk_commit(w, n);
         wcx_chunk_end_crc(w, out->data_crc[c]);
-        pc.src[c] = out->data[c];
         pc.dst[c] = dst;
         pc.n[c] = dst ? n : 0; /* no room: the writer has failed, copy nothing */
         pc.first[c + 1] = pc.first[c] + (pc.n[c] + pc.per - 1) / pc.per;
     }
     for (uint32_t c = components; c < 4; c++) pc.first[c + 1] = pc.first[c];
-    if (pc.first[components] == 0) return;
     if (pc.first[components] == 1 || total < BIG_CHUNK)
         for (size_t i = 0; i < pc.first[components]; i++) payload_piece(&pc, i, 0);
     else
         wc_parallel_for(threads, pc.first[components], payload_piece, &pc);
+    const char *failed = atomic_load(&pc.failed);
+    WC_RETURN_IF(failed, err, WC_ERR_BACKEND, "the payload did not arrive: %s", failed);
+    /* All of it, also where the writer had no room and copied nothing. */
+    return es_output_wait(out, err);
 }
 
-static void write_file(const enc_state *st, const es_output *out, uint8_t *dst, size_t cap,
-                       size_t *written)
+static wc_status write_file(const enc_state *st, es_output *out, uint8_t *dst, size_t cap,
+                            size_t *written)
 {
     wcx_writer w;
     wcx_writer_init(&w, dst, cap);
@@ -420,19 +432,24 @@ static void write_file(const enc_state *st, const es_output *out, uint8_t *dst, 
     size_t part_size[WCX_ONE_MAX_PARTS];
     const unsigned nparts = enc_one_parts(st, out, &fh, rec, part, part_size);
     if (nparts) {
+        WC_FORWARD_IF_ERROR(es_output_wait(out, &st->ctx->err));
         wcx_one_put(&w, part, part_size, nparts);
         wcx_writer_finish(&w, written);
-        return;
+        return WC_OK;
     }
     const file_head head = enc_file_head(st, &fh, out);
     file_head_put(&w, &head);
-    if (out->have_data_crc)
-        put_known_payloads(&w, out, st->h.components, st->p->threads);
-    else
+    if (out->have_data_crc) {
+        WC_FORWARD_IF_ERROR(
+            put_known_payloads(&w, out, st->h.components, st->p->threads, &st->ctx->err));
+    } else {
+        WC_FORWARD_IF_ERROR(es_output_wait(out, &st->ctx->err));
         for (uint32_t c = 0; c < st->h.components; c++)
             put_big_chunk(&w, WCX_WDAT, out->data[c], out->data_size[c], st->p->threads);
+    }
     wcx_put_chunk(&w, WCX_WEND, NULL, 0);
     wcx_writer_finish(&w, written);
+    return WC_OK;
 }
 
 /* Rate control's planes: the quantized one each probe codes, and the
@@ -720,7 +737,7 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
             s = wc_fail(&ctx->err, WC_ERR_BUFFER, "output needs %zu bytes, buffer has %zu", size,
                         cap);
         }
-        if (s == WC_OK) write_file(&st, &out, dst, cap, written);
+        if (s == WC_OK) s = write_file(&st, &out, dst, cap, written);
         ctx->times.container = ctx_now() - t0;
     }
     es_output_free(&out);

@@ -115,6 +115,7 @@ void cuda_destroy(void *self)
     for (void *p : dev) cudaFree(p);
     void *host[] = {c->h_blocks, c->h_lens, c->h_tabs, c->h_sizes, c->h_payload, c->stage};
     for (int i = 0; i < c->pieces; i++) cudaEventDestroy(c->piece[i]);
+    for (int i = 0; i < c->payload_events; i++) cudaEventDestroy(c->payload_ev[i]);
     for (void *p : host) cudaFreeHost(p);
     for (int i = 0; i < c->events; i++) cudaEventDestroy(c->ev[i]);
     cudaEventDestroy(c->user);

@@ -62,6 +62,13 @@ struct cuda_ctx {
     size_t stage_cap;
     cudaEvent_t piece[8];
     int pieces;
+    /* The encode's payload comes down in pieces (device_code), each
+     * followed by an event, so that the container copies each piece as it
+     * lands (es_output.data_wait); payload_ev[0] follows the CRCs. */
+    cudaEvent_t payload_ev[1 + 16];
+    int payload_events;     /* created so far */
+    size_t payload_piece;   /* bytes a piece */
+    size_t payload_base[4]; /* each component's offset in h_payload */
     int events;
     /* The image whose samples px holds after an encode (NULL: none, or
      * px used since), so that a rate-control probe skips the upload. */

@@ -504,8 +504,21 @@ wc_status es_encode(const wcx_header *h, const wc_layout *lay, int32_t *const *p
     return s;
 }
 
+wc_status es_output_wait(es_output *out, wc_err *err)
+{
+    const char *failed = NULL;
+    for (uint32_t c = 0; c < 4 && out->data_wait && !failed; c++)
+        if (out->data[c]) failed = out->data_wait(out->data_wait_arg, c, out->data_size[c]);
+    out->data_wait = NULL;
+    WC_RETURN_IF(failed, err, WC_ERR_BACKEND, "the payload did not arrive: %s", failed);
+    return WC_OK;
+}
+
 void es_output_free(es_output *out)
 {
+    /* Nothing may still be arriving in a buffer the next call reuses. */
+    wc_err ignored;
+    (void)es_output_wait(out, &ignored);
     for (int c = 0; c < 4; c++) {
         wc_free(out->tables[c]);
         if (!out->data_borrowed && out->data_pool) pool_free(out->data_pool, out->data[c]);

@@ -25,6 +25,13 @@ typedef struct es_output {
      * chunks are written without reading the payload again. */
     int have_data_crc;
     uint32_t data_crc[4];
+    /* Non-NULL while data[] is still arriving (the CUDA backend brings the
+     * payload down in pieces, and the container copies each as it lands):
+     * data_wait(data_wait_arg, c, end) returns once data[c][0, end) is in
+     * place, NULL, or what failed. Anything else that reads data[] calls
+     * es_output_wait first. */
+    const char *(*data_wait)(void *arg, uint32_t comp, size_t end);
+    void *data_wait_arg;
     /* Non-NULL: data[] came from this pool (es_encode's), and
      * es_output_free gives them back to it; NULL: from wc_malloc. */
     struct wc_pool *data_pool;
@@ -36,6 +43,9 @@ typedef struct es_output {
 wc_status es_encode(const wcx_header *h, const wc_layout *lay, int32_t *const *planes, int threads,
                     int deflate_level, struct wc_pool *pool, es_output *out, wc_err *err);
 void es_output_free(es_output *out);
+/* Waits for all of data[] (es_output.data_wait); after it data_wait is
+ * NULL. WC_ERR_BACKEND naming what failed. */
+wc_status es_output_wait(es_output *out, wc_err *err);
 
 /* Huffman mode: code lengths, the encoder tables enc[c][class][table] and
  * the WTAB payloads (into out->tables) from the symbol counts of the whole
