@@ -691,20 +691,6 @@ __global__ void blocks_kernel(const int32_t *src, int32_t *dst, uint32_t pw, uin
 
 } /* namespace */
 
-unsigned wcg_dec_lanes(unsigned otherwise)
-{
-    const char *v = getenv("WC_CUDA_DEC_LANES");
-    const int n = v ? atoi(v) : 0;
-    return n >= 1 && n <= 32 ? (unsigned)n : otherwise;
-}
-
-unsigned wcg_dec_tab_mode(unsigned otherwise)
-{
-    const char *v = getenv("WC_CUDA_DEC_TAB");
-    const int n = v ? atoi(v) : -1;
-    return n >= 0 && n <= 2 ? (unsigned)n : otherwise;
-}
-
 cudaError_t wcg_dec_fast16(const void *tabs, uint32_t ntab, uint16_t *fast16, cudaStream_t st)
 {
     static_assert(WCG_FAST16 == BC_NTAB * BC_FAST_SIZE, "a class's fast entries");
@@ -739,7 +725,7 @@ static cudaError_t launch_blocks(const wcg_dec_job *job, unsigned eb, unsigned l
 template <bool kLean> static cudaError_t launch(const wcg_dec_job *job, cudaStream_t st)
 {
     const unsigned tb = (job->nblocks + kTileWarps - 1) / kTileWarps;
-    const unsigned lanes = job->lanes ? job->lanes : wcg_dec_lanes(2);
+    const unsigned lanes = job->lanes ? job->lanes : 2;
     const uint32_t threads = job->norder ? job->norder : job->nblocks;
     const unsigned eb = (threads + lanes - 1) / lanes;
     if (job->tiled) {
@@ -757,9 +743,7 @@ template <bool kLean> static cudaError_t launch(const wcg_dec_job *job, cudaStre
 cudaError_t wcg_bc_decode(const wcg_dec_job *job, cudaStream_t st)
 {
     if (job->nblocks == 0) return cudaSuccess;
-    /* WC_CUDA_DEC_LEAN=0: decode_stream's step instead of decode_lean's */
-    const char *v = getenv("WC_CUDA_DEC_LEAN");
-    return v && atoi(v) == 0 ? launch<false>(job, st) : launch<true>(job, st);
+    return job->stream_step ? launch<false>(job, st) : launch<true>(job, st);
 }
 
 cudaError_t wcg_bands_to_blocks(const int32_t *src, int32_t *dst, uint32_t pw, uint32_t ph,

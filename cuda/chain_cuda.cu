@@ -580,25 +580,29 @@ void read_component_tables(void *arg, size_t k, int worker)
     t->status[k] = es_read_tables(&one, &part, t->tabs + k * WC_NCLASS, &e);
 }
 
-/* The decode's choices (PERF_NOTES "Decode latency, continued", k4-k6),
- * with switches for the bench's comparisons in one process. The planes
- * are cleared before the payload goes up, so that the decoder's runs of
- * zeros write nothing (WC_CUDA_DEC_ZEROED=0: not). Lossy entropy-0
- * files, whose few dense blocks' chains set the kernel's length: 2
- * threads a thread block, paired longest with shortest (thread 2i the
- * i-th longest, 2i + 1 the i-th shortest: the pair diverges only until
- * the short one ends; WC_CUDA_DEC_ORDER=2). Lossless ones, every block
- * dense and the kernel bound by issue: 4 threads a thread block, each
- * SM the blocks of few (component, class) pairs, so that their decode
- * tables stay in its L1 (=3, by_class_per_sm). Otherwise =0: layout
- * order, =1: longest first, =4: thread blocks of one class each,
- * longest first (by_class_longest_first); WC_CUDA_DEC_LANES: threads a
- * thread block; WC_CUDA_DEC_TAB: the fast look-ups' entries and memory
- * (wcg_dec_job.tab_mode). */
-static int dec_switch(const char *name, int otherwise)
+/* The decode's choices (PERF_NOTES "Decode latency", k4-k9, p1), with
+ * switches for the bench's comparisons in one process. The planes are
+ * cleared before the payload goes up, so that the decoder's runs of
+ * zeros write nothing (WC_CUDA_DEC_ZEROED=0: not).
+ * Entropy 0's fast look-ups come from 16-bit entries, the thread block's
+ * (component, class) copied into its shared memory (WC_CUDA_DEC_TAB=2;
+ * =1: the 16-bit entries from global memory, =0: bc_dectab's 32-bit
+ * ones), with decode_lean's step (WC_CUDA_DEC_LEAN=0: decode_stream's).
+ * Lossy entropy-0 files, whose few dense blocks' chains set the
+ * kernel's length: 2 threads a thread block, paired longest with
+ * shortest (thread 2i the i-th longest, 2i + 1 the i-th shortest: the
+ * pair diverges only until the short one ends; WC_CUDA_DEC_ORDER=2).
+ * Lossless ones, every block dense and the kernel bound by issue: 4
+ * threads a thread block, thread blocks of one class each, longest
+ * first (=4, by_class_longest_first: the class's table in shared
+ * memory serves all four). Otherwise =0: layout order, =1: longest
+ * first, =3: each SM the blocks of few (component, class) pairs
+ * (by_class_per_sm); WC_CUDA_DEC_LANES: threads a thread block. */
+int dec_switch(const char *name, int otherwise, int lo, int hi)
 {
     const char *e = getenv(name);
-    return e ? atoi(e) : otherwise;
+    const int v = e ? atoi(e) : otherwise;
+    return v >= lo && v <= hi ? v : otherwise;
 }
 
 /* Indices 0..n-1 into out in the order of key(i) < nkeys, stable: a
@@ -715,17 +719,19 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     }
     /* The descriptors, then (entropy 0) the order of the blocks. */
     const bool reversible = (h->flags & 1) != 0;
-    const int ordered =
-        !arith_of(ch) && h->entropy == 0 ? dec_switch("WC_CUDA_DEC_ORDER", reversible ? 3 : 2) : 0;
+    const int ordered = !arith_of(ch) && h->entropy == 0
+                            ? dec_switch("WC_CUDA_DEC_ORDER", reversible ? 4 : 2, 0, 4)
+                            : 0;
     int nsm = 1;
     if (ordered == 3 &&
         cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, c->device) != cudaSuccess)
         nsm = 1;
-    const unsigned lanes = wcg_dec_lanes(reversible ? 4 : 2);
+    const unsigned lanes = (unsigned)dec_switch("WC_CUDA_DEC_LANES", reversible ? 4 : 2, 1, 32);
     const size_t norder = ordered == 3   ? nb + (size_t)nsm * lanes
                           : ordered == 4 ? nb + (size_t)4 * WC_NCLASS * lanes
                                          : nb;
-    const unsigned tab = !arith_of(ch) && h->entropy == 0 ? wcg_dec_tab_mode(0) : 0;
+    const unsigned tab =
+        !arith_of(ch) && h->entropy == 0 ? (unsigned)dec_switch("WC_CUDA_DEC_TAB", 2, 0, 2) : 0;
     /* (16-bit fast entries behind the tables, 16-byte aligned) */
     const size_t at16 = (ntab * sizeof(bc_dectab) + 15) / 16 * 16;
     const size_t tabs_bytes = tab ? at16 + ntab * WCG_FAST16 * 2 : ntab * sizeof(bc_dectab);
@@ -779,7 +785,7 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     for (uint32_t k = 0; k < p->components; k++)
         plane[k] = (int32_t *)((char *)(is_block(p, k) ? c->bands : c->coef) + k * n * 4);
     /* Cleared ahead of the payload, while the host stages its first part. */
-    const bool zeroed = !arith_of(ch) && dec_switch("WC_CUDA_DEC_ZEROED", 1) == 1;
+    const bool zeroed = !arith_of(ch) && dec_switch("WC_CUDA_DEC_ZEROED", 1, 0, 1) == 1;
     if (zeroed)
         for (uint32_t k = 0; k < p->components; k++)
             CUDA_TRY(err, cudaMemsetAsync(plane[k], 0, n * 4, c->stream), "clearing the planes");
@@ -819,6 +825,7 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     job.zeroed = zeroed;
     job.tab_mode = tab;
     job.fast16 = fast16;
+    job.stream_step = dec_switch("WC_CUDA_DEC_LEAN", 1, 0, 1) == 0;
     for (uint32_t k = 0; k < p->components; k++) job.plane[k] = plane[k];
     c->host_t[3] = now_s();
     CUDA_TRY(err, mark(c, 1), "timing");
