@@ -587,9 +587,10 @@ void read_component_tables(void *arg, size_t k, int worker)
 /* The decode's choices (PERF_NOTES "Decode latency", k4-k9, p1-p2), with
  * switches for the bench's comparisons in one process. The planes are
  * cleared before the payload goes up, so that the decoder's runs of
- * zeros write nothing (WC_CUDA_DEC_ZEROED=0: not). Each component's
- * blocks are decoded once its payload is up, beside the others' upload
- * (WC_CUDA_DEC_OVERLAP=0: all after the whole payload; dec_pipeline).
+ * zeros write nothing (WC_CUDA_DEC_ZEROED=0: not). One launch decodes
+ * every block once the whole payload is up (WC_CUDA_DEC_OVERLAP=1: a
+ * launch a component as soon as its payload is up, dec_pipeline:
+ * measured slower, p2).
  * Entropy 0's fast look-ups come from 16-bit entries, the thread block's
  * (component, class) copied into its shared memory (WC_CUDA_DEC_TAB=2;
  * =1: the 16-bit entries from global memory, =0: bc_dectab's 32-bit
@@ -824,10 +825,11 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
         base[k] = total;
         total += in->data_size[k];
     }
-    /* The launches: one a component, each once its payload and tables are
-     * up (WC_CUDA_DEC_OVERLAP=0, and entropy 3: one over all the blocks
-     * after the whole payload). */
-    const bool overlap = !arith_of(ch) && dec_switch("WC_CUDA_DEC_OVERLAP", 1, 0, 1) == 1;
+    /* The launches: one over all the blocks after the whole payload, or
+     * (WC_CUDA_DEC_OVERLAP=1, not entropy 3) one a component, each once
+     * its payload and tables are up: three kernels end later than one
+     * (PERF_NOTES p2), more than their earlier start gains. */
+    const bool overlap = !arith_of(ch) && dec_switch("WC_CUDA_DEC_OVERLAP", 0, 0, 1) == 1;
     dec_group g[4] = {};
     const uint32_t ngroups = overlap ? h->components : 1;
     for (uint32_t k = 0; k < ngroups; k++) {
