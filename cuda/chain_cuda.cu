@@ -584,7 +584,7 @@ void read_component_tables(void *arg, size_t k, int worker)
     t->status[k] = es_read_tables(&one, &part, t->tabs + k * WC_NCLASS, &e);
 }
 
-/* The decode's choices (PERF_NOTES "Decode latency", k4-k9, p1-p2), with
+/* The decode's choices (PERF_NOTES "Decode latency", k4-k9, p1-p3), with
  * switches for the bench's comparisons in one process. The planes are
  * cleared before the payload goes up, so that the decoder's runs of
  * zeros write nothing (WC_CUDA_DEC_ZEROED=0: not). One launch decodes
@@ -594,7 +594,8 @@ void read_component_tables(void *arg, size_t k, int worker)
  * Entropy 0's fast look-ups come from 16-bit entries, the thread block's
  * (component, class) copied into its shared memory (WC_CUDA_DEC_TAB=2;
  * =1: the 16-bit entries from global memory, =0: bc_dectab's 32-bit
- * ones), with decode_lean's step (WC_CUDA_DEC_LEAN=0: decode_stream's).
+ * ones), with decode_lean's step (WC_CUDA_DEC_LEAN=0: decode_stream's),
+ * its rows above capped where used (WC_CUDA_DEC_LAZY=0: where loaded).
  * Lossy entropy-0 files, whose few dense blocks' chains set the
  * kernel's length: 2 threads a thread block, paired longest with
  * shortest (thread 2i the i-th longest, 2i + 1 the i-th shortest: the
@@ -935,6 +936,7 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
         job.tab_mode = tab;
         job.fast16 = fast16;
         job.stream_step = dec_switch("WC_CUDA_DEC_LEAN", 1, 0, 1) == 0;
+        job.lazy_above = dec_switch("WC_CUDA_DEC_LAZY", 1, 0, 1) == 1;
         for (uint32_t q = 0; q < p->components; q++) job.plane[q] = plane[q];
     }
     table_read tr = {h, in, (bc_dectab *)c->h_tabs, {WC_OK, WC_OK, WC_OK, WC_OK}};

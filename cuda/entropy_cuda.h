@@ -147,6 +147,9 @@ typedef struct wcg_dec_job {
     /* decode_stream's step instead of decode_lean's (both kernels; for
      * comparisons, PERF_NOTES k9). */
     uint32_t stream_step;
+    /* Entropy 0, decode_lean's step: the rows above as loaded, capped
+     * where the next step uses them (PERF_NOTES p3). */
+    uint32_t lazy_above;
 } wcg_dec_job;
 
 /* 16-bit fast entries of a class: BC_NTAB tables of BC_FAST_SIZE. */
