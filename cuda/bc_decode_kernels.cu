@@ -400,8 +400,13 @@ __device__ int32_t g_zero_row[BC_MAX_SIDE + 4];
  * rows y, y - 1 and y - 2 as pointers moved a row at a time (the zero row
  * above the block's top) instead of a 64-bit product and four bound
  * checks a neighbour, the range check only on the long way, the sign
- * bit's presence from the entry. The same values, messages and bounds. */
-template <bool kZeroed, bool k16>
+ * bit's presence from the entry. The same values, messages and bounds.
+ * kLazy (PERF_NOTES p3): the two neighbours a dense step loads for the
+ * next one (row y - 1 at x + 2, row y - 2 at x + 1) are kept as loaded
+ * and capped where the next step sums them, so that their trip to the
+ * plane (rows written a row ago: L2, not L1) overlaps this whole step
+ * instead of stalling at the cap right after the load. */
+template <bool kZeroed, bool k16, bool kLazy = false>
 __device__ uint32_t decode_lean(const uint8_t *p, const uint8_t *end, uint32_t bit0, uint32_t nbits,
                                 const bc_dectab *T, const uint16_t *F, int32_t *d, size_t ds, int W,
                                 int H, uint32_t orient, bool predict, uint32_t run_max,
@@ -424,6 +429,13 @@ __device__ uint32_t decode_lean(const uint8_t *p, const uint8_t *end, uint32_t b
         const int32_t *q = x < W ? u + x : g_zero_row;
         return capped(*q);
     };
+    /* r1 and c2 as the window holds them: the plane's values (kLazy),
+     * capped where the step uses them, or capped already */
+    auto held = [W](const int32_t *u, int x) -> int32_t {
+        const int32_t *q = x < W ? u + x : g_zero_row;
+        return kLazy ? *q : (int32_t)capped(*q);
+    };
+    auto use = [](int32_t v) -> uint32_t { return kLazy ? capped(v) : (uint32_t)v; };
     /* the rows after a jump to row y (a run over whole rows) */
     auto rows_at = [&](int y) {
         row = d + (size_t)y * ds;
@@ -432,16 +444,19 @@ __device__ uint32_t decode_lean(const uint8_t *p, const uint8_t *end, uint32_t b
     };
     int x = 0, y = 0;
     uint32_t a = 0, a2 = 0;
-    uint32_t l1 = 0, c1 = 0, r1 = 0, c2 = 0;
+    uint32_t l1 = 0, c1 = 0;
+    int32_t r1v = 0, c2v = 0;
     for (;;) {
+        const uint32_t r1 = use(r1v), c2 = use(c2v);
         const uint32_t s = wa * a + wb * c1 + l1 + r1 + a2 + c2;
         uint32_t m, sign;
-        uint32_t nl1, nc1, nr1, nc2;
+        uint32_t nl1, nc1;
+        int32_t nr1, nc2;
         if (s > run_max) {
             nl1 = c1;
             nc1 = r1;
-            nr1 = up(u1, x + 2);
-            nc2 = up(u2, x + 1);
+            nr1 = held(u1, x + 2);
+            nc2 = held(u2, x + 1);
             const unsigned ctx = ctx_of(s);
             if (!fast_lean<k16, 1, 0>(r, T, F, ctx, &m, &sign)) {
                 const unsigned rc = slow_lean<1, 0, true>(r, T, ctx, &m, &sign);
@@ -491,8 +506,8 @@ __device__ uint32_t decode_lean(const uint8_t *p, const uint8_t *end, uint32_t b
             if (done) break;
             nl1 = up(u1, x); /* loaded while the run's end decodes */
             nc1 = up(u1, x + 1);
-            nr1 = up(u1, x + 2);
-            nc2 = up(u2, x + 1);
+            nr1 = held(u1, x + 2);
+            nc2 = held(u2, x + 1);
             if (!fast_lean<k16, 2, 1>(r, T, F, kTerm, &m, &sign)) {
                 const unsigned rc = slow_lean<2, 1, true>(r, T, kTerm, &m, &sign);
                 if (rc == 0) return fail(st, WCG_DEC_NO_TERM_TABLE, y, x, 0), WCG_DEC_NO_TERM_TABLE;
@@ -511,13 +526,13 @@ __device__ uint32_t decode_lean(const uint8_t *p, const uint8_t *end, uint32_t b
             a = a2 = 0;
             l1 = 0;
             c1 = capped(u1[0]);
-            r1 = up(u1, 1);
-            c2 = capped(u2[0]);
+            r1v = held(u1, 1);
+            c2v = held(u2, 0);
         } else {
             l1 = nl1;
             c1 = nc1;
-            r1 = nr1;
-            c2 = nc2;
+            r1v = nr1;
+            c2v = nc2;
         }
     }
     return finish_stream(r, p, first, end, bit0, nbits, d, ds, W, H, predict, st);
@@ -533,7 +548,7 @@ __device__ uint32_t decode_lean(const uint8_t *p, const uint8_t *end, uint32_t b
  * waits for a shared-memory load a symbol instead of an L1 miss (PERF_NOTES
  * k8); every thread takes part in the copy and its barriers. */
 constexpr uint32_t kNone = 0xFFFFFFFFu;
-template <bool kZeroed, int kTab, bool kLean> __global__ void decode_kernel(wcg_dec_job j)
+template <bool kZeroed, int kTab, int kStep> __global__ void decode_kernel(wcg_dec_job j)
 {
     extern __shared__ uint4 s_fast[]; /* kTab 2: WCG_FAST16 entries */
     __shared__ uint32_t s_key;
@@ -564,10 +579,10 @@ template <bool kZeroed, int kTab, bool kLean> __global__ void decode_kernel(wcg_
     uint32_t *st = j.status + 4 * (size_t)i;
     const bc_dectab *T = (const bc_dectab *)j.tabs + key;
     const uint8_t *p = j.data + b.slot;
-    if (kLean)
-        decode_lean<kZeroed, kTab != 0>(p, p + b.cap, 0u, 0xFFFFFFFFu, T, F,
-                                        j.plane[b.comp] + b.base, b.stride, b.w, b.h, b.orient,
-                                        b.predict, j.run_max, st);
+    if (kStep)
+        decode_lean<kZeroed, kTab != 0, kStep == 2>(p, p + b.cap, 0u, 0xFFFFFFFFu, T, F,
+                                                    j.plane[b.comp] + b.base, b.stride, b.w, b.h,
+                                                    b.orient, b.predict, j.run_max, st);
     else
         decode_stream<kZeroed, kTab != 0>(p, p + b.cap, 0u, 0xFFFFFFFFu, T, F,
                                           j.plane[b.comp] + b.base, b.stride, b.w, b.h, b.orient,
@@ -691,20 +706,6 @@ __global__ void blocks_kernel(const int32_t *src, int32_t *dst, uint32_t pw, uin
 
 } /* namespace */
 
-unsigned wcg_dec_lanes(unsigned otherwise)
-{
-    const char *v = getenv("WC_CUDA_DEC_LANES");
-    const int n = v ? atoi(v) : 0;
-    return n >= 1 && n <= 32 ? (unsigned)n : otherwise;
-}
-
-unsigned wcg_dec_tab_mode(unsigned otherwise)
-{
-    const char *v = getenv("WC_CUDA_DEC_TAB");
-    const int n = v ? atoi(v) : -1;
-    return n >= 0 && n <= 2 ? (unsigned)n : otherwise;
-}
-
 cudaError_t wcg_dec_fast16(const void *tabs, uint32_t ntab, uint16_t *fast16, cudaStream_t st)
 {
     static_assert(WCG_FAST16 == BC_NTAB * BC_FAST_SIZE, "a class's fast entries");
@@ -715,8 +716,9 @@ cudaError_t wcg_dec_fast16(const void *tabs, uint32_t ntab, uint16_t *fast16, cu
     return cudaGetLastError();
 }
 
-/* One entropy-0 kernel (planes cleared or not, table mode, step). */
-template <int kTab, bool kLean>
+/* One entropy-0 kernel (planes cleared or not, table mode, step: 0
+ * decode_stream's, 1 decode_lean's, 2 decode_lean's with kLazy). */
+template <int kTab, int kStep>
 static cudaError_t launch_blocks(const wcg_dec_job *job, unsigned eb, unsigned lanes,
                                  cudaStream_t st)
 {
@@ -725,21 +727,29 @@ static cudaError_t launch_blocks(const wcg_dec_job *job, unsigned eb, unsigned l
         const int carve = cudaSharedmemCarveoutMaxShared;
         const cudaFuncAttribute at = cudaFuncAttributePreferredSharedMemoryCarveout;
         const cudaError_t e =
-            job->zeroed ? cudaFuncSetAttribute(decode_kernel<true, kTab, kLean>, at, carve)
-                        : cudaFuncSetAttribute(decode_kernel<false, kTab, kLean>, at, carve);
+            job->zeroed ? cudaFuncSetAttribute(decode_kernel<true, kTab, kStep>, at, carve)
+                        : cudaFuncSetAttribute(decode_kernel<false, kTab, kStep>, at, carve);
         if (e != cudaSuccess) return e;
     }
     if (job->zeroed)
-        decode_kernel<true, kTab, kLean><<<eb, lanes, smem, st>>>(*job);
+        decode_kernel<true, kTab, kStep><<<eb, lanes, smem, st>>>(*job);
     else
-        decode_kernel<false, kTab, kLean><<<eb, lanes, smem, st>>>(*job);
+        decode_kernel<false, kTab, kStep><<<eb, lanes, smem, st>>>(*job);
     return cudaGetLastError();
+}
+
+template <int kTab, bool kLean>
+static cudaError_t launch_step(const wcg_dec_job *job, unsigned eb, unsigned lanes, cudaStream_t st)
+{
+    if (!kLean) return launch_blocks<kTab, 0>(job, eb, lanes, st);
+    return job->lazy_above ? launch_blocks<kTab, 2>(job, eb, lanes, st)
+                           : launch_blocks<kTab, 1>(job, eb, lanes, st);
 }
 
 template <bool kLean> static cudaError_t launch(const wcg_dec_job *job, cudaStream_t st)
 {
     const unsigned tb = (job->nblocks + kTileWarps - 1) / kTileWarps;
-    const unsigned lanes = job->lanes ? job->lanes : wcg_dec_lanes(2);
+    const unsigned lanes = job->lanes ? job->lanes : 2;
     const uint32_t threads = job->norder ? job->norder : job->nblocks;
     const unsigned eb = (threads + lanes - 1) / lanes;
     if (job->tiled) {
@@ -749,17 +759,15 @@ template <bool kLean> static cudaError_t launch(const wcg_dec_job *job, cudaStre
             decode_tiles_kernel<false, kLean><<<tb, kTileWarps * 32, 0, st>>>(*job);
         return cudaGetLastError();
     }
-    if (job->fast16 && job->tab_mode == 2) return launch_blocks<2, kLean>(job, eb, lanes, st);
-    if (job->fast16 && job->tab_mode == 1) return launch_blocks<1, kLean>(job, eb, lanes, st);
-    return launch_blocks<0, kLean>(job, eb, lanes, st);
+    if (job->fast16 && job->tab_mode == 2) return launch_step<2, kLean>(job, eb, lanes, st);
+    if (job->fast16 && job->tab_mode == 1) return launch_step<1, kLean>(job, eb, lanes, st);
+    return launch_step<0, kLean>(job, eb, lanes, st);
 }
 
 cudaError_t wcg_bc_decode(const wcg_dec_job *job, cudaStream_t st)
 {
     if (job->nblocks == 0) return cudaSuccess;
-    /* WC_CUDA_DEC_LEAN=0: decode_stream's step instead of decode_lean's */
-    const char *v = getenv("WC_CUDA_DEC_LEAN");
-    return v && atoi(v) == 0 ? launch<false>(job, st) : launch<true>(job, st);
+    return job->stream_step ? launch<false>(job, st) : launch<true>(job, st);
 }
 
 cudaError_t wcg_bands_to_blocks(const int32_t *src, int32_t *dst, uint32_t pw, uint32_t ph,

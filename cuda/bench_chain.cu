@@ -663,8 +663,12 @@ int main(int argc, char **argv)
              * layout order; an h: 16-bit fast entries (WC_CUDA_DEC_TAB=1),
              * an s: those of the thread block's class in shared memory
              * (=2), neither: bc_dectab's; an l: decode_lean's step
-             * (WC_CUDA_DEC_LEAN=1), else decode_stream's (=0); the number
-             * after the colon:
+             * (WC_CUDA_DEC_LEAN=1), else decode_stream's (=0); a p: each
+             * component decoded once its payload is up, beside the
+             * others' upload (WC_CUDA_DEC_OVERLAP=1), else after the whole
+             * payload (=0); a y: decode_lean's rows above capped where
+             * used, not where loaded (WC_CUDA_DEC_LAZY=1, else =0); the
+             * number after the colon:
              * threads a thread block of the entropy-0 kernel
              * (WC_CUDA_DEC_LANES; the tiles kernel ignores it). So k:4
              * is the decoder before PERF_NOTES k4. */
@@ -690,6 +694,8 @@ int main(int argc, char **argv)
                                                              : "0",
                        1);
                 setenv("WC_CUDA_DEC_LEAN", name.find('l') != std::string::npos ? "1" : "0", 1);
+                setenv("WC_CUDA_DEC_OVERLAP", name.find('p') != std::string::npos ? "1" : "0", 1);
+                setenv("WC_CUDA_DEC_LAZY", name.find('y') != std::string::npos ? "1" : "0", 1);
                 setenv("WC_CUDA_DEC_TAB",
                        name.find('s') != std::string::npos   ? "2"
                        : name.find('h') != std::string::npos ? "1"
@@ -715,6 +721,8 @@ int main(int argc, char **argv)
             unsetenv("WC_CUDA_DEC_ORDER");
             unsetenv("WC_CUDA_DEC_TAB");
             unsetenv("WC_CUDA_DEC_LEAN");
+            unsetenv("WC_CUDA_DEC_OVERLAP");
+            unsetenv("WC_CUDA_DEC_LAZY");
             unsetenv("WC_DECODE_EAGER_CRC");
         }
         if (getenv("WC_BENCH_TRACE")) {

@@ -17,6 +17,10 @@
 #include "strip_encode.h"
 #include "tables_cuda.h"
 
+extern "C" {
+#include "parallel.h"
+}
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -633,25 +637,33 @@ void read_component_tables(void *arg, size_t k, int worker)
     t->status[k] = es_read_tables(&one, &part, t->tabs + k * WC_NCLASS, &e);
 }
 
-/* The decode's choices (PERF_NOTES "Decode latency, continued", k4-k6),
- * with switches for the bench's comparisons in one process. The planes
- * are cleared before the payload goes up, so that the decoder's runs of
- * zeros write nothing (WC_CUDA_DEC_ZEROED=0: not). Lossy entropy-0
- * files, whose few dense blocks' chains set the kernel's length: 2
- * threads a thread block, paired longest with shortest (thread 2i the
- * i-th longest, 2i + 1 the i-th shortest: the pair diverges only until
- * the short one ends; WC_CUDA_DEC_ORDER=2). Lossless ones, every block
- * dense and the kernel bound by issue: 4 threads a thread block, each
- * SM the blocks of few (component, class) pairs, so that their decode
- * tables stay in its L1 (=3, by_class_per_sm). Otherwise =0: layout
- * order, =1: longest first, =4: thread blocks of one class each,
- * longest first (by_class_longest_first); WC_CUDA_DEC_LANES: threads a
- * thread block; WC_CUDA_DEC_TAB: the fast look-ups' entries and memory
- * (wcg_dec_job.tab_mode). */
-static int dec_switch(const char *name, int otherwise)
+/* The decode's choices (PERF_NOTES "Decode latency", k4-k9, p1-p3), with
+ * switches for the bench's comparisons in one process. The planes are
+ * cleared before the payload goes up, so that the decoder's runs of
+ * zeros write nothing (WC_CUDA_DEC_ZEROED=0: not). One launch decodes
+ * every block once the whole payload is up (WC_CUDA_DEC_OVERLAP=1: a
+ * launch a component as soon as its payload is up, dec_pipeline:
+ * measured slower, p2).
+ * Entropy 0's fast look-ups come from 16-bit entries, the thread block's
+ * (component, class) copied into its shared memory (WC_CUDA_DEC_TAB=2;
+ * =1: the 16-bit entries from global memory, =0: bc_dectab's 32-bit
+ * ones), with decode_lean's step (WC_CUDA_DEC_LEAN=0: decode_stream's),
+ * its rows above capped where used (WC_CUDA_DEC_LAZY=0: where loaded).
+ * Lossy entropy-0 files, whose few dense blocks' chains set the
+ * kernel's length: 2 threads a thread block, paired longest with
+ * shortest (thread 2i the i-th longest, 2i + 1 the i-th shortest: the
+ * pair diverges only until the short one ends; WC_CUDA_DEC_ORDER=2).
+ * Lossless ones, every block dense and the kernel bound by issue: 4
+ * threads a thread block, thread blocks of one class each, longest
+ * first (=4, by_class_longest_first: the class's table in shared
+ * memory serves all four). Otherwise =0: layout order, =1: longest
+ * first, =3: each SM the blocks of few (component, class) pairs
+ * (by_class_per_sm); WC_CUDA_DEC_LANES: threads a thread block. */
+int dec_switch(const char *name, int otherwise, int lo, int hi)
 {
     const char *e = getenv(name);
-    return e ? atoi(e) : otherwise;
+    const int v = e ? atoi(e) : otherwise;
+    return v >= lo && v <= hi ? v : otherwise;
 }
 
 /* Indices 0..n-1 into out in the order of key(i) < nkeys, stable: a
@@ -673,10 +685,11 @@ template <typename Key> void counting_sort(size_t n, size_t nkeys, Key key, uint
 }
 
 /* The blocks by payload size, longest first (by the size's bit length,
- * stable within a length); fold: longest and shortest in turn. */
-void longest_first(const uint32_t *size, size_t n, uint32_t *order, bool fold)
+ * stable within a length); fold: longest and shortest in turn (sorted
+ * first into scratch, n entries). */
+void longest_first(const uint32_t *size, size_t n, uint32_t *order, bool fold, uint32_t *scratch)
 {
-    uint32_t *sorted = fold ? order + n : order;
+    uint32_t *sorted = fold ? scratch : order;
     counting_sort(
         n, 34, [size](size_t i) { return 33 - (size[i] ? 32 - __builtin_clz(size[i]) : 0); },
         sorted);
@@ -741,6 +754,107 @@ size_t by_class_longest_first(const wcg_cblk *d, const uint32_t *size, size_t n,
     return at;
 }
 
+/* ---- the payload's upload, each component decoded once it is there ---- */
+
+size_t stage_min();
+bool pageable(const void *p);
+
+/* A launch of the decode kernel over blocks [first, first + count) (a
+ * component's, or all of them), its order at order_at in the order area
+ * (norder entries used). */
+struct dec_group {
+    size_t first, count, order_at, norder;
+    wcg_dec_job job;
+};
+
+/* The decode streams and their events, made once a context. */
+static wc_status ensure_dec_streams(cuda_ctx *c, wc_err *err)
+{
+    for (; c->dec_streams < 4; c->dec_streams++) {
+        const int k = c->dec_streams;
+        CUDA_TRY(err, cudaStreamCreateWithFlags(&c->dec_stream[k], cudaStreamNonBlocking),
+                 "creating decode streams");
+        CUDA_TRY(err, cudaEventCreateWithFlags(&c->dec_ready[k], cudaEventDisableTiming),
+                 "creating events");
+        CUDA_TRY(err, cudaEventCreateWithFlags(&c->dec_done[k], cudaEventDisableTiming),
+                 "creating events");
+    }
+    return WC_OK;
+}
+
+/* PERF_NOTES p2: the payload goes up a component at a time, each in
+ * chunks of kPayloadChunk (a pageable one copied into the pinned stage by
+ * the worker that then starts the chunk's transfer), its tables read on
+ * the host beside them (one item a component, before its chunks); the
+ * worker that finishes a component's last item uploads its tables and
+ * launches its decode on the component's stream behind an event on
+ * c->stream, so the first component decodes while the others go up. */
+constexpr size_t kPayloadChunk = 512 << 10;
+
+struct dec_pipeline {
+    cuda_ctx *c;
+    const es_input *in;
+    table_read *tr;
+    dec_group *g;    /* one a component */
+    size_t item0[5]; /* component k's items: item0[k] (tables) .. item0[k + 1] - 1 */
+    size_t base[4];  /* its payload's offset */
+    int left[4];     /* its items not yet done */
+    uint8_t *stage;  /* NULL: copies straight from in->data */
+    uint8_t *payload;
+    bc_dectab *tabs;
+    uint16_t *fast16; /* NULL: none */
+    int launched[4];
+    int first;          /* the trace's start event recorded */
+    cudaError_t failed; /* a worker's failed call (any one) */
+};
+
+static cudaError_t launch_component(dec_pipeline *q, uint32_t k)
+{
+    cuda_ctx *c = q->c;
+    if (q->tr->status[k] != WC_OK) return cudaSuccess; /* decode_on_device reports it */
+    const size_t t0 = (size_t)k * WC_NCLASS;
+    cudaError_t e =
+        cudaMemcpyAsync(q->tabs + t0, (const bc_dectab *)c->h_tabs + t0,
+                        WC_NCLASS * sizeof(bc_dectab), cudaMemcpyHostToDevice, c->stream);
+    if (e == cudaSuccess && q->fast16)
+        e = wcg_dec_fast16(q->tabs + t0, WC_NCLASS, q->fast16 + t0 * WCG_FAST16, c->stream);
+    if (e == cudaSuccess) e = cudaEventRecord(c->dec_ready[k], c->stream);
+    if (e == cudaSuccess) e = cudaStreamWaitEvent(c->dec_stream[k], c->dec_ready[k], 0);
+    if (e == cudaSuccess && c->trace && !__atomic_exchange_n(&q->first, 1, __ATOMIC_ACQ_REL))
+        e = cudaEventRecord(c->ev[1], c->dec_stream[k]);
+    if (e == cudaSuccess) e = wcg_bc_decode(&q->g[k].job, c->dec_stream[k]);
+    if (e == cudaSuccess) e = cudaEventRecord(c->dec_done[k], c->dec_stream[k]);
+    if (e == cudaSuccess) __atomic_store_n(&q->launched[k], 1, __ATOMIC_RELEASE);
+    return e;
+}
+
+static void pipeline_item(void *arg, size_t i, int worker)
+{
+    dec_pipeline *q = (dec_pipeline *)arg;
+    uint32_t k = 0;
+    while (i >= q->item0[k + 1]) k++;
+    /* A new thread's current device is device 0. */
+    cudaError_t e = cudaSetDevice(q->c->device);
+    if (i == q->item0[k]) {
+        read_component_tables(q->tr, k, worker);
+    } else if (e == cudaSuccess) {
+        const size_t a = (i - q->item0[k] - 1) * kPayloadChunk, size = q->in->data_size[k];
+        const size_t n = size - a < kPayloadChunk ? size - a : kPayloadChunk;
+        const uint8_t *src = q->in->data[k] + a;
+        const size_t at = q->base[k] + a;
+        if (q->stage) {
+            memcpy(q->stage + at, src, n);
+            src = q->stage + at;
+        }
+        e = cudaMemcpyAsync(q->payload + at, src, n, cudaMemcpyDefault, q->c->stream);
+    }
+    /* The last item of component k starts its decode (every other one
+     * queued its transfer before its count went down). */
+    if (e == cudaSuccess && __atomic_sub_fetch(&q->left[k], 1, __ATOMIC_ACQ_REL) == 0)
+        e = launch_component(q, k);
+    if (e != cudaSuccess) __atomic_store_n(&q->failed, e, __ATOMIC_RELAXED);
+}
+
 /* Entropy decoding on the device into the coefficient planes (block
  * layout for DCT/LOT, as the inverse kernels read them). */
 wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, const es_input *in,
@@ -760,32 +874,49 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     size_t *off = (size_t *)wc_malloc_array(nb, sizeof(size_t));
     WC_RETURN_IF(!off, err, WC_ERR_NOMEM, "out of memory (block offsets)");
     wc_status s = es_block_offsets(lay, in, off, err);
-    size_t used_order = 0; /* entries of a dealt order (3, 4) */
     size_t total = 0, base[4] = {0, 0, 0, 0};
     for (uint32_t k = 0; k < h->components; k++) {
         base[k] = total;
         total += in->data_size[k];
     }
-    /* The descriptors, then (entropy 0) the order of the blocks. */
+    /* The launches: one over all the blocks after the whole payload, or
+     * (WC_CUDA_DEC_OVERLAP=1, not entropy 3) one a component, each once
+     * its payload and tables are up: three kernels end later than one
+     * (PERF_NOTES p2), more than their earlier start gains. */
+    const bool overlap = !arith_of(ch) && dec_switch("WC_CUDA_DEC_OVERLAP", 0, 0, 1) == 1;
+    dec_group g[4] = {};
+    const uint32_t ngroups = overlap ? h->components : 1;
+    for (uint32_t k = 0; k < ngroups; k++) {
+        g[k].first = overlap ? lay->first_block[k] : 0;
+        const size_t end = overlap && k + 1 < ngroups ? lay->first_block[k + 1] : lay->nblocks;
+        g[k].count = end - g[k].first;
+    }
+    /* The descriptors, then (entropy 0) each group's order of its blocks. */
     const bool reversible = (h->flags & 1) != 0;
-    const int ordered =
-        !arith_of(ch) && h->entropy == 0 ? dec_switch("WC_CUDA_DEC_ORDER", reversible ? 3 : 2) : 0;
+    const int ordered = !arith_of(ch) && h->entropy == 0
+                            ? dec_switch("WC_CUDA_DEC_ORDER", reversible ? 4 : 2, 0, 4)
+                            : 0;
     int nsm = 1;
     if (ordered == 3 &&
         cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, c->device) != cudaSuccess)
         nsm = 1;
-    const unsigned lanes = wcg_dec_lanes(reversible ? 4 : 2);
-    const size_t norder = ordered == 3   ? nb + (size_t)nsm * lanes
-                          : ordered == 4 ? nb + (size_t)4 * WC_NCLASS * lanes
-                                         : nb;
-    const unsigned tab = !arith_of(ch) && h->entropy == 0 ? wcg_dec_tab_mode(0) : 0;
+    const unsigned lanes = (unsigned)dec_switch("WC_CUDA_DEC_LANES", reversible ? 4 : 2, 1, 32);
+    const size_t extra = ordered == 3   ? (size_t)nsm * lanes
+                         : ordered == 4 ? (size_t)4 * WC_NCLASS * lanes
+                                        : 0;
+    size_t norder = 0;
+    for (uint32_t k = 0; k < ngroups; k++) {
+        g[k].order_at = norder;
+        norder += ordered ? g[k].count + extra : 0;
+    }
+    const unsigned tab =
+        !arith_of(ch) && h->entropy == 0 ? (unsigned)dec_switch("WC_CUDA_DEC_TAB", 2, 0, 2) : 0;
     /* (16-bit fast entries behind the tables, 16-byte aligned) */
     const size_t at16 = (ntab * sizeof(bc_dectab) + 15) / 16 * 16;
     const size_t tabs_bytes = tab ? at16 + ntab * WCG_FAST16 * 2 : ntab * sizeof(bc_dectab);
-    size_t desc = nb * sizeof(wcg_cblk) + (ordered ? norder * 4 : 0);
-    /* (a folded or dealt order sorts into the space behind it first) */
+    const size_t desc = nb * sizeof(wcg_cblk) + norder * 4;
     if (s == WC_OK)
-        s = grow_pinned(&c->h_blocks, &c->h_blocks_cap, desc + (ordered >= 2 ? nb * 4 : 0), err,
+        s = grow_pinned(&c->h_blocks, &c->h_blocks_cap, desc, err,
                         "allocating pinned block descriptors");
     if (s == WC_OK && arith_of(ch)) s = ensure_ac_work(c, lay->nblocks, err);
     if (s == WC_OK) {
@@ -795,19 +926,22 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
             d[i].slot = base[lay->blocks[i].comp] + off[i];
             d[i].cap = in->block_size[i];
         }
-        if (ordered == 3)
-            used_order = by_class_per_sm(d, lay->nblocks, lanes, (unsigned)nsm,
-                                         (uint32_t *)(d + nb), (uint32_t *)(d + nb) + norder);
-        else if (ordered == 4) {
-            uint32_t *scratch = (uint32_t *)wc_malloc_array(3 * nb + 4 * WC_NCLASS, 4);
-            if (!scratch)
-                s = wc_fail(err, WC_ERR_NOMEM, "out of memory (block order)");
+        /* (the sorts' scratch: by_class_longest_first's, the largest) */
+        uint32_t *scratch =
+            ordered ? (uint32_t *)wc_malloc_array(3 * nb + 4 * WC_NCLASS, 4) : nullptr;
+        if (ordered && !scratch) s = wc_fail(err, WC_ERR_NOMEM, "out of memory (block order)");
+        for (uint32_t k = 0; k < ngroups && scratch; k++) {
+            uint32_t *o = (uint32_t *)(d + nb) + g[k].order_at;
+            const wcg_cblk *gd = d + g[k].first;
+            const uint32_t *gs = in->block_size + g[k].first;
+            if (ordered == 3)
+                g[k].norder = by_class_per_sm(gd, g[k].count, lanes, (unsigned)nsm, o, scratch);
+            else if (ordered == 4)
+                g[k].norder = by_class_longest_first(gd, gs, g[k].count, lanes, o, scratch);
             else
-                used_order = by_class_longest_first(d, in->block_size, lay->nblocks, lanes,
-                                                    (uint32_t *)(d + nb), scratch);
-            wc_free(scratch);
-        } else if (ordered)
-            longest_first(in->block_size, lay->nblocks, (uint32_t *)(d + nb), ordered == 2);
+                longest_first(gs, g[k].count, o, ordered == 2, scratch);
+        }
+        wc_free(scratch);
     }
     wc_free(off);
     WC_FORWARD_IF_ERROR(s);
@@ -825,6 +959,7 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     WC_FORWARD_IF_ERROR(
         grow_pinned(&c->h_sizes, &c->h_sizes_cap, nb * 16, err, "allocating pinned status"));
     WC_FORWARD_IF_ERROR(ensure_events(c, err));
+    if (overlap) WC_FORWARD_IF_ERROR(ensure_dec_streams(c, err));
     c->host_t[1] = now_s();
     CUDA_TRY(err, mark(c, 0), "timing");
     const size_t n = coef_elems(p);
@@ -832,53 +967,101 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     for (uint32_t k = 0; k < p->components; k++)
         plane[k] = (int32_t *)((char *)(is_block(p, k) ? c->bands : c->coef) + k * n * 4);
     /* Cleared ahead of the payload, while the host stages its first part. */
-    const bool zeroed = !arith_of(ch) && dec_switch("WC_CUDA_DEC_ZEROED", 1) == 1;
+    const bool zeroed = !arith_of(ch) && dec_switch("WC_CUDA_DEC_ZEROED", 1, 0, 1) == 1;
     if (zeroed)
         for (uint32_t k = 0; k < p->components; k++)
             CUDA_TRY(err, cudaMemsetAsync(plane[k], 0, n * 4, c->stream), "clearing the planes");
+    uint16_t *fast16 = tab ? (uint16_t *)((char *)c->tabs + at16) : NULL;
+    const uint32_t *order = (const uint32_t *)((const wcg_cblk *)c->blocks + nb);
+    for (uint32_t k = 0; k < ngroups; k++) {
+        wcg_dec_job &job = g[k].job;
+        job.blocks = (const wcg_cblk *)c->blocks + g[k].first;
+        job.nblocks = (uint32_t)g[k].count;
+        job.data = (const uint8_t *)c->payload;
+        job.tabs = c->tabs;
+        job.run_max = run_max_of(h);
+        job.status = (uint32_t *)c->sizes + 4 * g[k].first;
+        job.tiled = h->entropy == 2;
+        job.order = ordered ? order + g[k].order_at : NULL;
+        job.norder = ordered >= 3 ? (uint32_t)g[k].norder : 0;
+        job.lanes = lanes;
+        job.zeroed = zeroed;
+        job.tab_mode = tab;
+        job.fast16 = fast16;
+        job.stream_step = dec_switch("WC_CUDA_DEC_LEAN", 1, 0, 1) == 0;
+        job.lazy_above = dec_switch("WC_CUDA_DEC_LAZY", 1, 0, 1) == 1;
+        for (uint32_t q = 0; q < p->components; q++) job.plane[q] = plane[q];
+    }
     table_read tr = {h, in, (bc_dectab *)c->h_tabs, {WC_OK, WC_OK, WC_OK, WC_OK}};
-    const gather_side side = {read_component_tables, &tr, arith_of(ch) ? 0u : h->components};
-    WC_FORWARD_IF_ERROR(upload_gather(c, (uint8_t *)c->payload, in->data, in->data_size,
-                                      (int)h->components, p->threads, &side, err));
-    c->host_t[2] = now_s();
+    if (overlap) {
+        /* Descriptors and status ahead of the payload: each launch needs them. */
+        CUDA_TRY(err,
+                 cudaMemcpyAsync(c->blocks, c->h_blocks, desc, cudaMemcpyHostToDevice, c->stream),
+                 "uploading block descriptors");
+        CUDA_TRY(err, cudaMemsetAsync(c->sizes, 0, lay->nblocks * 16, c->stream),
+                 "clearing block status");
+        dec_pipeline q = {};
+        q.c = c;
+        q.in = in;
+        q.tr = &tr;
+        q.g = g;
+        q.payload = (uint8_t *)c->payload;
+        q.tabs = (bc_dectab *)c->tabs;
+        q.fast16 = fast16;
+        q.failed = cudaSuccess;
+        bool stage = false;
+        for (uint32_t k = 0; k < h->components; k++) {
+            const size_t chunks = (in->data_size[k] + kPayloadChunk - 1) / kPayloadChunk;
+            q.base[k] = base[k];
+            q.item0[k + 1] = q.item0[k] + 1 + chunks;
+            q.left[k] = (int)(1 + chunks);
+            stage = stage || (in->data_size[k] && pageable(in->data[k]));
+        }
+        if (stage && total >= stage_min()) {
+            WC_FORWARD_IF_ERROR(ensure_stage(c, total, err));
+            q.stage = (uint8_t *)c->stage;
+        }
+        wc_parallel_for(p->threads, q.item0[h->components], pipeline_item, &q);
+        /* Every launched decode joins c->stream before anything returns. */
+        for (uint32_t k = 0; k < h->components; k++)
+            if (__atomic_load_n(&q.launched[k], __ATOMIC_ACQUIRE))
+                CUDA_TRY(err, cudaStreamWaitEvent(c->stream, c->dec_done[k], 0), "decoding blocks");
+        c->host_t[2] = now_s();
+        if (q.failed != cudaSuccess) return cuda_fail(err, q.failed, "decoding blocks");
+    } else {
+        const gather_side side = {read_component_tables, &tr, arith_of(ch) ? 0u : h->components};
+        WC_FORWARD_IF_ERROR(upload_gather(c, (uint8_t *)c->payload, in->data, in->data_size,
+                                          (int)h->components, p->threads, &side, err));
+        c->host_t[2] = now_s();
+    }
     for (uint32_t k = 0; k < h->components; k++)
         if (tr.status[k] != WC_OK) { /* again in one call: the message names the component */
             const wc_status s2 = es_read_tables(h, in, (bc_dectab *)c->h_tabs, err);
             return s2 != WC_OK ? s2 : wc_fail(err, tr.status[k], "component %u: bad tables", k);
         }
-    if (!arith_of(ch))
+    if (!overlap) {
+        if (!arith_of(ch))
+            CUDA_TRY(err,
+                     cudaMemcpyAsync(c->tabs, c->h_tabs, ntab * sizeof(bc_dectab),
+                                     cudaMemcpyHostToDevice, c->stream),
+                     "uploading tables");
+        if (tab)
+            CUDA_TRY(err, wcg_dec_fast16(c->tabs, (uint32_t)ntab, fast16, c->stream),
+                     "16-bit tables");
         CUDA_TRY(err,
-                 cudaMemcpyAsync(c->tabs, c->h_tabs, ntab * sizeof(bc_dectab),
-                                 cudaMemcpyHostToDevice, c->stream),
-                 "uploading tables");
-    uint16_t *fast16 = tab ? (uint16_t *)((char *)c->tabs + at16) : NULL;
-    if (tab)
-        CUDA_TRY(err, wcg_dec_fast16(c->tabs, (uint32_t)ntab, fast16, c->stream), "16-bit tables");
-    CUDA_TRY(err, cudaMemcpyAsync(c->blocks, c->h_blocks, desc, cudaMemcpyHostToDevice, c->stream),
-             "uploading block descriptors");
-    CUDA_TRY(err, cudaMemsetAsync(c->sizes, 0, lay->nblocks * 16, c->stream),
-             "clearing block status");
-    wcg_dec_job job = {};
-    job.blocks = (const wcg_cblk *)c->blocks;
-    job.nblocks = (uint32_t)lay->nblocks;
-    job.data = (const uint8_t *)c->payload;
-    job.tabs = c->tabs;
-    job.run_max = run_max_of(h);
-    job.status = (uint32_t *)c->sizes;
-    job.tiled = h->entropy == 2;
-    job.order = ordered ? (const uint32_t *)((const wcg_cblk *)c->blocks + nb) : NULL;
-    job.norder = (uint32_t)used_order;
-    job.lanes = lanes;
-    job.zeroed = zeroed;
-    job.tab_mode = tab;
-    job.fast16 = fast16;
-    for (uint32_t k = 0; k < p->components; k++) job.plane[k] = plane[k];
+                 cudaMemcpyAsync(c->blocks, c->h_blocks, desc, cudaMemcpyHostToDevice, c->stream),
+                 "uploading block descriptors");
+        CUDA_TRY(err, cudaMemsetAsync(c->sizes, 0, lay->nblocks * 16, c->stream),
+                 "clearing block status");
+    }
     c->host_t[3] = now_s();
-    CUDA_TRY(err, mark(c, 1), "timing");
-    CUDA_TRY(err,
-             arith_of(ch) ? wcg_ac_decode(&job, c->ac_work, c->stream)
-                          : wcg_bc_decode(&job, c->stream),
-             "decoding blocks");
+    if (!overlap) {
+        CUDA_TRY(err, mark(c, 1), "timing");
+        CUDA_TRY(err,
+                 arith_of(ch) ? wcg_ac_decode(&g[0].job, c->ac_work, c->stream)
+                              : wcg_bc_decode(&g[0].job, c->stream),
+                 "decoding blocks");
+    }
     CUDA_TRY(err, mark(c, 2), "timing");
     CUDA_TRY(
         err,
@@ -897,7 +1080,7 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     for (uint32_t k = 0; k < p->components; k++)
         if (is_block(p, k))
             CUDA_TRY(err,
-                     wcg_bands_to_blocks(job.plane[k], (int32_t *)((char *)c->coef + k * n * 4),
+                     wcg_bands_to_blocks(plane[k], (int32_t *)((char *)c->coef + k * n * 4),
                                          ceil8(p->width), ceil8(p->height), c->stream),
                      "regrouping into blocks");
     return WC_OK;

@@ -79,6 +79,11 @@ struct cuda_ctx {
      * planes, tokens and tables are still on the device, for emit_last;
      * every call clears it (begin_call). */
     int sized;
+    /* The decode's streams, a component each, and their events: ready
+     * (its payload and tables up) and done (chain_cuda.cu, PERF_NOTES p2). */
+    cudaStream_t dec_stream[4];
+    cudaEvent_t dec_ready[4], dec_done[4];
+    int dec_streams;
 };
 
 #define CUDA_TRY(err, call, what)                                   \
@@ -136,6 +141,10 @@ wc_status upload_gather(cuda_ctx *c, uint8_t *dst, const uint8_t *const *src, co
                         int n, int threads, const gather_side *side, wc_err *err);
 wc_status device_inverse(cuda_ctx *c, const wc_stage_plan *p, wc_image *out, wc_err *err);
 
+/* chain_cuda.cu: the decoder's switches (WC_CUDA_DEC_*, for comparisons
+ * in one process): the variable's integer where set and within lo..hi,
+ * else `otherwise`. */
+int dec_switch(const char *name, int otherwise, int lo, int hi);
 /* chain_cuda.cu: the whole chain (backend.h's encode and decode). */
 wc_status cuda_encode(void *self, const wc_stage_plan *p, const wc_image *in, wc_chain *ch,
                       es_output *out, wc_err *err);

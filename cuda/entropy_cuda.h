@@ -131,7 +131,7 @@ typedef struct wcg_dec_job {
     uint32_t tiled;   /* entropy 2: blocks of tiles (block_tiles.h) */
     /* Entropy 0: thread t decodes block order[t] (NULL: block t; an entry
      * of nblocks or more: none) for t below norder (0: nblocks), in
-     * thread blocks of `lanes` threads (0: wcg_dec_lanes(2)). */
+     * thread blocks of `lanes` threads (0: 2). */
     const uint32_t *order;
     uint32_t norder;
     uint32_t lanes;
@@ -144,6 +144,12 @@ typedef struct wcg_dec_job {
      * shared memory first (its other classes, if any, from fast16). */
     uint32_t tab_mode;
     const uint16_t *fast16; /* [component * WCG_NCLASS + class][WCG_FAST16] */
+    /* decode_stream's step instead of decode_lean's (both kernels; for
+     * comparisons, PERF_NOTES k9). */
+    uint32_t stream_step;
+    /* Entropy 0, decode_lean's step: the rows above as loaded, capped
+     * where the next step uses them (PERF_NOTES p3). */
+    uint32_t lazy_above;
 } wcg_dec_job;
 
 /* 16-bit fast entries of a class: BC_NTAB tables of BC_FAST_SIZE. */
@@ -154,17 +160,12 @@ typedef struct wcg_dec_job {
  * being m << nb (every class below 2^22 is 0..7 exactly or 4..7 or 1
  * times a power of two); an entry that does not fit is 0, the long way. */
 cudaError_t wcg_dec_fast16(const void *tabs, uint32_t ntab, uint16_t *fast16, cudaStream_t st);
-/* The entropy-0 table switch: WC_CUDA_DEC_TAB (0..2) where set, else
- * `otherwise`. */
-unsigned wcg_dec_tab_mode(unsigned otherwise);
 
 /* Decodes every block into its plane (entropy 0: one thread a block;
  * entropy 2: a warp a block, a lane a tile), with decode_lean's step
- * (WC_CUDA_DEC_LEAN=0: decode_stream's, for comparisons; PERF_NOTES k9). */
+ * unless job->stream_step. The caller (chain_cuda.cu, strip_decode.cu)
+ * makes every choice; this file reads no environment. */
 cudaError_t wcg_bc_decode(const wcg_dec_job *job, cudaStream_t st);
-/* Threads a thread block of the entropy-0 decode kernel: WC_CUDA_DEC_LANES
- * (1..32, for experiments) where set, else `otherwise`. */
-unsigned wcg_dec_lanes(unsigned otherwise);
 /* The CPU decoder's words for a block's status (what follows "component
  * c, subband s, block b: "), and its status code. */
 wc_status wcg_dec_message(const uint32_t *status, char *what, size_t cap);
