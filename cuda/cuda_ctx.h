@@ -72,6 +72,18 @@ struct cuda_ctx {
      * planes, tokens and tables are still on the device, for emit_last;
      * every call clears it (begin_call). */
     int sized;
+    /* Batch encodes (wc_chain.repeats): the chain of each recent shape as
+     * an instantiated CUDA graph (encode_graph.cu's enc_graph array, NULL
+     * until the first); graphs_off: a capture failed, the plain stream
+     * from then on; capturing: calls are being captured (no events). */
+    void *graphs;
+    int graphs_off, graphs_made, capturing;
+    unsigned long long graph_clock;
+    /* WC_CUDA_CLOCKS set: an encode's host clock at its start, its first
+     * wait and after it; the sums over encodes, on stderr at destroy. */
+    int clocks;
+    double clk_t[3], clk_sum[4];
+    unsigned long long clk_n;
 };
 
 #define CUDA_TRY(err, call, what)                                   \
