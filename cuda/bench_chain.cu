@@ -389,10 +389,11 @@ bool batch_pass(wc_ctx *ctx, const wc_params &p, std::vector<wc_image> &imgs, bo
     }
     const double enc = now_ms() - t0;
     t0 = now_ms();
-    if (one_call) {
+    const bool decode = !getenv("WC_BENCH_BATCH_ENCODE_ONLY");
+    if (decode && one_call) {
         for (size_t i = 0; i < n && ok; i++)
             ok = wc_decode(ctx, &p, outs[i], sizes[i], &dec[i]) == WC_OK;
-    } else if (ok) {
+    } else if (decode && ok) {
         ok = wc_decode_batch(ctx, &p, (const void *const *)outs.data(), sizes.data(), n, dec.data(),
                              &failed) == WC_OK;
     }
@@ -409,12 +410,15 @@ bool batch_pass(wc_ctx *ctx, const wc_params &p, std::vector<wc_image> &imgs, bo
     return ok;
 }
 
-/* WC_BENCH_AB=1: each CUDA batch row twice, its passes interleaved with
- * WC_CUDA_GRAPH=0 (the chain's calls one by one) and =1 (a graph a shape,
- * g1), on one context each; WC_BENCH_BATCH_WORKERS=N: only the CUDA batch
- * row of N workers (with WC_CUDA_CLOCKS, whose lines then come from one
- * variant). Passes: 1 + WC_BENCH_BATCH_REPS (default 3), the first one
- * set-up, not counted. */
+/* WC_BENCH_AB=1: each CUDA batch row three times, its passes interleaved
+ * with WC_CUDA_GRAPH=0 (the chain's calls one by one), =copy (a graph a
+ * shape, g1) and =mapped (the pack writing into pinned host memory, g2),
+ * on one context each, on as many workers as cores and twice that (the
+ * other rows left out: the switch does not touch them);
+ * WC_BENCH_BATCH_WORKERS=N: only a CUDA batch row of N workers (with
+ * WC_CUDA_CLOCKS, whose lines then come from one variant);
+ * WC_BENCH_BATCH_ENCODE_ONLY=1: no decodes. Passes: 1 +
+ * WC_BENCH_BATCH_REPS (default 3), the first one set-up, not counted. */
 int env_int(const char *name, int otherwise)
 {
     const char *e = getenv(name);
@@ -447,8 +451,12 @@ void batch(const char *dir)
      * its stream for much of an image */
     const int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
     for (int row = 0; row < 5; row++) {
-        const int threads = row == 3 ? 2 * cores : row == 4 ? 4 * cores : row == 2 ? cores : 0;
-        if (only && (row < 2 || threads != only)) continue;
+        const int threads = only       ? only
+                            : row == 3 ? 2 * cores
+                            : row == 4 ? 4 * cores
+                            : row == 2 ? cores
+                                       : 0;
+        if ((only && row != 2) || (ab && (row < 2 || row > 3))) continue;
         const int times = row >= 2 ? 40 : row ? 10 : 4; /* the slow ones: fewer */
         std::vector<wc_image> imgs;
         for (int k = 0; k < times; k++) imgs.insert(imgs.end(), kodak.begin(), kodak.end());
@@ -458,13 +466,17 @@ void batch(const char *dir)
         p.lossless = 0;
         p.backend = row ? WC_BACKEND_CUDA : WC_BACKEND_CPU;
         p.threads = row >= 2 ? threads : 0;
-        const int variants = ab && row >= 2 ? 2 : 1;
-        wc_ctx *ctx[2] = {wc_ctx_create(), variants > 1 ? wc_ctx_create() : NULL};
-        batch_times t[2];
+        const int variants = ab && row >= 2 ? 3 : 1;
+        static const char *const graph[3] = {"0", "copy", "mapped"};
+        static const char *const label[3] = {" (WC_CUDA_GRAPH=0)", " (graphs, payload copied, g1)",
+                                             " (graphs, payload mapped, g2)"};
+        wc_ctx *ctx[3] = {wc_ctx_create(), variants > 1 ? wc_ctx_create() : NULL,
+                          variants > 1 ? wc_ctx_create() : NULL};
+        batch_times t[3];
         bool ok = true;
         for (int rep = 0; rep <= reps && ok; rep++) /* the first: set-up, not counted */
             for (int v = 0; v < variants && ok; v++) {
-                if (variants > 1) setenv("WC_CUDA_GRAPH", v ? "1" : "0", 1);
+                if (variants > 1) setenv("WC_CUDA_GRAPH", graph[v], 1);
                 ok = batch_pass(ctx[v], p, imgs, row == 1, rep ? &t[v] : NULL);
             }
         if (variants > 1) unsetenv("WC_CUDA_GRAPH");
@@ -473,7 +485,7 @@ void batch(const char *dir)
                    row == 0   ? "cpu backend, wc_encode/decode_batch"
                    : row == 1 ? "cuda backend, one call an image"
                               : "cuda backend, wc_encode/decode_batch",
-                   variants > 1 ? (v ? " (graphs, g1)" : " (WC_CUDA_GRAPH=0)") : "",
+                   variants > 1 ? label[v] : "",
                    row == 1    ? 1
                    : p.threads ? p.threads
                                : cores,

@@ -296,11 +296,13 @@ static wc_status device_sizes(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job 
     return WC_OK;
 }
 
-/* Queues the coding of every block, the pack and the sizes' download
- * (no wait: device_finish waits). Entropy 3's slots are bc_bound bytes
+/* Queues the coding of every block, the pack into pack_to (c->payload,
+ * or pinned host memory that the device writes across PCIe) and the
+ * sizes' download (no wait: device_finish waits). Entropy 3's slots are bc_bound bytes
  * too (ac_bound is a far looser bound): a block past it fails with
  * WC_ERR_BUFFER, and cuda_encode codes the image on the host instead. */
-wc_status device_emit(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, wc_err *err)
+wc_status device_emit(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, uint8_t *pack_to,
+                      wc_err *err)
 {
     const size_t nb = ch->layout->nblocks;
     const int arith = arith_of(ch);
@@ -315,7 +317,7 @@ wc_status device_emit(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, wc
     CUDA_TRY(err, mark(c, 5), "timing");
     CUDA_TRY(err,
              wcg_bc_pack(job, (const uint8_t *)c->slots, (const uint32_t *)c->sizes,
-                         (unsigned long long *)c->offsets, (uint8_t *)c->payload, c->stream),
+                         (unsigned long long *)c->offsets, pack_to, c->stream),
              "packing the payload");
     CUDA_TRY(err, mark(c, 6), "timing");
     CUDA_TRY(err,
@@ -327,9 +329,10 @@ wc_status device_emit(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, wc
 /* Waits for device_emit's sizes, brings the payload back (with each
  * component's CRC-32 from the device, unless the payload is under
  * `host_crcs_below` bytes: the container then computes them) and writes
- * the tables while it comes. */
+ * the tables while it comes. packed_on_host: the pack wrote the payload
+ * into c->h_payload itself; nothing more to wait for. */
 wc_status device_finish(cuda_ctx *c, const wc_chain *ch, es_output *out, size_t host_crcs_below,
-                        wc_err *err)
+                        bool packed_on_host, wc_err *err)
 {
     const wc_layout *lay = ch->layout;
     const size_t nb = lay->nblocks;
@@ -342,9 +345,10 @@ wc_status device_finish(cuda_ctx *c, const wc_chain *ch, es_output *out, size_t 
     size_t size[4] = {0, 0, 0, 0};
     WC_FORWARD_IF_ERROR(take_sizes(lay, hs, out, size, err));
     const size_t total = size[0] + size[1] + size[2] + size[3];
-    WC_FORWARD_IF_ERROR(grow_pinned(&c->h_payload, &c->h_payload_cap, total ? total : 1, err,
-                                    "allocating the pinned payload"));
-    if (total)
+    if (!packed_on_host)
+        WC_FORWARD_IF_ERROR(grow_pinned(&c->h_payload, &c->h_payload_cap, total ? total : 1, err,
+                                        "allocating the pinned payload"));
+    if (total && !packed_on_host)
         CUDA_TRY(
             err,
             cudaMemcpyAsync(c->h_payload, c->payload, total, cudaMemcpyDeviceToHost, c->stream),
@@ -352,7 +356,7 @@ wc_status device_finish(cuda_ctx *c, const wc_chain *ch, es_output *out, size_t 
     /* Behind the payload's download on the one stream: a few tens of µs
      * that spare the host a pass over the payload. */
     wcg_crc_parts parts = {};
-    const bool crc = total >= host_crcs_below && !host_crc();
+    const bool crc = !packed_on_host && total >= host_crcs_below && !host_crc();
     if (crc) WC_FORWARD_IF_ERROR(device_crc(c, nb, size, lay->components, &parts, err));
     CUDA_TRY(err, mark(c, 7), "timing");
     /* The code lengths came down before the sizes: the tables are written
@@ -360,7 +364,7 @@ wc_status device_finish(cuda_ctx *c, const wc_chain *ch, es_output *out, size_t 
     c->host_t[1] = now_s();
     if (!arith) WC_FORWARD_IF_ERROR(write_tables(ch->header, (const uint8_t *)c->h_lens, out, err));
     c->host_t[2] = now_s();
-    CUDA_TRY(err, cudaStreamSynchronize(c->stream), "downloading the payload");
+    if (!packed_on_host) CUDA_TRY(err, cudaStreamSynchronize(c->stream), "downloading the payload");
     /* The container is written from the pinned buffer itself: one copy of
      * the payload less. */
     uint8_t *src = (uint8_t *)c->h_payload;
@@ -380,9 +384,9 @@ wc_status device_finish(cuda_ctx *c, const wc_chain *ch, es_output *out, size_t 
 wc_status device_code(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, es_output *out,
                       wc_err *err)
 {
-    WC_FORWARD_IF_ERROR(device_emit(c, ch, job, err));
+    WC_FORWARD_IF_ERROR(device_emit(c, ch, job, (uint8_t *)c->payload, err));
     c->clk_t[1] = now_s();
-    return device_finish(c, ch, out, 0, err);
+    return device_finish(c, ch, out, 0, false, err);
 }
 
 /* WC_CUDA_SIZE_PROBES=0: every rate-control probe emits, packs and
@@ -417,12 +421,19 @@ static wc_status check_against_emit(cuda_ctx *c, const wc_chain *ch, const wcg_b
     return s;
 }
 
-/* WC_CUDA_GRAPH=0: a batch's encodes issue the chain's calls one by one
- * (the version before g1, for comparison in one binary). */
-static bool graphs_wanted()
+/* WC_CUDA_GRAPH picks a batch's encode: "0" the chain's calls one by
+ * one (the version before g1, for comparison in one binary); unset or
+ * anything else a graph a shape, the payload copied down after the
+ * sizes' wait (g1); "mapped" the same graph, whose pack writes the
+ * payload straight into the pinned host buffer (g2). */
+enum { GRAPH_OFF, GRAPH_COPY, GRAPH_MAPPED };
+
+static int graph_mode()
 {
     const char *e = getenv("WC_CUDA_GRAPH");
-    return !e || strcmp(e, "0") != 0;
+    if (!e) return GRAPH_COPY;
+    if (strcmp(e, "0") == 0) return GRAPH_OFF;
+    return strcmp(e, "mapped") == 0 ? GRAPH_MAPPED : GRAPH_COPY;
 }
 
 /* What a batch worker's graph holds: the chain from the samples (in the
@@ -434,6 +445,7 @@ struct chain_calls {
     const wc_chain *ch;
     wcg_bc_job *job;
     bool staged;
+    uint8_t *pack_to;
 };
 
 static wc_status queue_chain(void *arg, wc_err *err)
@@ -454,7 +466,7 @@ static wc_status queue_chain(void *arg, wc_err *err)
                              cudaMemcpyHostToDevice, c->stream),
              "uploading block descriptors");
     WC_FORWARD_IF_ERROR(device_tables(c, q->ch, q->job, err));
-    return device_emit(c, q->ch, q->job, err);
+    return device_emit(c, q->ch, q->job, q->pack_to, err);
 }
 
 /* Payloads under this size get their CRCs from the container on the host
@@ -467,9 +479,16 @@ const size_t kGraphHostCrcBelow = (size_t)1 << 20;
  * the graph), the chain as one launch of the shape's graph
  * (encode_graph.h), then device_finish: the sizes' wait, the payload. */
 static wc_status encode_graph(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in,
-                              const wc_chain *ch, wcg_bc_job *job, size_t slots, es_output *out,
-                              wc_err *err)
+                              const wc_chain *ch, wcg_bc_job *job, size_t slots, bool mapped,
+                              es_output *out, wc_err *err)
 {
+    /* Mapped: the pinned payload holds the slots' bound, as c->payload
+     * does (a pinned allocation is the device's memory too, under CUDA's
+     * unified addressing). */
+    if (mapped)
+        WC_FORWARD_IF_ERROR(grow_pinned(&c->h_payload, &c->h_payload_cap, slots + 4, err,
+                                        "allocating the pinned payload"));
+    uint8_t *pack_to = (uint8_t *)(mapped ? c->h_payload : c->payload);
     const bool staged = staged_upload(p, in->pixels);
     if (staged) {
         const size_t row = host_row_bytes(p), stride = in->stride ? in->stride : row;
@@ -482,11 +501,11 @@ static wc_status encode_graph(cuda_ctx *c, const wc_stage_plan *p, const wc_imag
     coder_planes(c, p, job);
     graph_key k;
     graph_key_make(c, p, job, ch->layout->nblocks, slots, ch->header->entropy, ch->header->flags,
-                   staged, &k);
-    chain_calls q = {c, p, in, ch, job, staged};
+                   staged, pack_to, &k);
+    chain_calls q = {c, p, in, ch, job, staged, pack_to};
     WC_FORWARD_IF_ERROR(graph_launch(c, &k, queue_chain, &q, err));
     c->clk_t[1] = now_s();
-    return device_finish(c, ch, out, kGraphHostCrcBelow, err);
+    return device_finish(c, ch, out, kGraphHostCrcBelow, mapped, err);
 }
 
 /* WC_CUDA_CLOCKS: one full encode's host clocks into the sums. */
@@ -544,8 +563,10 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
     }
     const double t_start = now_s();
     c->host_t[0] = t_start;
-    if (ch->repeats && !sized && !reuse && !arith_of(ch) && graphs_wanted()) {
-        WC_FORWARD_IF_ERROR(encode_graph(c, p, in, ch, &job, slots, out, err));
+    const int graph = ch->repeats && !sized && !reuse && !arith_of(ch) ? graph_mode() : GRAPH_OFF;
+    if (graph != GRAPH_OFF) {
+        WC_FORWARD_IF_ERROR(
+            encode_graph(c, p, in, ch, &job, slots, graph == GRAPH_MAPPED, out, err));
         c->px_src = in->pixels;
         c->px_stride = stride;
         memcpy(c->px_shape, shape, sizeof shape);

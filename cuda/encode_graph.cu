@@ -36,7 +36,7 @@ struct graph_cache {
 
 void graph_key_make(const cuda_ctx *c, const wc_stage_plan *p, const wcg_bc_job *job,
                     uint64_t nblocks, size_t slots, int entropy, int flags, bool staged,
-                    graph_key *k)
+                    const void *pack_to, graph_key *k)
 {
     memset(k, 0, sizeof *k);
     k->plan = *p;
@@ -50,6 +50,7 @@ void graph_key_make(const cuda_ctx *c, const wc_stage_plan *p, const wcg_bc_job 
     k->entropy = entropy;
     k->flags = flags;
     k->staged = staged;
+    k->pack_to = pack_to;
     const void *b[] = {c->px,       c->coef,   c->work,    c->bands, c->blocks, c->slots,
                        c->payload,  c->sizes,  c->offsets, c->hist,  c->tabs,   c->lens,
                        c->h_blocks, c->h_lens, c->h_sizes, c->stage};

@@ -28,11 +28,12 @@ struct graph_key {
     uint64_t nblocks, slots;
     int entropy, flags, staged;
     const void *buf[16];
+    const void *pack_to; /* where the pack writes the payload */
 };
 
 void graph_key_make(const cuda_ctx *c, const wc_stage_plan *p, const wcg_bc_job *job,
                     uint64_t nblocks, size_t slots, int entropy, int flags, bool staged,
-                    graph_key *k);
+                    const void *pack_to, graph_key *k);
 
 /* The stream calls of one image's chain (the graph's content). */
 typedef wc_status (*graph_queue_fn)(void *arg, wc_err *err);

@@ -6,8 +6,9 @@
  * when one worker sees more shapes than it keeps graphs for (graphs
  * replaced, then made again), when the parameters change between batches
  * on the same context (same shapes, other steps: new graphs), for images
- * staged through the pinned buffer and images copied up directly, and for
- * both Huffman modes (entropy 0 and the tiled entropy 2).
+ * staged through the pinned buffer and images copied up directly, for
+ * both Huffman modes (entropy 0 and the tiled entropy 2), and with the
+ * payload copied down or written by the device into pinned memory.
  *
  * Where no CUDA device is present it says so and returns 77 (ctest SKIP).
  */
@@ -120,14 +121,8 @@ static void check_batch(const wc_params *base, const wc_image *imgs, size_t n, i
 /* One worker (kOrder), then three workers; two steps and two transforms
  * on the same contexts (same shapes, new graphs); lossless, and the tiled
  * Huffman mode. */
-static void test_batch_graph_shapes(void **state)
+static void batch_cases(const wc_image *imgs, size_t n, int quick)
 {
-    (void)state;
-    const size_t n = NIMAGES;
-    wc_image *imgs = wc_calloc(n, sizeof *imgs);
-    assert_non_null(imgs);
-    make_batch(imgs);
-    const int quick = getenv("WC_TEST_STRIDE") != NULL; /* sanitizers: fewer passes */
     static const float quality[] = {75, 30};
     static const int transform[] = {WC_TRANSFORM_DWT, WC_TRANSFORM_DCT};
     for (int t = 0; t < 2; t++)
@@ -149,6 +144,31 @@ static void test_batch_graph_shapes(void **state)
     check_batch(&p, imgs, n, quick ? 1 : 0);
     p.lossless = 0;
     check_batch(&p, imgs, n, 1);
+}
+
+/* The cases with the payload copied down after the graph (g1) and
+ * written by the pack into pinned host memory (WC_CUDA_GRAPH=mapped, g2),
+ * on the same contexts; WC_CUDA_GRAPH=0 in the environment: the plain
+ * stream only. */
+static void test_batch_graph_shapes(void **state)
+{
+    (void)state;
+    const size_t n = NIMAGES;
+    wc_image *imgs = wc_calloc(n, sizeof *imgs);
+    assert_non_null(imgs);
+    make_batch(imgs);
+    const int quick = getenv("WC_TEST_STRIDE") != NULL; /* sanitizers: fewer passes */
+    const char *was = getenv("WC_CUDA_GRAPH");
+    if (was && strcmp(was, "0") == 0) {
+        batch_cases(imgs, n, quick);
+    } else {
+        static const char *const modes[] = {"copy", "mapped"};
+        for (int m = 0; m < 2; m++) {
+            setenv("WC_CUDA_GRAPH", modes[m], 1);
+            batch_cases(imgs, n, quick);
+        }
+        unsetenv("WC_CUDA_GRAPH");
+    }
     for (size_t i = 0; i < n; i++) wc_image_free(&imgs[i]);
     wc_free(imgs);
 }
