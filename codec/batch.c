@@ -7,7 +7,10 @@
  * the container) and its device work overlap with the others', and the
  * small kernels of many images run side by side on the device. Each image
  * is coded exactly as a single call codes it: the bytes are those of
- * wc_encode_alloc and wc_decode whatever the number of workers.
+ * wc_encode_alloc and wc_decode whatever the number of workers. A batch of
+ * more images than workers tells the backend that shapes repeat
+ * (wc_chain.repeats): the CUDA backend then runs each shape's device chain
+ * as a CUDA graph kept in the worker (cuda/encode_graph.cu).
  */
 #include <stdio.h>
 #include <string.h>
@@ -157,7 +160,11 @@ wc_status wc_encode_batch(wc_ctx *ctx, const wc_params *p, const wc_image *imgs,
      * ctx's pooled threads stay free for worker 0 (ctx itself),
      * whose encodes make them current; each other worker has its own. */
     wc_thread_pool *was = wc_thread_pool_use(NULL);
+    /* Each worker's encodes tell the backend that more images follow
+     * (wc_chain.repeats: on CUDA, a graph of the chain kept per shape). */
+    for (int i = 0; i < k; i++) ctx->workers[i]->in_batch = n > (size_t)k;
     wc_parallel_for(k, n, encode_item, &b);
+    for (int i = 0; i < k; i++) ctx->workers[i]->in_batch = 0;
     wc_thread_pool_use(was);
     size_t first = n;
     wc_status s = batch_end(ctx, w, k, &first);

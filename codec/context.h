@@ -34,6 +34,8 @@ struct wc_ctx {
      * their own backend (on CUDA: stream and buffers) and pool. */
     struct wc_ctx **workers;
     int nworkers;
+    /* Set while this context codes a batch's images (wc_chain.repeats). */
+    int in_batch;
 };
 
 /* Makes ctx's worker threads the ones wc_parallel_for uses on the calling

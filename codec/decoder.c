@@ -438,7 +438,7 @@ static wc_status decode_planes(wc_ctx *ctx, const wc_params *p, parsed *ps, wc_i
         plan.device_memory = into && p && p->memory == WC_MEMORY_DEVICE;
         plan.stream = p ? p->stream : NULL;
         plan.max_device_memory = p ? p->max_device_memory : 0;
-        wc_chain chain = {&ps->h, &ps->lay, 0, 0.0, 0.0, NULL, 0, 0, 0};
+        wc_chain chain = {&ps->h, &ps->lay, 0, 0.0, 0.0, NULL, 0, 0, 0, 0};
         s = ctx->backend->decode(ctx->backend_self, &plan, &chain, &ps->in, &img, err);
         ctx->times.entropy = chain.t_entropy;
         ctx->times.transform = chain.t_transform;

@@ -261,8 +261,9 @@ static wc_status device_probe(enc_state *st, float step, int size_only, int emit
 {
     plan_set_step(&st->h, step);
     enc_stage_plan(st);
-    wc_chain chain = {&st->h,    &st->lay, st->p->deflate_level, 0.0, 0.0, NULL, st->probes++ > 0,
-                      size_only, emit_last};
+    wc_chain chain = {&st->h,    &st->lay, st->p->deflate_level, 0.0,
+                      0.0,       NULL,     st->probes++ > 0,     size_only,
+                      emit_last, 0};
     memset(out, 0, sizeof *out);
     wc_status s = st->ctx->backend->encode(st->ctx->backend_self, &st->plan, st->img, &chain, out,
                                            &st->ctx->err);
@@ -495,7 +496,8 @@ static wc_status encode_payloads(enc_state *st, const wc_image *img, es_output *
     if (!rate) {
         /* The whole chain on the backend: samples in, coded blocks out. */
         st->plan.quantize = 1;
-        wc_chain chain = {&st->h, &st->lay, p->deflate_level, 0.0, 0.0, NULL, 0, 0, 0};
+        wc_chain chain = {&st->h, &st->lay, p->deflate_level, 0.0, 0.0, NULL, 0,
+                          0,      0,        st->ctx->in_batch};
         wc_status s =
             st->ctx->backend->encode(st->ctx->backend_self, &st->plan, img, &chain, out, err);
         st->ctx->times.transform = chain.t_transform;
@@ -959,7 +961,7 @@ wc_status wc_ctx_prepare(wc_ctx *ctx, const wc_params *p, const wc_image *shape)
     s = enc_plan(&st, shape);
     if (s == WC_OK) {
         st.plan.quantize = 1;
-        wc_chain chain = {&st.h, &st.lay, p->deflate_level, 0.0, 0.0, NULL, 0, 0, 0};
+        wc_chain chain = {&st.h, &st.lay, p->deflate_level, 0.0, 0.0, NULL, 0, 0, 0, 0};
         s = ctx->backend->prepare(ctx->backend_self, &st.plan, &chain, &ctx->err);
     }
     free_planes(&st);

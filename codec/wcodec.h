@@ -395,7 +395,9 @@ WC_API wc_status wc_decode_region(wc_ctx *ctx, const wc_params *p, const void *s
  * sizes[i] as wc_encode_alloc gives them (free each with wc_free), the
  * same bytes. Images are coded side by side on p->threads host threads
  * (0: all cores), each with a context of its own kept in ctx (on CUDA its
- * own stream and buffers), so a second batch pays no set-up. On failure
+ * own stream and buffers, and a CUDA graph of the device chain for each
+ * of the last few image shapes it coded), so a second batch pays no
+ * set-up. On failure
  * *failed (if not NULL) holds the lowest failing index and wc_ctx_error
  * says "image I: " and that image's message; the images before it are
  * coded (their outputs kept) and the rest are NULL.

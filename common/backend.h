@@ -132,6 +132,11 @@ typedef struct wc_chain {
      * that call left (the CUDA backend: the planes, tokens and tables on
      * the device); where nothing is left, an encode from the start. */
     int emit_last;
+    /* in: more images of this shape and these parameters follow on this
+     * backend (a batch worker, codec/batch.c): a device backend may keep
+     * per-shape state between calls (the CUDA backend: a CUDA graph of
+     * its chain). The bytes never depend on it. */
+    int repeats;
 } wc_chain;
 
 /* A backend: plain C function pointers over an opaque self. */

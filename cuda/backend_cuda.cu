@@ -31,6 +31,7 @@ extern "C" {
 #include "colour_transform.h"
 #include "cuda_ctx.h"
 #include "dwt_cuda.h"
+#include "encode_graph.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +107,17 @@ void cuda_destroy(void *self)
     if (!c) return;
     cudaSetDevice(c->device);
     cudaStreamSynchronize(c->stream);
+    if (c->clocks && c->clk_n) {
+        const double n = (double)c->clk_n;
+        fprintf(stderr,
+                "cuda encode clocks (WC_CUDA_CLOCKS), %llu encodes, us each: start to the first "
+                "wait %.1f | first wait %.1f | payload, tables, second wait %.1f | whole %.1f; "
+                "graphs made %d%s\n",
+                c->clk_n, 1e6 * c->clk_sum[0] / n, 1e6 * c->clk_sum[1] / n, 1e6 * c->clk_sum[2] / n,
+                1e6 * c->clk_sum[3] / n, c->graphs_made,
+                c->graphs_off ? " (then off: a capture failed)" : "");
+    }
+    graph_cache_free(c);
     cudaFree(c->px);
     cudaFree(c->coef);
     cudaFree(c->work);
@@ -136,6 +148,7 @@ wc_status begin_call(cuda_ctx *c, const wc_stage_plan *p, wc_err *err)
     c->px_src = NULL; /* a call may change px: an encode says again what it holds */
     c->sized = 0;     /* and the coder's buffers */
     c->trace = getenv("WC_CUDA_TIMES") != NULL;
+    c->clocks = getenv("WC_CUDA_CLOCKS") != NULL;
     CUDA_TRY(err, cudaSetDevice(c->device), "selecting the device");
     if (p->stream) {
         CUDA_TRY(err, cudaEventRecord(c->user, (cudaStream_t)p->stream),

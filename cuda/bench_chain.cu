@@ -364,6 +364,67 @@ double bench_nvjpeg(const wc_image *img, const uint8_t *pinned)
 }
 #endif
 
+/* One batch row's timings: encode and decode of n images, host to host. */
+struct batch_times {
+    std::vector<double> enc, dec;
+};
+
+/* One pass of a row (row 1: one call an image, else the batch calls);
+ * false on a failure (reported). */
+bool batch_pass(wc_ctx *ctx, const wc_params &p, std::vector<wc_image> &imgs, bool one_call,
+                batch_times *t)
+{
+    const size_t n = imgs.size();
+    std::vector<void *> outs(n);
+    std::vector<size_t> sizes(n);
+    std::vector<wc_image> dec(n);
+    size_t failed = 0;
+    double t0 = now_ms();
+    bool ok = true;
+    if (one_call) {
+        for (size_t i = 0; i < n && ok; i++)
+            ok = wc_encode_alloc(ctx, &p, &imgs[i], &outs[i], &sizes[i]) == WC_OK;
+    } else {
+        ok = wc_encode_batch(ctx, &p, imgs.data(), n, outs.data(), sizes.data(), &failed) == WC_OK;
+    }
+    const double enc = now_ms() - t0;
+    t0 = now_ms();
+    const bool decode = !getenv("WC_BENCH_BATCH_ENCODE_ONLY");
+    if (decode && one_call) {
+        for (size_t i = 0; i < n && ok; i++)
+            ok = wc_decode(ctx, &p, outs[i], sizes[i], &dec[i]) == WC_OK;
+    } else if (decode && ok) {
+        ok = wc_decode_batch(ctx, &p, (const void *const *)outs.data(), sizes.data(), n, dec.data(),
+                             &failed) == WC_OK;
+    }
+    const double dect = now_ms() - t0;
+    if (!ok) fprintf(stderr, "batch: %s\n", wc_ctx_error(ctx));
+    if (t) {
+        t->enc.push_back(enc);
+        t->dec.push_back(dect);
+    }
+    for (size_t i = 0; i < n; i++) {
+        wc_free(outs[i]);
+        wc_image_free(&dec[i]);
+    }
+    return ok;
+}
+
+/* WC_BENCH_AB=1: each CUDA batch row three times, its passes interleaved
+ * with WC_CUDA_GRAPH=0 (the chain's calls one by one), =copy (a graph a
+ * shape, g1) and =mapped (the pack writing into pinned host memory, g2),
+ * on one context each, on as many workers as cores and twice that (the
+ * other rows left out: the switch does not touch them);
+ * WC_BENCH_BATCH_WORKERS=N: only a CUDA batch row of N workers (with
+ * WC_CUDA_CLOCKS, whose lines then come from one variant);
+ * WC_BENCH_BATCH_ENCODE_ONLY=1: no decodes. Passes: 1 +
+ * WC_BENCH_BATCH_REPS (default 3), the first one set-up, not counted. */
+int env_int(const char *name, int otherwise)
+{
+    const char *e = getenv(name);
+    return e && *e ? atoi(e) : otherwise;
+}
+
 /* The 24 Kodak images, each `times` times, as one batch: images per
  * second, encode (9/7, quality 75) and decode, host to host, on each
  * backend. */
@@ -378,13 +439,24 @@ void batch(const char *dir)
         if (image_read(path, 0, &t, &err) == WC_OK) kodak.push_back(t);
     }
     if (kodak.empty()) return;
-    printf("\n| batch (Kodak x N, 9/7 q75, host to host; medians of 3) | images | encode "
+    const bool ab = env_int("WC_BENCH_AB", 0) != 0;
+    const int only = env_int("WC_BENCH_BATCH_WORKERS", 0);
+    const int reps = env_int("WC_BENCH_BATCH_REPS", 3) > 0 ? env_int("WC_BENCH_BATCH_REPS", 3) : 3;
+    printf("\n| batch (Kodak x N, 9/7 q75, host to host; medians of %d) | images | encode "
            "images/s | decode images/s |\n"
-           "| --- | --- | --- | --- |\n");
+           "| --- | --- | --- | --- |\n",
+           reps);
     /* rows: CPU batch, CUDA one call an image, CUDA batch on all cores,
      * then on 2x and 4x as many workers (p.threads): a worker waits on
      * its stream for much of an image */
+    const int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
     for (int row = 0; row < 5; row++) {
+        const int threads = only       ? only
+                            : row == 3 ? 2 * cores
+                            : row == 4 ? 4 * cores
+                            : row == 2 ? cores
+                                       : 0;
+        if ((only && row != 2) || (ab && (row < 2 || row > 3))) continue;
         const int times = row >= 2 ? 40 : row ? 10 : 4; /* the slow ones: fewer */
         std::vector<wc_image> imgs;
         for (int k = 0; k < times; k++) imgs.insert(imgs.end(), kodak.begin(), kodak.end());
@@ -393,55 +465,37 @@ void batch(const char *dir)
         wc_params_init(&p);
         p.lossless = 0;
         p.backend = row ? WC_BACKEND_CUDA : WC_BACKEND_CPU;
-        const int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
-        p.threads = row == 3 ? 2 * cores : row == 4 ? 4 * cores : 0;
-        wc_ctx *ctx = wc_ctx_create();
-        std::vector<void *> outs(n);
-        std::vector<size_t> sizes(n);
-        std::vector<wc_image> dec(n);
-        size_t failed = 0;
-        std::vector<double> enc_t, dec_t;
+        p.threads = row >= 2 ? threads : 0;
+        const int variants = ab && row >= 2 ? 3 : 1;
+        static const char *const graph[3] = {"0", "copy", "mapped"};
+        static const char *const label[3] = {" (WC_CUDA_GRAPH=0)", " (graphs, payload copied, g1)",
+                                             " (graphs, payload mapped, g2)"};
+        wc_ctx *ctx[3] = {wc_ctx_create(), variants > 1 ? wc_ctx_create() : NULL,
+                          variants > 1 ? wc_ctx_create() : NULL};
+        batch_times t[3];
         bool ok = true;
-        for (int rep = 0; rep < 4 && ok; rep++) { /* the first: set-up, not counted */
-            double t0 = now_ms();
-            if (row == 1) {
-                for (size_t i = 0; i < n && ok; i++)
-                    ok = wc_encode_alloc(ctx, &p, &imgs[i], &outs[i], &sizes[i]) == WC_OK;
-            } else {
-                ok = wc_encode_batch(ctx, &p, imgs.data(), n, outs.data(), sizes.data(), &failed) ==
-                     WC_OK;
+        for (int rep = 0; rep <= reps && ok; rep++) /* the first: set-up, not counted */
+            for (int v = 0; v < variants && ok; v++) {
+                if (variants > 1) setenv("WC_CUDA_GRAPH", graph[v], 1);
+                ok = batch_pass(ctx[v], p, imgs, row == 1, rep ? &t[v] : NULL);
             }
-            const double enc = now_ms() - t0;
-            t0 = now_ms();
-            if (row == 1) {
-                for (size_t i = 0; i < n && ok; i++)
-                    ok = wc_decode(ctx, &p, outs[i], sizes[i], &dec[i]) == WC_OK;
-            } else if (ok) {
-                ok = wc_decode_batch(ctx, &p, (const void *const *)outs.data(), sizes.data(), n,
-                                     dec.data(), &failed) == WC_OK;
-            }
-            const double dect = now_ms() - t0;
-            if (!ok) fprintf(stderr, "batch: %s\n", wc_ctx_error(ctx));
-            if (rep) {
-                enc_t.push_back(enc);
-                dec_t.push_back(dect);
-            }
-            for (size_t i = 0; i < n; i++) {
-                wc_free(outs[i]);
-                outs[i] = NULL;
-                wc_image_free(&dec[i]);
-            }
-        }
-        if (ok)
-            printf("| %s, %d workers | %zu | %.0f | %.0f |\n",
+        if (variants > 1) unsetenv("WC_CUDA_GRAPH");
+        for (int v = 0; v < variants && ok; v++)
+            printf("| %s%s, %d workers | %zu | %.0f | %.0f |\n",
                    row == 0   ? "cpu backend, wc_encode/decode_batch"
                    : row == 1 ? "cuda backend, one call an image"
                               : "cuda backend, wc_encode/decode_batch",
+                   variants > 1 ? label[v] : "",
                    row == 1    ? 1
                    : p.threads ? p.threads
                                : cores,
-                   n, n / (median(enc_t) * 1e-3), n / (median(dec_t) * 1e-3));
-        wc_ctx_free(ctx);
+                   n, n / (median(t[v].enc) * 1e-3), n / (median(t[v].dec) * 1e-3));
+        for (wc_ctx *c : ctx)
+            if (c) wc_ctx_free(c);
+    }
+    if (only) {
+        for (auto &t : kodak) wc_image_free(&t);
+        return;
     }
 #ifdef WC_HAVE_NVJPEG
     { /* nvJPEG q75 4:2:0 on the same 960 images, one call each, host to host */
@@ -465,40 +519,43 @@ void batch(const char *dir)
         CK(cudaHostAlloc((void **)&h_out, most, cudaHostAllocDefault));
         std::vector<std::vector<uint8_t>> jpgs;
         const int times = 40;
-        double t0 = now_ms();
-        for (int k = 0; k < times; k++)
-            for (const wc_image &t : kodak) {
-                const size_t bytes = (size_t)t.width * t.height * 3;
-                CK(cudaMemcpyAsync(d_rgb, t.pixels, bytes, cudaMemcpyHostToDevice, st));
-                nvjpegImage_t in;
-                memset(&in, 0, sizeof in);
-                in.channel[0] = d_rgb;
-                in.pitch[0] = t.width * 3;
-                NJ(nvjpegEncodeImage(h, es, ep, &in, NVJPEG_INPUT_RGBI, t.width, t.height, st));
-                size_t len = 0;
-                NJ(nvjpegEncodeRetrieveBitstream(h, es, NULL, &len, st));
-                NJ(nvjpegEncodeRetrieveBitstream(h, es, h_jpg, &len, st));
-                CK(cudaStreamSynchronize(st));
-                if (k == 0) jpgs.emplace_back(h_jpg, h_jpg + len);
-            }
-        const double enc = now_ms() - t0;
-        t0 = now_ms();
-        for (int k = 0; k < times; k++)
-            for (size_t i = 0; i < kodak.size(); i++) {
-                nvjpegImage_t out;
-                memset(&out, 0, sizeof out);
-                out.channel[0] = d_out;
-                out.pitch[0] = kodak[i].width * 3;
-                NJ(nvjpegDecode(h, js, jpgs[i].data(), jpgs[i].size(), NVJPEG_OUTPUT_RGBI, &out,
-                                st));
-                CK(cudaMemcpyAsync(h_out, d_out, (size_t)kodak[i].width * kodak[i].height * 3,
-                                   cudaMemcpyDeviceToHost, st));
-                CK(cudaStreamSynchronize(st));
-            }
-        const double dect = now_ms() - t0;
+        std::vector<double> enc_t, dec_t;
+        for (int rep = 0; rep < reps; rep++) {
+            double t0 = now_ms();
+            for (int k = 0; k < times; k++)
+                for (const wc_image &t : kodak) {
+                    const size_t bytes = (size_t)t.width * t.height * 3;
+                    CK(cudaMemcpyAsync(d_rgb, t.pixels, bytes, cudaMemcpyHostToDevice, st));
+                    nvjpegImage_t in;
+                    memset(&in, 0, sizeof in);
+                    in.channel[0] = d_rgb;
+                    in.pitch[0] = t.width * 3;
+                    NJ(nvjpegEncodeImage(h, es, ep, &in, NVJPEG_INPUT_RGBI, t.width, t.height, st));
+                    size_t len = 0;
+                    NJ(nvjpegEncodeRetrieveBitstream(h, es, NULL, &len, st));
+                    NJ(nvjpegEncodeRetrieveBitstream(h, es, h_jpg, &len, st));
+                    CK(cudaStreamSynchronize(st));
+                    if (k == 0 && rep == 0) jpgs.emplace_back(h_jpg, h_jpg + len);
+                }
+            enc_t.push_back(now_ms() - t0);
+            t0 = now_ms();
+            for (int k = 0; k < times; k++)
+                for (size_t i = 0; i < kodak.size(); i++) {
+                    nvjpegImage_t out;
+                    memset(&out, 0, sizeof out);
+                    out.channel[0] = d_out;
+                    out.pitch[0] = kodak[i].width * 3;
+                    NJ(nvjpegDecode(h, js, jpgs[i].data(), jpgs[i].size(), NVJPEG_OUTPUT_RGBI, &out,
+                                    st));
+                    CK(cudaMemcpyAsync(h_out, d_out, (size_t)kodak[i].width * kodak[i].height * 3,
+                                       cudaMemcpyDeviceToHost, st));
+                    CK(cudaStreamSynchronize(st));
+                }
+            dec_t.push_back(now_ms() - t0);
+        }
         const size_t n = (size_t)times * kodak.size();
-        printf("| nvJPEG (one call an image) | %zu | %.0f | %.0f |\n", n, n / (enc * 1e-3),
-               n / (dect * 1e-3));
+        printf("| nvJPEG (one call an image) | %zu | %.0f | %.0f |\n", n,
+               n / (median(enc_t) * 1e-3), n / (median(dec_t) * 1e-3));
         nvj_close(h, es, ep, js, st, d_rgb, d_out, h_jpg, h_out);
     }
 #endif

@@ -8,9 +8,14 @@
  * thread-a-block coder in place of the tables and emit. Deflate modes go
  * through the host's entropy coder (chain_host.c).
  */
+extern "C" {
+#include "parallel.h"
+}
+
 #include "blk8_cuda.h"
 #include "cuda_ctx.h"
 #include "dwt_cuda.h"
+#include "encode_graph.h"
 #include "entropy_cuda.h"
 #include "crc32_cuda.h"
 #include "strip_decode.h"
@@ -123,7 +128,7 @@ wc_status ensure_coder(cuda_ctx *c, const wc_stage_plan *p, const wc_layout *lay
  * every call through the context's lock counts (PERF_NOTES b1). */
 cudaError_t mark(cuda_ctx *c, int i)
 {
-    return c->trace ? cudaEventRecord(c->ev[i], c->stream) : cudaSuccess;
+    return c->trace && !c->capturing ? cudaEventRecord(c->ev[i], c->stream) : cudaSuccess;
 }
 
 double elapsed_s(cudaEvent_t a, cudaEvent_t b)
@@ -327,15 +332,15 @@ static const char *payload_wait(void *arg, uint32_t comp, size_t end)
     return e == cudaSuccess ? NULL : cudaGetErrorString(e);
 }
 
-/* Codes every block, packs the payload and brings it and the sizes back.
- * Entropy 3's slots are bc_bound bytes too (ac_bound is a far looser
- * bound): a block past it fails with WC_ERR_BUFFER, and cuda_encode codes
- * the image on the host instead. */
-wc_status device_code(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, es_output *out,
+/* Queues the coding of every block, the pack into pack_to (c->payload,
+ * or pinned host memory that the device writes across PCIe) and the
+ * sizes' download (no wait: device_finish waits). Entropy 3's slots are bc_bound bytes
+ * too (ac_bound is a far looser bound): a block past it fails with
+ * WC_ERR_BUFFER, and cuda_encode codes the image on the host instead. */
+wc_status device_emit(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, uint8_t *pack_to,
                       wc_err *err)
 {
-    const wc_layout *lay = ch->layout;
-    const size_t nb = lay->nblocks;
+    const size_t nb = ch->layout->nblocks;
     const int arith = arith_of(ch);
     CUDA_TRY(err, cudaMemsetAsync((uint32_t *)c->sizes + nb, 0, 4, c->stream), "clearing a flag");
     CUDA_TRY(err, mark(c, 4), "timing");
@@ -348,30 +353,47 @@ wc_status device_code(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, es
     CUDA_TRY(err, mark(c, 5), "timing");
     CUDA_TRY(err,
              wcg_bc_pack(job, (const uint8_t *)c->slots, (const uint32_t *)c->sizes,
-                         (unsigned long long *)c->offsets, (uint8_t *)c->payload, c->stream),
+                         (unsigned long long *)c->offsets, pack_to, c->stream),
              "packing the payload");
-    uint32_t *hs = (uint32_t *)c->h_sizes;
     CUDA_TRY(err, mark(c, 6), "timing");
-    CUDA_TRY(err, cudaMemcpyAsync(hs, c->sizes, (nb + 1) * 4, cudaMemcpyDeviceToHost, c->stream),
+    CUDA_TRY(err,
+             cudaMemcpyAsync(c->h_sizes, c->sizes, (nb + 1) * 4, cudaMemcpyDeviceToHost, c->stream),
              "downloading block sizes");
+    return WC_OK;
+}
+
+/* Waits for device_emit's sizes, brings the payload back (with each
+ * component's CRC-32 from the device, unless the payload is under
+ * `host_crcs_below` bytes: the container then computes them) and writes
+ * the tables while it comes. packed_on_host: the pack wrote the payload
+ * into c->h_payload itself; nothing more to wait for. */
+wc_status device_finish(cuda_ctx *c, const wc_chain *ch, es_output *out, size_t host_crcs_below,
+                        bool packed_on_host, wc_err *err)
+{
+    const wc_layout *lay = ch->layout;
+    const size_t nb = lay->nblocks;
+    const int arith = arith_of(ch);
+    uint32_t *hs = (uint32_t *)c->h_sizes;
     CUDA_TRY(err, cudaStreamSynchronize(c->stream), "coding blocks");
+    c->clk_t[2] = now_s();
     WC_RETURN_IF(hs[nb] != 0, err, arith ? WC_ERR_BUFFER : WC_ERR_BACKEND,
                  "CUDA backend: a code block overflowed its slot");
     size_t size[4] = {0, 0, 0, 0};
     WC_FORWARD_IF_ERROR(take_sizes(lay, hs, out, size, err));
     const size_t total = size[0] + size[1] + size[2] + size[3];
-    WC_FORWARD_IF_ERROR(grow_pinned(&c->h_payload, &c->h_payload_cap, total ? total : 1, err,
-                                    "allocating the pinned payload"));
+    if (!packed_on_host)
+        WC_FORWARD_IF_ERROR(grow_pinned(&c->h_payload, &c->h_payload_cap, total ? total : 1, err,
+                                        "allocating the pinned payload"));
     /* The CRCs first (a few tens of µs on the device that spare the host
      * a pass over the payload), then the payload in pieces. */
     wcg_crc_parts parts = {};
-    const bool crc = !host_crc();
+    const bool crc = !packed_on_host && total >= host_crcs_below && !host_crc();
     if (crc) WC_FORWARD_IF_ERROR(device_crc(c, nb, size, lay->components, &parts, err));
     const int pieces = crc ? payload_pieces(total) : 1;
     WC_FORWARD_IF_ERROR(ensure_payload_events(c, pieces, err));
     CUDA_TRY(err, cudaEventRecord(c->payload_ev[0], c->stream), "downloading the CRCs");
     c->payload_piece = total ? (total + pieces - 1) / pieces : 1;
-    for (size_t at = 0, k = 1; at < total; at += c->payload_piece, k++) {
+    for (size_t at = 0, k = 1; !packed_on_host && at < total; at += c->payload_piece, k++) {
         const size_t n = total - at < c->payload_piece ? total - at : c->payload_piece;
         CUDA_TRY(err,
                  cudaMemcpyAsync((uint8_t *)c->h_payload + at, (const uint8_t *)c->payload + at, n,
@@ -391,9 +413,12 @@ wc_status device_code(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, es
     }
     c->host_t[2] = now_s();
     /* With the CRCs known the container copies each piece as it lands
-     * (payload_wait); without them it reads the whole payload. */
-    CUDA_TRY(err, crc ? cudaEventSynchronize(c->payload_ev[0]) : cudaStreamSynchronize(c->stream),
-             "downloading the payload");
+     * (payload_wait); without them it reads the whole payload. A payload
+     * packed into host memory is there since the sizes' wait. */
+    if (crc)
+        CUDA_TRY(err, cudaEventSynchronize(c->payload_ev[0]), "downloading the payload");
+    else if (!packed_on_host)
+        CUDA_TRY(err, cudaStreamSynchronize(c->stream), "downloading the payload");
     /* The container is written from the pinned buffer itself: one copy of
      * the payload less. */
     uint8_t *src = (uint8_t *)c->h_payload;
@@ -404,7 +429,7 @@ wc_status device_code(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, es
         c->payload_base[k] = (size_t)(src - (uint8_t *)c->h_payload);
         src += size[k];
         /* ~acc (crc32_cuda.h); an empty part's CRC is 0. */
-        out->data_crc[k] = size[k] ? ~hs[nb + 1 + k] : 0;
+        out->data_crc[k] = crc && size[k] ? ~hs[nb + 1 + k] : 0;
     }
     if (crc && total) {
         out->data_wait = payload_wait;
@@ -412,6 +437,15 @@ wc_status device_code(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, es
     }
     out->have_data_crc = crc;
     return WC_OK;
+}
+
+/* Codes every block, packs the payload and brings it and the sizes back. */
+wc_status device_code(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, es_output *out,
+                      wc_err *err)
+{
+    WC_FORWARD_IF_ERROR(device_emit(c, ch, job, (uint8_t *)c->payload, err));
+    c->clk_t[1] = now_s();
+    return device_finish(c, ch, out, 0, false, err);
 }
 
 /* WC_CUDA_SIZE_PROBES=0: every rate-control probe emits, packs and
@@ -446,6 +480,105 @@ static wc_status check_against_emit(cuda_ctx *c, const wc_chain *ch, const wcg_b
     return s;
 }
 
+/* WC_CUDA_GRAPH picks a batch's encode: "0" the chain's calls one by
+ * one (the version before g1, for comparison in one binary); unset or
+ * anything else a graph a shape, the payload copied down after the
+ * sizes' wait (g1); "mapped" the same graph, whose pack writes the
+ * payload straight into the pinned host buffer (g2). */
+enum { GRAPH_OFF, GRAPH_COPY, GRAPH_MAPPED };
+
+static int graph_mode()
+{
+    const char *e = getenv("WC_CUDA_GRAPH");
+    if (!e) return GRAPH_COPY;
+    if (strcmp(e, "0") == 0) return GRAPH_OFF;
+    return strcmp(e, "mapped") == 0 ? GRAPH_MAPPED : GRAPH_COPY;
+}
+
+/* What a batch worker's graph holds: the chain from the samples (in the
+ * pinned stage, or already on the device) to the sizes on the host. */
+struct chain_calls {
+    cuda_ctx *c;
+    const wc_stage_plan *p;
+    const wc_image *in;
+    const wc_chain *ch;
+    wcg_bc_job *job;
+    bool staged;
+    uint8_t *pack_to;
+};
+
+static wc_status queue_chain(void *arg, wc_err *err)
+{
+    chain_calls *q = (chain_calls *)arg;
+    cuda_ctx *c = q->c;
+    const wc_stage_plan *p = q->p;
+    if (q->staged) {
+        const size_t row = host_row_bytes(p);
+        CUDA_TRY(err,
+                 cudaMemcpy2DAsync(c->px, device_row_bytes(p), c->stage, row, row, p->height,
+                                   cudaMemcpyHostToDevice, c->stream),
+                 "uploading the samples");
+    }
+    WC_FORWARD_IF_ERROR(device_forward(c, p, q->in, q->job, true, err));
+    CUDA_TRY(err,
+             cudaMemcpyAsync(c->blocks, c->h_blocks, q->ch->layout->nblocks * sizeof(wcg_cblk),
+                             cudaMemcpyHostToDevice, c->stream),
+             "uploading block descriptors");
+    WC_FORWARD_IF_ERROR(device_tables(c, q->ch, q->job, err));
+    return device_emit(c, q->ch, q->job, q->pack_to, err);
+}
+
+/* Payloads under this size get their CRCs from the container on the host
+ * in a batch's graph path: ~10 us for a Kodak image's ~100 KB, against
+ * three more calls on the stream (a clear, the kernel, a copy). */
+const size_t kGraphHostCrcBelow = (size_t)1 << 20;
+
+/* A batch worker's encode (wc_chain.repeats): the samples copied into the
+ * pinned stage on the host (or, from pinned or device memory, up before
+ * the graph), the chain as one launch of the shape's graph
+ * (encode_graph.h), then device_finish: the sizes' wait, the payload. */
+static wc_status encode_graph(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in,
+                              const wc_chain *ch, wcg_bc_job *job, size_t slots, bool mapped,
+                              es_output *out, wc_err *err)
+{
+    /* Mapped: the pinned payload holds the slots' bound, as c->payload
+     * does (a pinned allocation is the device's memory too, under CUDA's
+     * unified addressing). */
+    if (mapped)
+        WC_FORWARD_IF_ERROR(grow_pinned(&c->h_payload, &c->h_payload_cap, slots + 4, err,
+                                        "allocating the pinned payload"));
+    uint8_t *pack_to = (uint8_t *)(mapped ? c->h_payload : c->payload);
+    const bool staged = staged_upload(p, in->pixels);
+    if (staged) {
+        const size_t row = host_row_bytes(p), stride = in->stride ? in->stride : row;
+        WC_FORWARD_IF_ERROR(ensure_stage(c, row * p->height, err));
+        row_copy j = {(const uint8_t *)in->pixels, (uint8_t *)c->stage, stride, row, row, 0};
+        wc_parallel_for(p->threads, p->height, copy_row, &j);
+    } else {
+        WC_FORWARD_IF_ERROR(upload_samples(c, p, in, err));
+    }
+    coder_planes(c, p, job);
+    graph_key k;
+    graph_key_make(c, p, job, ch->layout->nblocks, slots, ch->header->entropy, ch->header->flags,
+                   staged, pack_to, &k);
+    chain_calls q = {c, p, in, ch, job, staged, pack_to};
+    WC_FORWARD_IF_ERROR(graph_launch(c, &k, queue_chain, &q, err));
+    c->clk_t[1] = now_s();
+    return device_finish(c, ch, out, kGraphHostCrcBelow, mapped, err);
+}
+
+/* WC_CUDA_CLOCKS: one full encode's host clocks into the sums. */
+static void add_clocks(cuda_ctx *c)
+{
+    if (!c->clocks) return;
+    const double end = now_s();
+    c->clk_sum[0] += c->clk_t[1] - c->clk_t[0];
+    c->clk_sum[1] += c->clk_t[2] - c->clk_t[1];
+    c->clk_sum[2] += end - c->clk_t[2];
+    c->clk_sum[3] += end - c->clk_t[0];
+    c->clk_n++;
+}
+
 wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in, wc_chain *ch,
                            es_output *out, wc_err *err)
 {
@@ -463,6 +596,7 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
     const bool sized = !reuse && ch->size_only && ch->header->entropy == 0 &&
                        wcg_bc_count_keeps_blocks() && size_probes();
     WC_FORWARD_IF_ERROR(begin_call(c, p, err)); /* clears c->sized */
+    c->clk_t[0] = now_s();
     WC_FORWARD_IF_ERROR(ensure_buffers(c, p, 0, err));
     size_t slots = 0;
     WC_FORWARD_IF_ERROR(ensure_coder(c, p, lay, &slots, err));
@@ -488,6 +622,20 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
     }
     const double t_start = now_s();
     c->host_t[0] = t_start;
+    const int graph = ch->repeats && !sized && !reuse && !arith_of(ch) ? graph_mode() : GRAPH_OFF;
+    if (graph != GRAPH_OFF) {
+        WC_FORWARD_IF_ERROR(
+            encode_graph(c, p, in, ch, &job, slots, graph == GRAPH_MAPPED, out, err));
+        c->px_src = in->pixels;
+        c->px_stride = stride;
+        memcpy(c->px_shape, shape, sizeof shape);
+        add_clocks(c);
+        /* One launch: the transform's share is not told apart. */
+        ch->t_transform = 0;
+        ch->t_entropy = now_s() - t_start;
+        ch->where = "device (a graph a shape)";
+        return WC_OK;
+    }
     CUDA_TRY(err, cudaEventRecord(c->ev[0], c->stream), "timing");
     if (reuse)
         coder_planes(c, p, &job);
@@ -512,6 +660,7 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
         WC_FORWARD_IF_ERROR(device_code(c, ch, &job, out, err));
     }
     c->sized = sized;
+    if (!sized) add_clocks(c);
     ch->t_transform = elapsed_s(c->ev[0], c->ev[1]);
     ch->t_entropy = now_s() - t_start - ch->t_transform;
     if (ch->t_entropy < 0) ch->t_entropy = 0;

@@ -84,6 +84,18 @@ struct cuda_ctx {
     cudaStream_t dec_stream[4];
     cudaEvent_t dec_ready[4], dec_done[4];
     int dec_streams;
+    /* Batch encodes (wc_chain.repeats): the chain of each recent shape as
+     * an instantiated CUDA graph (encode_graph.cu's enc_graph array, NULL
+     * until the first); graphs_off: a capture failed, the plain stream
+     * from then on; capturing: calls are being captured (no events). */
+    void *graphs;
+    int graphs_off, graphs_made, capturing;
+    unsigned long long graph_clock;
+    /* WC_CUDA_CLOCKS set: an encode's host clock at its start, its first
+     * wait and after it; the sums over encodes, on stderr at destroy. */
+    int clocks;
+    double clk_t[3], clk_sum[4];
+    unsigned long long clk_n;
 };
 
 #define CUDA_TRY(err, call, what)                                   \
