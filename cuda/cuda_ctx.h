@@ -68,6 +68,12 @@ struct cuda_ctx {
     const void *px_src;
     size_t px_stride;
     uint32_t px_shape[4];
+    /* Samples up and down in strips of rows (backend_cuda.cu,
+     * strips_up / strips_down): the copies' stream beside `stream`, and
+     * an event a strip (and one for the join); made on first use. */
+    cudaStream_t side;
+    cudaEvent_t strip_ev[17];
+    int strip_evs;
     /* The last call was a size-only probe (wc_chain.size_only) whose
      * planes, tokens and tables are still on the device, for emit_last;
      * every call clears it (begin_call). */
@@ -117,6 +123,10 @@ int colour_active(const wc_stage_plan *p);
  * context's c->px, or a strip's). */
 wcg_samples samples_at(void *px, const wc_stage_plan *p);
 wc_status upload_samples(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in, wc_err *err);
+/* The samples of `in` up and every component's forward transform, in
+ * row strips that overlap the upload with level 1 where strips_up allows,
+ * else one copy and then the transforms. */
+wc_status upload_forward(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in, wc_err *err);
 /* Host work run beside upload_gather's copies: items 0..n-1 of fn (the
  * signature of wc_parallel_for's), on the same threads. */
 struct gather_side {

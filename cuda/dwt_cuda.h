@@ -49,6 +49,11 @@ typedef struct wcg_fwd_level {
     int quantize;
     float step[4]; /* LL (used when last), HL, LH, HH */
     float threshold;
+    /* Only pair rows [row0, row1) of the level's output (row1 0: all of
+     * them): a strip whose samples have arrived (backend_cuda.cu). Only
+     * the separable 5/3 and 9/7 level kernels take a strip
+     * (wcg_strips_fit). */
+    uint32_t row0, row1;
 } wcg_fwd_level;
 
 /* One inverse level: the inverse of wcg_fwd_level. HL, LH, HH (and LL when
@@ -69,6 +74,9 @@ typedef struct wcg_inv_level {
     wcg_samples samples;
     void *dst;
     size_t dst_pitch;
+    /* Only pair rows [row0, row1) of the output, rows 2*row0 up to
+     * 2*row1 (row1 0: all of them), as in wcg_fwd_level. */
+    uint32_t row0, row1;
 } wcg_inv_level;
 
 cudaError_t wcg_dwt53_forward_level(const wcg_fwd_level *lv, cudaStream_t st);
@@ -133,5 +141,31 @@ typedef struct wcg_component_job {
 
 cudaError_t wcg_forward_component(const wcg_component_job *job, cudaStream_t st);
 cudaError_t wcg_inverse_component(const wcg_component_job *job, cudaStream_t st);
+
+/* ---- level 1 in strips of rows (the upload's and download's overlap) ----
+ *
+ * A forward level-1 strip of pair rows [row0, row1) reads sample rows
+ * below 2*row1 + WCG_FWD_REACH (or the mirrored ones of the image's last
+ * rows): its lifting's halo and the kernel's prefetch (dwt_level.cuh
+ * checks its wavelets against it). */
+#define WCG_FWD_REACH 6
+
+/* Whether every level of this wavelet takes a strip of rows: the
+ * separable 5/3 and 9/7 (53, 97). */
+static inline int wcg_strips_fit(int wavelet) { return wavelet == 53 || wavelet == 97; }
+
+/* Forward: level 1 of pair rows [row0, row1), its LL to job->work[0];
+ * then, once every strip is done, levels 2.. (work[0] read, work[1] the
+ * other buffer of the ping-pong). Levels >= 1. */
+cudaError_t wcg_forward_rows(const wcg_component_job *job, uint32_t row0, uint32_t row1,
+                             cudaStream_t st);
+cudaError_t wcg_forward_rest(const wcg_component_job *job, cudaStream_t st);
+
+/* Inverse: levels down to 2, level 2's result left in job->work[0]; then
+ * level 1 in strips of pair rows [row0, row1) (to the samples, or to
+ * job->plane for the colour transform). Levels >= 1. */
+cudaError_t wcg_inverse_rest(const wcg_component_job *job, cudaStream_t st);
+cudaError_t wcg_inverse_rows(const wcg_component_job *job, uint32_t row0, uint32_t row1,
+                             cudaStream_t st);
 
 #endif /* WC_DWT_CUDA_H */

@@ -145,6 +145,12 @@ template <class Kern> long resident_blocks(Kern kernel)
     return (long)sms * blocks;
 }
 
+/* Pair rows a launch covers: the strip [row0, row1), or (row1 0) all hl. */
+inline uint32_t strip_rows(uint32_t row0, uint32_t row1, uint32_t hl)
+{
+    return row1 ? row1 - row0 : hl;
+}
+
 /* ---- sources of a forward level -------------------------------------------- */
 
 /* Two adjacent elements in one load. */
@@ -299,6 +305,8 @@ __global__ void __launch_bounds__(32 * LEVEL_WARPS)
             if (vo[k]) put(orow + wl + 32 * k, make_coeff<OutT, QUANT>(o[k], so, lv.threshold));
     };
 
+    /* The pair rows this launch owns: all, or a strip (lv.row1 != 0). */
+    const int r0 = lv.row1 ? (int)lv.row0 : 0, r1 = lv.row1 ? (int)lv.row1 : hl;
     for (int seg = ww.seg; seg < nseg; seg += ww.seg_step) {
         if (h == 1) { /* nothing to lift vertically: row 0 is a low row */
             Raw re[K], ro[K];
@@ -312,8 +320,8 @@ __global__ void __launch_bounds__(32 * LEVEL_WARPS)
             emit(0, false, e, o);
             continue;
         }
-        const int i0 = seg * seg_rows;
-        const int i1 = min(i0 + seg_rows, hl);
+        const int i0 = r0 + seg * seg_rows;
+        const int i1 = min(i0 + seg_rows, r1);
         const int js = i0 - W::FWD_WARM, je = i1 + W::FWD_LAG;
         typename W::VFwd st[2 * K];
         /* Rows 2j+1 and 2j+2 of iteration j in buffer j & 1; iteration j
@@ -365,8 +373,12 @@ template <class W, int K, class Src, class OutT, bool QUANT>
 cudaError_t launch_fwd(const wcg_fwd_level *lv, const Src &src, cudaStream_t st)
 {
     constexpr int OUTP = strip_pairs<K, W::HALO>();
+    /* A strip's last segment reads sample rows up to 2 (row1 + LAG) + 2
+     * (the prefetch of its last iteration): within the reach the
+     * backend's strips wait for. */
+    static_assert(2 * W::FWD_LAG + 3 <= WCG_FWD_REACH, "a strip reads past WCG_FWD_REACH");
     auto kernel = fwd_level_kernel<W, K, Src, OutT, QUANT>;
-    const uint32_t wl = (lv->w + 1) / 2, hl = (lv->h + 1) / 2;
+    const uint32_t wl = (lv->w + 1) / 2, hl = strip_rows(lv->row0, lv->row1, (lv->h + 1) / 2);
     const uint32_t strips = (wl + OUTP - 1) / OUTP;
     const int seg =
         level_segment_rows(hl, strips, W::FWD_WARM + W::FWD_LAG, resident_blocks(kernel));
@@ -527,6 +539,7 @@ __global__ void __launch_bounds__(32 * LEVEL_WARPS)
         store_inv_row<T, K, Dst>(lv, y, P0 + lane, ve, vo, e, o);
     };
 
+    const int r0 = lv.row1 ? (int)lv.row0 : 0, r1 = lv.row1 ? (int)lv.row1 : hl;
     for (int seg = ww.seg; seg < nseg; seg += ww.seg_step) {
         if (h == 1) {
             RawPair r;
@@ -536,8 +549,8 @@ __global__ void __launch_bounds__(32 * LEVEL_WARPS)
             store_row(0, e, o);
             continue;
         }
-        const int i0 = seg * seg_rows;
-        const int i1 = min(i0 + seg_rows, hl);
+        const int i0 = r0 + seg * seg_rows;
+        const int i1 = min(i0 + seg_rows, r1);
         const int js = i0 - W::INV_WARM, je = i1 + W::INV_LAG;
         typename W::VInv st[2 * K];
         RawPair buf[2]; /* pair j in buf[j & 1], as in the forward kernel */
@@ -574,7 +587,7 @@ cudaError_t launch_inv(const wcg_inv_level *lv, cudaStream_t st)
 {
     constexpr int OUTP = strip_pairs<K, W::HALO>();
     auto kernel = inv_level_kernel<W, K, Dst>;
-    const uint32_t wl = (lv->w + 1) / 2, hl = (lv->h + 1) / 2;
+    const uint32_t wl = (lv->w + 1) / 2, hl = strip_rows(lv->row0, lv->row1, (lv->h + 1) / 2);
     const uint32_t strips = (wl + OUTP - 1) / OUTP;
     const int seg =
         level_segment_rows(hl, strips, W::INV_WARM + W::INV_LAG, resident_blocks(kernel));
