@@ -14,7 +14,9 @@
  * device), the coder emits and packs
  * the blocks, and only the coded bytes and their sizes come back. decode
  * is the reverse: coded bytes up once, blocks decoded on the device,
- * inverse kernels, samples down once. Deflate mode codes on the host from
+ * inverse kernels, samples down once (a large image's in row strips
+ * that overlap the copies with level 1 of the DWT: "strips across PCIe"
+ * below). Deflate mode codes on the host from
  * (to) the device's coefficients (chain_host.c).
  *
  * forward / inverse (the stages alone, for rate control): samples up and
