@@ -49,11 +49,6 @@ typedef struct wcg_fwd_level {
     int quantize;
     float step[4]; /* LL (used when last), HL, LH, HH */
     float threshold;
-    /* Only pair rows [row0, row1) of the level's output (row1 0: all of
-     * them): a strip whose samples have arrived (backend_cuda.cu). Only
-     * the separable 5/3 and 9/7 level kernels take a strip
-     * (wcg_strips_fit). */
-    uint32_t row0, row1;
 } wcg_fwd_level;
 
 /* One inverse level: the inverse of wcg_fwd_level. HL, LH, HH (and LL when
@@ -74,9 +69,6 @@ typedef struct wcg_inv_level {
     wcg_samples samples;
     void *dst;
     size_t dst_pitch;
-    /* Only pair rows [row0, row1) of the output, rows 2*row0 up to
-     * 2*row1 (row1 0: all of them), as in wcg_fwd_level. */
-    uint32_t row0, row1;
 } wcg_inv_level;
 
 cudaError_t wcg_dwt53_forward_level(const wcg_fwd_level *lv, cudaStream_t st);
@@ -150,9 +142,20 @@ cudaError_t wcg_inverse_component(const wcg_component_job *job, cudaStream_t st)
  * checks its wavelets against it). */
 #define WCG_FWD_REACH 6
 
-/* Whether every level of this wavelet takes a strip of rows: the
- * separable 5/3 and 9/7 (53, 97). */
+/* Whether level 1 of this wavelet comes in strips of rows: the separable
+ * 5/3 and 9/7 (53, 97). */
 static inline int wcg_strips_fit(int wavelet) { return wavelet == 53 || wavelet == 97; }
+
+/* Level 1 (lv as wcg_forward_level / wcg_inverse_level describe it) on
+ * its pair rows [row0, row1) only: output rows 2*row0 up to 2*row1. */
+cudaError_t wcg_dwt53_forward_rows(const wcg_fwd_level *lv, uint32_t row0, uint32_t row1,
+                                   cudaStream_t st);
+cudaError_t wcg_dwt97_forward_rows(const wcg_fwd_level *lv, uint32_t row0, uint32_t row1,
+                                   cudaStream_t st);
+cudaError_t wcg_dwt53_inverse_rows(const wcg_inv_level *lv, uint32_t row0, uint32_t row1,
+                                   cudaStream_t st);
+cudaError_t wcg_dwt97_inverse_rows(const wcg_inv_level *lv, uint32_t row0, uint32_t row1,
+                                   cudaStream_t st);
 
 /* Forward: level 1 of pair rows [row0, row1), its LL to job->work[0];
  * then, once every strip is done, levels 2.. (work[0] read, work[1] the

@@ -147,11 +147,11 @@ cudaError_t wcg_forward_component(const wcg_component_job *job, cudaStream_t st)
 cudaError_t wcg_forward_rows(const wcg_component_job *job, uint32_t row0, uint32_t row1,
                              cudaStream_t st)
 {
+    if (!wcg_strips_fit(job->wavelet)) return cudaErrorInvalidValue;
     wcg_fwd_level lv = forward_common(job);
     forward_level(job, 1, NULL, job->work[0], &lv);
-    lv.row0 = row0;
-    lv.row1 = row1;
-    return wcg_forward_level_of(job->wavelet)(&lv, st);
+    return job->wavelet == 97 ? wcg_dwt97_forward_rows(&lv, row0, row1, st)
+                              : wcg_dwt53_forward_rows(&lv, row0, row1, st);
 }
 
 cudaError_t wcg_forward_rest(const wcg_component_job *job, cudaStream_t st)
@@ -204,9 +204,9 @@ cudaError_t wcg_inverse_rest(const wcg_component_job *job, cudaStream_t st)
 cudaError_t wcg_inverse_rows(const wcg_component_job *job, uint32_t row0, uint32_t row1,
                              cudaStream_t st)
 {
+    if (!wcg_strips_fit(job->wavelet)) return cudaErrorInvalidValue;
     wcg_inv_level lv = inverse_common(job);
     inverse_level(job, 1, job->work[0], NULL, &lv);
-    lv.row0 = row0;
-    lv.row1 = row1;
-    return wcg_inverse_level_of(job->wavelet)(&lv, st);
+    return job->wavelet == 97 ? wcg_dwt97_inverse_rows(&lv, row0, row1, st)
+                              : wcg_dwt53_inverse_rows(&lv, row0, row1, st);
 }
