@@ -478,7 +478,7 @@ int strip_count()
 /* Whether this plan may go in strips (by its size and the switch `name`):
  * host samples, and every component a DWT whose level kernels take a
  * strip of rows. */
-bool strips_wanted(const wc_stage_plan *p, const char *name)
+bool pcie_strips_wanted(const wc_stage_plan *p, const char *name)
 {
     if (p->levels < 1 || p->device_memory) return false;
     for (uint32_t k = 0; k < p->components; k++)
@@ -491,11 +491,11 @@ bool strips_wanted(const wc_stage_plan *p, const char *name)
  * (pageable ones of 64 KB and more), whose pieces the host copies. */
 bool strips_up(const wc_stage_plan *p, const void *pixels)
 {
-    return strips_wanted(p, "WC_CUDA_STRIPS_UP") && !staged_upload(p, pixels);
+    return pcie_strips_wanted(p, "WC_CUDA_STRIPS_UP") && !staged_upload(p, pixels);
 }
 bool strips_down(const wc_stage_plan *p, const void *pixels)
 {
-    return strips_wanted(p, "WC_CUDA_STRIPS_DOWN") && direct_download(p, pixels);
+    return pcie_strips_wanted(p, "WC_CUDA_STRIPS_DOWN") && direct_download(p, pixels);
 }
 
 wc_status ensure_strips(cuda_ctx *c, wc_err *err)
@@ -513,7 +513,7 @@ wc_status ensure_strips(cuda_ctx *c, wc_err *err)
  * component and one shared. */
 size_t work_planes(const wc_stage_plan *p, int inverse)
 {
-    return strips_wanted(p, inverse ? "WC_CUDA_STRIPS_DOWN" : "WC_CUDA_STRIPS_UP")
+    return pcie_strips_wanted(p, inverse ? "WC_CUDA_STRIPS_DOWN" : "WC_CUDA_STRIPS_UP")
                ? p->components + 1
                : 2;
 }

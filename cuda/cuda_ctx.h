@@ -127,6 +127,10 @@ wc_status upload_samples(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in
  * row strips that overlap the upload with level 1 where strips_up allows,
  * else one copy and then the transforms. */
 wc_status upload_forward(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in, wc_err *err);
+/* DWT work planes (each the LL of level 1) the whole-image path of this
+ * plan allocates: 2, or components + 1 where its samples may go across
+ * PCIe in strips (each component's level-1 LL kept meanwhile). */
+size_t work_planes(const wc_stage_plan *p, int inverse);
 /* Host work run beside upload_gather's copies: items 0..n-1 of fn (the
  * signature of wc_parallel_for's), on the same threads. */
 struct gather_side {
