@@ -14,7 +14,9 @@
  * device), the coder emits and packs
  * the blocks, and only the coded bytes and their sizes come back. decode
  * is the reverse: coded bytes up once, blocks decoded on the device,
- * inverse kernels, samples down once. Deflate mode codes on the host from
+ * inverse kernels, samples down once (a large image's in row strips
+ * that overlap the copies with level 1 of the DWT: "strips across PCIe"
+ * below). Deflate mode codes on the host from
  * (to) the device's coefficients (chain_host.c).
  *
  * forward / inverse (the stages alone, for rate control): samples up and
@@ -136,6 +138,8 @@ void cuda_destroy(void *self)
         cudaEventDestroy(c->dec_ready[i]);
         cudaEventDestroy(c->dec_done[i]);
     }
+    for (int i = 0; i < c->strip_evs; i++) cudaEventDestroy(c->strip_ev[i]);
+    if (c->side) cudaStreamDestroy(c->side);
     cudaEventDestroy(c->user);
     cudaStreamDestroy(c->stream);
     wc_free(c);
@@ -415,12 +419,19 @@ wc_status upload_gather(cuda_ctx *c, uint8_t *dst, const uint8_t *const *src, co
     return WC_OK;
 }
 
+/* Whether samples of this plan come down straight into `pixels` (device,
+ * pinned or small), not through the pinned stage. */
+bool direct_download(const wc_stage_plan *p, const void *pixels)
+{
+    return p->device_memory || host_row_bytes(p) * p->height < stage_min() || !pageable(pixels);
+}
+
 /* c->px's samples into out (and, for pageable memory, synchronizes). */
 wc_status download_samples(cuda_ctx *c, const wc_stage_plan *p, wc_image *out, wc_err *err)
 {
     const size_t row = host_row_bytes(p), stride = out->stride ? out->stride : row;
     const size_t dpitch = device_row_bytes(p);
-    if (p->device_memory || row * p->height < stage_min() || !pageable(out->pixels)) {
+    if (direct_download(p, out->pixels)) {
         CUDA_TRY(err,
                  cudaMemcpy2DAsync(out->pixels, stride, c->px, dpitch, row, p->height,
                                    cudaMemcpyDefault, c->stream),
@@ -450,6 +461,83 @@ wc_status download_samples(cuda_ctx *c, const wc_stage_plan *p, wc_image *out, w
     return WC_OK;
 }
 
+/* ---- strips across PCIe ------------------------------------------------------
+ *
+ * The Ikuzawa seed's pipeline: a large image's samples go up in strips of
+ * rows on a second stream (c->side), and level 1 of every component (level
+ * shift, colour and, at one level, quantization fused into it) runs on
+ * c->stream over the pair rows whose samples, halo included, have arrived,
+ * while later strips still cross; levels 2.. follow the last strip. The
+ * decode mirrors it: levels down to 2 first, then level 1 (and the inverse
+ * colour transform) a strip at a time, each strip's rows going down on
+ * c->side while the next one computes. The coefficients and samples are
+ * the single copy's bit for bit (a level's segments never depended on
+ * where they start: each warms up from its own halo rows). Each component
+ * keeps its level-1 LL in its own work plane meanwhile (components + 1
+ * planes instead of 2). */
+constexpr size_t kStripsMin = (size_t)16 << 20; /* bytes of samples */
+constexpr int kStrips = 8;
+
+/* WC_CUDA_STRIPS_UP, WC_CUDA_STRIPS_DOWN: "0" never (the single copy),
+ * "1" whenever the plan allows, any size (the tests); unset: from
+ * kStripsMin bytes. Read each call, so one process can compare both. */
+int strips_switch(const char *name)
+{
+    const char *e = getenv(name);
+    return e && *e ? atoi(e) : -1;
+}
+
+/* Strips an image goes in: kStrips, or WC_CUDA_STRIPS (1 to 16). */
+int strip_count()
+{
+    const char *e = getenv("WC_CUDA_STRIPS");
+    const int n = e && *e ? atoi(e) : kStrips;
+    return n < 1 ? 1 : n > 16 ? 16 : n;
+}
+
+/* Whether this plan may go in strips (by its size and the switch `name`):
+ * host samples, and every component a DWT whose level kernels take a
+ * strip of rows. */
+bool pcie_strips_wanted(const wc_stage_plan *p, const char *name)
+{
+    if (p->levels < 1 || p->device_memory) return false;
+    for (uint32_t k = 0; k < p->components; k++)
+        if (is_block(p, k) || !wcg_strips_fit(p->wavelet[k])) return false;
+    const int sw = strips_switch(name);
+    return sw > 0 || (sw < 0 && host_row_bytes(p) * p->height >= kStripsMin);
+}
+
+/* Strips for these samples: not those staged through pinned memory
+ * (pageable ones of 64 KB and more), whose pieces the host copies. */
+bool strips_up(const wc_stage_plan *p, const void *pixels)
+{
+    return pcie_strips_wanted(p, "WC_CUDA_STRIPS_UP") && !staged_upload(p, pixels);
+}
+bool strips_down(const wc_stage_plan *p, const void *pixels)
+{
+    return pcie_strips_wanted(p, "WC_CUDA_STRIPS_DOWN") && direct_download(p, pixels);
+}
+
+wc_status ensure_strips(cuda_ctx *c, wc_err *err)
+{
+    if (!c->side)
+        CUDA_TRY(err, cudaStreamCreateWithFlags(&c->side, cudaStreamNonBlocking),
+                 "creating the copy stream");
+    for (; c->strip_evs < 17; c->strip_evs++)
+        CUDA_TRY(err, cudaEventCreateWithFlags(&c->strip_ev[c->strip_evs], cudaEventDisableTiming),
+                 "creating events");
+    return WC_OK;
+}
+
+/* Work planes (LL of level 1 each) a plan needs: two, or in strips one a
+ * component and one shared. */
+size_t work_planes(const wc_stage_plan *p, int inverse)
+{
+    return pcie_strips_wanted(p, inverse ? "WC_CUDA_STRIPS_DOWN" : "WC_CUDA_STRIPS_UP")
+               ? p->components + 1
+               : 2;
+}
+
 /* Sizes every buffer a plan needs (inverse: with the colour planes). */
 wc_status ensure_buffers(cuda_ctx *c, const wc_stage_plan *p, int inverse, wc_err *err)
 {
@@ -459,8 +547,8 @@ wc_status ensure_buffers(cuda_ctx *c, const wc_stage_plan *p, int inverse, wc_er
                              "allocating the sample buffer"));
     WC_FORWARD_IF_ERROR(grow(&c->coef, &c->coef_cap, coef_elems(p) * p->components * 4, err,
                              "allocating the coefficient planes"));
-    WC_FORWARD_IF_ERROR(
-        grow(&c->work, &c->work_cap, 2 * ll * 4, err, "allocating the DWT work planes"));
+    WC_FORWARD_IF_ERROR(grow(&c->work, &c->work_cap, work_planes(p, inverse) * ll * 4, err,
+                             "allocating the DWT work planes"));
     if (inverse && colour_active(p))
         WC_FORWARD_IF_ERROR(
             grow(&c->planes, &c->planes_cap, 3 * n * 4, err, "allocating the colour planes"));
@@ -531,6 +619,124 @@ cudaError_t inverse_component(cuda_ctx *c, const wc_stage_plan *p, uint32_t k, v
                                                : wcg_lot8_inverse(&j, c->stream);
 }
 
+/* Component k's job in strips: its own work plane for the LL of level 1
+ * (work[0]), the last plane shared (work[1]). */
+wcg_component_job strip_job(cuda_ctx *c, const wc_stage_plan *p, uint32_t k)
+{
+    const size_t ll = wcg_work_elems(p->width, p->height);
+    wcg_component_job j = component_job(c, p, k);
+    j.work[0] = (char *)c->work + k * ll * 4;
+    j.work[1] = (char *)c->work + p->components * ll * 4;
+    return j;
+}
+
+/* Rows a strip holds: even (whole pair rows), about height / strips. */
+uint32_t strip_height(const wc_stage_plan *p)
+{
+    const int n = strip_count();
+    const uint32_t per = (p->height + n - 1) / n;
+    return per + (per & 1);
+}
+
+/* The samples up a strip at a time on c->side, level 1 of every component
+ * on c->stream over the pair rows each arrival completes; then levels 2.. */
+wc_status forward_strips(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in, wc_err *err)
+{
+    WC_FORWARD_IF_ERROR(ensure_strips(c, err));
+    WC_FORWARD_IF_ERROR(grow(&c->work, &c->work_cap,
+                             (p->components + 1) * wcg_work_elems(p->width, p->height) * 4, err,
+                             "allocating the DWT work planes"));
+    const size_t row = host_row_bytes(p), stride = in->stride ? in->stride : row;
+    const size_t dpitch = device_row_bytes(p);
+    const uint32_t h = p->height, hl = (h + 1) / 2, per = strip_height(p);
+    wcg_component_job jobs[4];
+    for (uint32_t k = 0; k < p->components; k++) jobs[k] = strip_job(c, p, k);
+    /* The copies wait for what the stream queued before (kernels of the
+     * last call still reading px). */
+    CUDA_TRY(err, cudaEventRecord(c->strip_ev[16], c->stream), "uploading the samples");
+    CUDA_TRY(err, cudaStreamWaitEvent(c->side, c->strip_ev[16], 0), "uploading the samples");
+    uint32_t done = 0; /* pair rows of level 1 queued */
+    int s = 0;
+    for (uint32_t y = 0; y < h; y += per, s++) {
+        const uint32_t end = h - y < per ? h : y + per;
+        CUDA_TRY(err,
+                 cudaMemcpy2DAsync((uint8_t *)c->px + y * dpitch, dpitch,
+                                   (const uint8_t *)in->pixels + y * stride, stride, row, end - y,
+                                   cudaMemcpyDefault, c->side),
+                 "uploading the samples");
+        CUDA_TRY(err, cudaEventRecord(c->strip_ev[s], c->side), "uploading the samples");
+        /* Pair rows whose lifting reads only rows below `end` (the last
+         * strip: all; the bottom's mirrored rows are then there). */
+        const uint32_t ready = end == h ? hl : end >= WCG_FWD_REACH ? (end - WCG_FWD_REACH) / 2 : 0;
+        if (ready <= done) continue;
+        CUDA_TRY(err, cudaStreamWaitEvent(c->stream, c->strip_ev[s], 0), "uploading the samples");
+        for (uint32_t k = 0; k < p->components; k++)
+            CUDA_TRY(err, wcg_forward_rows(&jobs[k], done, ready, c->stream), "forward transform");
+        done = ready;
+    }
+    for (uint32_t k = 0; k < p->components; k++)
+        CUDA_TRY(err, wcg_forward_rest(&jobs[k], c->stream), "forward transform");
+    return WC_OK;
+}
+
+wc_status upload_forward(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in, wc_err *err)
+{
+    /* Not inside a batch's graph capture (encode_graph.cu): its images
+     * are small, and the side stream's fork has no test there. */
+    if (!c->capturing && strips_up(p, in->pixels)) return forward_strips(c, p, in, err);
+    WC_FORWARD_IF_ERROR(upload_samples(c, p, in, err));
+    for (uint32_t k = 0; k < p->components; k++)
+        CUDA_TRY(err, forward_component(c, p, k), "forward transform");
+    return WC_OK;
+}
+
+/* Levels down to 2 of every component, then level 1 and the inverse
+ * colour transform a strip at a time on c->stream, each strip's samples
+ * down on c->side behind it; c->stream waits for the last copy. */
+wc_status inverse_strips(cuda_ctx *c, const wc_stage_plan *p, wc_image *out, wc_err *err)
+{
+    WC_FORWARD_IF_ERROR(ensure_strips(c, err));
+    WC_FORWARD_IF_ERROR(grow(&c->work, &c->work_cap,
+                             (p->components + 1) * wcg_work_elems(p->width, p->height) * 4, err,
+                             "allocating the DWT work planes"));
+    const size_t n = (size_t)p->width * p->height;
+    const size_t row = host_row_bytes(p), stride = out->stride ? out->stride : row;
+    const size_t dpitch = device_row_bytes(p);
+    const uint32_t h = p->height, per = strip_height(p);
+    const int colour = colour_active(p);
+    wcg_component_job jobs[4];
+    for (uint32_t k = 0; k < p->components; k++) {
+        jobs[k] = strip_job(c, p, k);
+        if (colour && k < 3) jobs[k].plane = (char *)c->planes + k * n * 4;
+        CUDA_TRY(err, wcg_inverse_rest(&jobs[k], c->stream), "inverse transform");
+    }
+    const int fl[3] = {is_float(p, 0), colour ? is_float(p, 1) : 0, colour ? is_float(p, 2) : 0};
+    int s = 0;
+    for (uint32_t y = 0; y < h; y += per, s++) {
+        const uint32_t rows = h - y < per ? h - y : per;
+        for (uint32_t k = 0; k < p->components; k++)
+            CUDA_TRY(err, wcg_inverse_rows(&jobs[k], y / 2, (y + rows + 1) / 2, c->stream),
+                     "inverse transform");
+        if (colour) {
+            const wcg_samples sm = samples_at((uint8_t *)c->px + y * dpitch, p);
+            const void *planes[3];
+            for (int k = 0; k < 3; k++) planes[k] = (char *)c->planes + (k * n + y * p->width) * 4;
+            CUDA_TRY(err, wcg_colour_inverse(&sm, p->width, rows, planes, fl, p->width, c->stream),
+                     "inverse colour transform");
+        }
+        CUDA_TRY(err, cudaEventRecord(c->strip_ev[s], c->stream), "downloading the samples");
+        CUDA_TRY(err, cudaStreamWaitEvent(c->side, c->strip_ev[s], 0), "downloading the samples");
+        CUDA_TRY(err,
+                 cudaMemcpy2DAsync((uint8_t *)out->pixels + y * stride, stride,
+                                   (const uint8_t *)c->px + y * dpitch, dpitch, row, rows,
+                                   cudaMemcpyDefault, c->side),
+                 "downloading the samples");
+    }
+    CUDA_TRY(err, cudaEventRecord(c->strip_ev[16], c->side), "downloading the samples");
+    CUDA_TRY(err, cudaStreamWaitEvent(c->stream, c->strip_ev[16], 0), "downloading the samples");
+    return WC_OK;
+}
+
 /* ---- the two directions --------------------------------------------------- */
 
 wc_status cuda_forward(void *self, const wc_stage_plan *p, const wc_image *in, wc_coeffs *out,
@@ -550,9 +756,7 @@ wc_status cuda_forward(void *self, const wc_stage_plan *p, const wc_image *in, w
     WC_FORWARD_IF_ERROR(ensure_buffers(c, p, 0, err));
 
     const size_t n = coef_elems(p);
-    WC_FORWARD_IF_ERROR(upload_samples(c, p, in, err));
-    for (uint32_t k = 0; k < p->components; k++)
-        CUDA_TRY(err, forward_component(c, p, k), "forward transform");
+    WC_FORWARD_IF_ERROR(upload_forward(c, p, in, err));
     for (uint32_t k = 0; k < p->components; k++) {
         void *dst = !p->quantize && is_float(p, k) ? (void *)out->f[k] : (void *)out->q[k];
         const size_t bytes = (size_t)out->width[k] * out->height[k] * 4;
@@ -569,6 +773,7 @@ wc_status cuda_forward(void *self, const wc_stage_plan *p, const wc_image *in, w
  * in out->pixels: dequantize, inverse transforms, colour, download. */
 wc_status device_inverse(cuda_ctx *c, const wc_stage_plan *p, wc_image *out, wc_err *err)
 {
+    if (strips_down(p, out->pixels)) return inverse_strips(c, p, out, err);
     const size_t n = (size_t)p->width * p->height;
     const int colour = colour_active(p);
     for (uint32_t k = 0; k < p->components; k++)

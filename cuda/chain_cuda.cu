@@ -152,10 +152,12 @@ wc_status device_forward(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in
                          bool keep_samples, wc_err *err)
 {
     const size_t n = coef_elems(p);
-    if (!keep_samples) WC_FORWARD_IF_ERROR(upload_samples(c, p, in, err));
     coder_planes(c, p, job);
+    /* New samples go up with the transforms (in strips that overlap them
+     * where the plan allows: upload_forward). */
+    if (!keep_samples) WC_FORWARD_IF_ERROR(upload_forward(c, p, in, err));
     for (uint32_t k = 0; k < p->components; k++) {
-        CUDA_TRY(err, forward_component(c, p, k), "forward transform");
+        if (keep_samples) CUDA_TRY(err, forward_component(c, p, k), "forward transform");
         if (is_block(p, k))
             CUDA_TRY(err,
                      wcg_blocks_to_bands((const int32_t *)((char *)c->coef + k * n * 4),

@@ -75,6 +75,12 @@ struct cuda_ctx {
     const void *px_src;
     size_t px_stride;
     uint32_t px_shape[4];
+    /* Samples up and down in strips of rows (backend_cuda.cu,
+     * strips_up / strips_down): the copies' stream beside `stream`, and
+     * an event a strip (and one for the join); made on first use. */
+    cudaStream_t side;
+    cudaEvent_t strip_ev[17];
+    int strip_evs;
     /* The last call was a size-only probe (wc_chain.size_only) whose
      * planes, tokens and tables are still on the device, for emit_last;
      * every call clears it (begin_call). */
@@ -141,6 +147,14 @@ int colour_active(const wc_stage_plan *p);
  * context's c->px, or a strip's). */
 wcg_samples samples_at(void *px, const wc_stage_plan *p);
 wc_status upload_samples(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in, wc_err *err);
+/* The samples of `in` up and every component's forward transform, in
+ * row strips that overlap the upload with level 1 where strips_up allows,
+ * else one copy and then the transforms. */
+wc_status upload_forward(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in, wc_err *err);
+/* DWT work planes (each the LL of level 1) the whole-image path of this
+ * plan allocates: 2, or components + 1 where its samples may go across
+ * PCIe in strips (each component's level-1 LL kept meanwhile). */
+size_t work_planes(const wc_stage_plan *p, int inverse);
 /* Host work run beside upload_gather's copies: items 0..n-1 of fn (the
  * signature of wc_parallel_for's), on the same threads. */
 struct gather_side {

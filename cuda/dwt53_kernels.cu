@@ -129,3 +129,18 @@ cudaError_t wcg_dwt53_inverse_level(const wcg_inv_level *lv, cudaStream_t st)
     using namespace wcg;
     return launch_inv_level<Dwt53, K53>(lv, st);
 }
+
+cudaError_t wcg_dwt53_forward_rows(const wcg_fwd_level *lv, uint32_t row0, uint32_t row1,
+                                   cudaStream_t st)
+{
+    using namespace wcg;
+    return lv->quantize ? launch_fwd_rows<Dwt53, K53, int32_t, true>(lv, row0, row1, st)
+                        : launch_fwd_rows<Dwt53, K53, int32_t, false>(lv, row0, row1, st);
+}
+
+cudaError_t wcg_dwt53_inverse_rows(const wcg_inv_level *lv, uint32_t row0, uint32_t row1,
+                                   cudaStream_t st)
+{
+    using namespace wcg;
+    return launch_inv_rows<Dwt53, K53>(lv, row0, row1, st);
+}

@@ -183,3 +183,18 @@ cudaError_t wcg_dwt97_inverse_level(const wcg_inv_level *lv, cudaStream_t st)
     using namespace wcg;
     return launch_inv_level<Dwt97, K97P>(lv, st);
 }
+
+cudaError_t wcg_dwt97_forward_rows(const wcg_fwd_level *lv, uint32_t row0, uint32_t row1,
+                                   cudaStream_t st)
+{
+    using namespace wcg;
+    return lv->quantize ? launch_fwd_rows<Dwt97, K97P, int32_t, true>(lv, row0, row1, st)
+                        : launch_fwd_rows<Dwt97, K97P, float, false>(lv, row0, row1, st);
+}
+
+cudaError_t wcg_dwt97_inverse_rows(const wcg_inv_level *lv, uint32_t row0, uint32_t row1,
+                                   cudaStream_t st)
+{
+    using namespace wcg;
+    return launch_inv_rows<Dwt97, K97P>(lv, row0, row1, st);
+}

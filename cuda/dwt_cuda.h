@@ -134,4 +134,41 @@ typedef struct wcg_component_job {
 cudaError_t wcg_forward_component(const wcg_component_job *job, cudaStream_t st);
 cudaError_t wcg_inverse_component(const wcg_component_job *job, cudaStream_t st);
 
+/* ---- level 1 in strips of rows (the upload's and download's overlap) ----
+ *
+ * A forward level-1 strip of pair rows [row0, row1) reads sample rows
+ * below 2*row1 + WCG_FWD_REACH (or the mirrored ones of the image's last
+ * rows): its lifting's halo and the kernel's prefetch (dwt_level.cuh
+ * checks its wavelets against it). */
+#define WCG_FWD_REACH 6
+
+/* Whether level 1 of this wavelet comes in strips of rows: the separable
+ * 5/3 and 9/7 (53, 97). */
+static inline int wcg_strips_fit(int wavelet) { return wavelet == 53 || wavelet == 97; }
+
+/* Level 1 (lv as wcg_forward_level / wcg_inverse_level describe it) on
+ * its pair rows [row0, row1) only: output rows 2*row0 up to 2*row1. */
+cudaError_t wcg_dwt53_forward_rows(const wcg_fwd_level *lv, uint32_t row0, uint32_t row1,
+                                   cudaStream_t st);
+cudaError_t wcg_dwt97_forward_rows(const wcg_fwd_level *lv, uint32_t row0, uint32_t row1,
+                                   cudaStream_t st);
+cudaError_t wcg_dwt53_inverse_rows(const wcg_inv_level *lv, uint32_t row0, uint32_t row1,
+                                   cudaStream_t st);
+cudaError_t wcg_dwt97_inverse_rows(const wcg_inv_level *lv, uint32_t row0, uint32_t row1,
+                                   cudaStream_t st);
+
+/* Forward: level 1 of pair rows [row0, row1), its LL to job->work[0];
+ * then, once every strip is done, levels 2.. (work[0] read, work[1] the
+ * other buffer of the ping-pong). Levels >= 1. */
+cudaError_t wcg_forward_rows(const wcg_component_job *job, uint32_t row0, uint32_t row1,
+                             cudaStream_t st);
+cudaError_t wcg_forward_rest(const wcg_component_job *job, cudaStream_t st);
+
+/* Inverse: levels down to 2, level 2's result left in job->work[0]; then
+ * level 1 in strips of pair rows [row0, row1) (to the samples, or to
+ * job->plane for the colour transform). Levels >= 1. */
+cudaError_t wcg_inverse_rest(const wcg_component_job *job, cudaStream_t st);
+cudaError_t wcg_inverse_rows(const wcg_component_job *job, uint32_t row0, uint32_t row1,
+                             cudaStream_t st);
+
 #endif /* WC_DWT_CUDA_H */

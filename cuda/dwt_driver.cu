@@ -84,28 +84,27 @@ wcg_inv_level_fn wcg_inverse_level_of(int wavelet)
     }
 }
 
-/* One kernel a level; the LL after each level ping-pongs between the work
- * buffers. (Two levels a kernel measured slower: PERF_NOTES.md, v4.) */
-cudaError_t wcg_forward_component(const wcg_component_job *job, cudaStream_t st)
+namespace
 {
-    const int is97 = job->wavelet % 10 == 7; /* 97, 197, 207 */
-    const wcg_fwd_level_fn level_fn = wcg_forward_level_of(job->wavelet);
+
+/* What every forward level of a job shares. */
+wcg_fwd_level forward_common(const wcg_component_job *job)
+{
     wcg_fwd_level lv = {};
     lv.samples = job->samples;
     lv.out = job->coef;
     lv.out_pitch = job->width;
     lv.quantize = job->quantize;
     lv.threshold = job->threshold;
-    if (job->levels == 0) {
-        lv.w = job->width;
-        lv.h = job->height;
-        lv.from_samples = 1;
-        lv.last = 1;
-        level_steps(job->steps, 0, 0, lv.step);
-        return wcg_forward_level0(&lv, is97, st);
-    }
-    int cur = 1; /* the work buffer holding the current LL (from level 2 on) */
-    for (int l = 1; l <= job->levels; ++l) {
+    return lv;
+}
+
+/* Levels from..levels, the LL of level from - 1 in work[cur]. */
+cudaError_t forward_levels(const wcg_component_job *job, int from, int cur, cudaStream_t st)
+{
+    const wcg_fwd_level_fn level_fn = wcg_forward_level_of(job->wavelet);
+    wcg_fwd_level lv = forward_common(job);
+    for (int l = from; l <= job->levels; ++l) {
         forward_level(job, l, job->work[cur], job->work[1 - cur], &lv);
         cudaError_t e = level_fn(&lv, st);
         if (e != cudaSuccess) return e;
@@ -114,16 +113,58 @@ cudaError_t wcg_forward_component(const wcg_component_job *job, cudaStream_t st)
     return cudaSuccess;
 }
 
-/* The inverse: coarsest level first, one kernel a level. */
-cudaError_t wcg_inverse_component(const wcg_component_job *job, cudaStream_t st)
+/* What every inverse level of a job shares. */
+wcg_inv_level inverse_common(const wcg_component_job *job)
 {
-    const int is97 = job->wavelet % 10 == 7; /* 97, 197, 207 */
-    const wcg_inv_level_fn level_fn = wcg_inverse_level_of(job->wavelet);
     wcg_inv_level lv = {};
     lv.coef = (const int32_t *)job->coef;
     lv.coef_pitch = job->width;
     lv.recon = job->recon;
     lv.samples = job->samples;
+    return lv;
+}
+
+} /* namespace */
+
+/* One kernel a level; the LL after each level ping-pongs between the work
+ * buffers. (Two levels a kernel measured slower: PERF_NOTES.md, v4.) */
+cudaError_t wcg_forward_component(const wcg_component_job *job, cudaStream_t st)
+{
+    const int is97 = job->wavelet % 10 == 7; /* 97, 197, 207 */
+    wcg_fwd_level lv = forward_common(job);
+    if (job->levels == 0) {
+        lv.w = job->width;
+        lv.h = job->height;
+        lv.from_samples = 1;
+        lv.last = 1;
+        level_steps(job->steps, 0, 0, lv.step);
+        return wcg_forward_level0(&lv, is97, st);
+    }
+    /* Level 1 writes its LL to work[0] (cur 1: the one it does not read). */
+    return forward_levels(job, 1, 1, st);
+}
+
+cudaError_t wcg_forward_rows(const wcg_component_job *job, uint32_t row0, uint32_t row1,
+                             cudaStream_t st)
+{
+    if (!wcg_strips_fit(job->wavelet)) return cudaErrorInvalidValue;
+    wcg_fwd_level lv = forward_common(job);
+    forward_level(job, 1, NULL, job->work[0], &lv);
+    return job->wavelet == 97 ? wcg_dwt97_forward_rows(&lv, row0, row1, st)
+                              : wcg_dwt53_forward_rows(&lv, row0, row1, st);
+}
+
+cudaError_t wcg_forward_rest(const wcg_component_job *job, cudaStream_t st)
+{
+    return forward_levels(job, 2, 0, st);
+}
+
+/* The inverse: coarsest level first, one kernel a level. */
+cudaError_t wcg_inverse_component(const wcg_component_job *job, cudaStream_t st)
+{
+    const int is97 = job->wavelet % 10 == 7; /* 97, 197, 207 */
+    const wcg_inv_level_fn level_fn = wcg_inverse_level_of(job->wavelet);
+    wcg_inv_level lv = inverse_common(job);
     if (job->levels == 0) {
         lv.w = job->width;
         lv.h = job->height;
@@ -142,4 +183,30 @@ cudaError_t wcg_inverse_component(const wcg_component_job *job, cudaStream_t st)
         cur = 1 - cur;
     }
     return cudaSuccess;
+}
+
+/* Levels down to 2 with the ping-pong started so that level 2's result
+ * lands in work[0] (level l reads work[cur] and writes work[1 - cur]). */
+cudaError_t wcg_inverse_rest(const wcg_component_job *job, cudaStream_t st)
+{
+    const wcg_inv_level_fn level_fn = wcg_inverse_level_of(job->wavelet);
+    wcg_inv_level lv = inverse_common(job);
+    int cur = 1 ^ (job->levels & 1);
+    for (int l = job->levels; l >= 2; --l) {
+        inverse_level(job, l, job->work[cur], job->work[1 - cur], &lv);
+        cudaError_t e = level_fn(&lv, st);
+        if (e != cudaSuccess) return e;
+        cur = 1 - cur;
+    }
+    return cudaSuccess;
+}
+
+cudaError_t wcg_inverse_rows(const wcg_component_job *job, uint32_t row0, uint32_t row1,
+                             cudaStream_t st)
+{
+    if (!wcg_strips_fit(job->wavelet)) return cudaErrorInvalidValue;
+    wcg_inv_level lv = inverse_common(job);
+    inverse_level(job, 1, job->work[0], NULL, &lv);
+    return job->wavelet == 97 ? wcg_dwt97_inverse_rows(&lv, row0, row1, st)
+                              : wcg_dwt53_inverse_rows(&lv, row0, row1, st);
 }

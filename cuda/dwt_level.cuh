@@ -145,6 +145,39 @@ template <class Kern> long resident_blocks(Kern kernel)
     return (long)sms * blocks;
 }
 
+/* ---- strips of a level -----------------------------------------------------
+ *
+ * A strip is a level and the pair rows [row0, row1) of its output that a
+ * launch alone computes (backend_cuda.cu's level 1 beside the upload and
+ * the download). Strip launches run kernels of their own (STRIP true),
+ * which take these descriptions; the whole-level kernels take the plain
+ * one, so they compile exactly as before strips existed (a range read in
+ * the whole-level kernels cost up to 12 registers a thread and moved the
+ * 8192x8192 5/3 forward from 0.252 to 0.282 ms: PERF_NOTES "Strips across
+ * PCIe"). */
+struct fwd_rows : wcg_fwd_level {
+    int row0, row1;
+};
+struct inv_rows : wcg_inv_level {
+    int row0, row1;
+};
+template <bool STRIP>
+using fwd_arg = typename std::conditional<STRIP, fwd_rows, wcg_fwd_level>::type;
+template <bool STRIP>
+using inv_arg = typename std::conditional<STRIP, inv_rows, wcg_inv_level>::type;
+
+/* First and last (exclusive) pair row a launch computes, of hl. */
+__device__ __forceinline__ int2 rows_of(const wcg_fwd_level &, int hl) { return {0, hl}; }
+__device__ __forceinline__ int2 rows_of(const fwd_rows &l, int) { return {l.row0, l.row1}; }
+__device__ __forceinline__ int2 rows_of(const wcg_inv_level &, int hl) { return {0, hl}; }
+__device__ __forceinline__ int2 rows_of(const inv_rows &l, int) { return {l.row0, l.row1}; }
+
+/* Pair rows a launch covers, on the host. */
+inline uint32_t rows_count(const wcg_fwd_level &l) { return (l.h + 1) / 2; }
+inline uint32_t rows_count(const fwd_rows &l) { return (uint32_t)(l.row1 - l.row0); }
+inline uint32_t rows_count(const wcg_inv_level &l) { return (l.h + 1) / 2; }
+inline uint32_t rows_count(const inv_rows &l) { return (uint32_t)(l.row1 - l.row0); }
+
 /* ---- sources of a forward level -------------------------------------------- */
 
 /* Two adjacent elements in one load. */
@@ -236,9 +269,9 @@ template <class S, class T, bool COLOUR> struct SampleSrc {
 
 /* ---- forward ----------------------------------------------------------------- */
 
-template <class W, int K, class Src, class OutT, bool QUANT>
+template <class W, int K, class Src, class OutT, bool QUANT, bool STRIP>
 __global__ void __launch_bounds__(32 * LEVEL_WARPS)
-    fwd_level_kernel(const wcg_fwd_level lv, const Src src, int strips, int seg_rows, int nseg)
+    fwd_level_kernel(const fwd_arg<STRIP> lv, const Src src, int strips, int seg_rows, int nseg)
 {
     using T = typename W::T;
     using Raw = typename Src::Raw;
@@ -299,6 +332,9 @@ __global__ void __launch_bounds__(32 * LEVEL_WARPS)
             if (vo[k]) put(orow + wl + 32 * k, make_coeff<OutT, QUANT>(o[k], so, lv.threshold));
     };
 
+    /* The pair rows this launch owns: all, or a strip. */
+    const int2 rows = rows_of(lv, hl);
+    const int r0 = rows.x, r1 = rows.y;
     for (int seg = ww.seg; seg < nseg; seg += ww.seg_step) {
         if (h == 1) { /* nothing to lift vertically: row 0 is a low row */
             Raw re[K], ro[K];
@@ -312,8 +348,8 @@ __global__ void __launch_bounds__(32 * LEVEL_WARPS)
             emit(0, false, e, o);
             continue;
         }
-        const int i0 = seg * seg_rows;
-        const int i1 = min(i0 + seg_rows, hl);
+        const int i0 = r0 + seg * seg_rows;
+        const int i1 = min(i0 + seg_rows, r1);
         const int js = i0 - W::FWD_WARM, je = i1 + W::FWD_LAG;
         typename W::VFwd st[2 * K];
         /* Rows 2j+1 and 2j+2 of iteration j in buffer j & 1; iteration j
@@ -361,12 +397,16 @@ __global__ void __launch_bounds__(32 * LEVEL_WARPS)
     }
 }
 
-template <class W, int K, class Src, class OutT, bool QUANT>
-cudaError_t launch_fwd(const wcg_fwd_level *lv, const Src &src, cudaStream_t st)
+template <class W, int K, class Src, class OutT, bool QUANT, bool STRIP>
+cudaError_t launch_fwd(const fwd_arg<STRIP> *lv, const Src &src, cudaStream_t st)
 {
     constexpr int OUTP = strip_pairs<K, W::HALO>();
-    auto kernel = fwd_level_kernel<W, K, Src, OutT, QUANT>;
-    const uint32_t wl = (lv->w + 1) / 2, hl = (lv->h + 1) / 2;
+    /* A strip's last segment reads sample rows up to 2 (row1 + LAG) + 2
+     * (the prefetch of its last iteration): within the reach the
+     * backend's strips wait for. */
+    static_assert(2 * W::FWD_LAG + 3 <= WCG_FWD_REACH, "a strip reads past WCG_FWD_REACH");
+    auto kernel = fwd_level_kernel<W, K, Src, OutT, QUANT, STRIP>;
+    const uint32_t wl = (lv->w + 1) / 2, hl = rows_count(*lv);
     const uint32_t strips = (wl + OUTP - 1) / OUTP;
     const int seg =
         level_segment_rows(hl, strips, W::FWD_WARM + W::FWD_LAG, resident_blocks(kernel));
@@ -375,8 +415,8 @@ cudaError_t launch_fwd(const wcg_fwd_level *lv, const Src &src, cudaStream_t st)
     return cudaGetLastError();
 }
 
-template <class W, int K, class S, class OutT, bool QUANT>
-cudaError_t launch_fwd_samples(const wcg_fwd_level *lv, cudaStream_t st)
+template <class W, int K, class S, class OutT, bool QUANT, bool STRIP>
+cudaError_t launch_fwd_samples(const fwd_arg<STRIP> *lv, cudaStream_t st)
 {
     using T = typename W::T;
     const wcg_samples &s = lv->samples;
@@ -384,11 +424,11 @@ cudaError_t launch_fwd_samples(const wcg_fwd_level *lv, cudaStream_t st)
     if (colour) {
         const SampleSrc<S, T, true> src = {(const S *)s.px, s.pitch,  s.comps,
                                            s.comp,          s.colour, s.shift};
-        return launch_fwd<W, K, SampleSrc<S, T, true>, OutT, QUANT>(lv, src, st);
+        return launch_fwd<W, K, SampleSrc<S, T, true>, OutT, QUANT, STRIP>(lv, src, st);
     }
     const SampleSrc<S, T, false> src = {(const S *)s.px, s.pitch,  s.comps,
                                         s.comp,          s.colour, s.shift};
-    return launch_fwd<W, K, SampleSrc<S, T, false>, OutT, QUANT>(lv, src, st);
+    return launch_fwd<W, K, SampleSrc<S, T, false>, OutT, QUANT, STRIP>(lv, src, st);
 }
 
 /* Level 1 reads the samples, deeper levels the previous LL. Coefficients
@@ -399,10 +439,23 @@ cudaError_t launch_fwd_level(const wcg_fwd_level *lv, cudaStream_t st)
     using T = typename W::T;
     if (!lv->from_samples) {
         const PlaneSrc<T> src = {(const T *)lv->src, lv->src_pitch};
-        return launch_fwd<W, K, PlaneSrc<T>, OutT, QUANT>(lv, src, st);
+        return launch_fwd<W, K, PlaneSrc<T>, OutT, QUANT, false>(lv, src, st);
     }
-    return lv->samples.bytes == 1 ? launch_fwd_samples<W, K, uint8_t, OutT, QUANT>(lv, st)
-                                  : launch_fwd_samples<W, K, uint16_t, OutT, QUANT>(lv, st);
+    return lv->samples.bytes == 1 ? launch_fwd_samples<W, K, uint8_t, OutT, QUANT, false>(lv, st)
+                                  : launch_fwd_samples<W, K, uint16_t, OutT, QUANT, false>(lv, st);
+}
+
+/* Pair rows [row0, row1) of level 1 (the samples) only. */
+template <class W, int K, class OutT, bool QUANT>
+cudaError_t launch_fwd_rows(const wcg_fwd_level *lv, uint32_t row0, uint32_t row1, cudaStream_t st)
+{
+    if (!lv->from_samples || row1 <= row0 || row1 > (lv->h + 1) / 2) return cudaErrorInvalidValue;
+    fwd_rows r{};
+    static_cast<wcg_fwd_level &>(r) = *lv;
+    r.row0 = (int)row0;
+    r.row1 = (int)row1;
+    return lv->samples.bytes == 1 ? launch_fwd_samples<W, K, uint8_t, OutT, QUANT, true>(&r, st)
+                                  : launch_fwd_samples<W, K, uint16_t, OutT, QUANT, true>(&r, st);
 }
 
 /* ---- inverse ----------------------------------------------------------------- */
@@ -456,9 +509,9 @@ __device__ __forceinline__ void store_inv_row(const wcg_inv_level &lv, int y, in
     }
 }
 
-template <class W, int K, class Dst>
+template <class W, int K, class Dst, bool STRIP>
 __global__ void __launch_bounds__(32 * LEVEL_WARPS)
-    inv_level_kernel(const wcg_inv_level lv, int strips, int seg_rows, int nseg)
+    inv_level_kernel(const inv_arg<STRIP> lv, int strips, int seg_rows, int nseg)
 {
     using T = typename W::T;
     constexpr int OUTP = strip_pairs<K, W::HALO>();
@@ -527,6 +580,8 @@ __global__ void __launch_bounds__(32 * LEVEL_WARPS)
         store_inv_row<T, K, Dst>(lv, y, P0 + lane, ve, vo, e, o);
     };
 
+    const int2 rows = rows_of(lv, hl);
+    const int r0 = rows.x, r1 = rows.y;
     for (int seg = ww.seg; seg < nseg; seg += ww.seg_step) {
         if (h == 1) {
             RawPair r;
@@ -536,8 +591,8 @@ __global__ void __launch_bounds__(32 * LEVEL_WARPS)
             store_row(0, e, o);
             continue;
         }
-        const int i0 = seg * seg_rows;
-        const int i1 = min(i0 + seg_rows, hl);
+        const int i0 = r0 + seg * seg_rows;
+        const int i1 = min(i0 + seg_rows, r1);
         const int js = i0 - W::INV_WARM, je = i1 + W::INV_LAG;
         typename W::VInv st[2 * K];
         RawPair buf[2]; /* pair j in buf[j & 1], as in the forward kernel */
@@ -569,12 +624,12 @@ __global__ void __launch_bounds__(32 * LEVEL_WARPS)
     }
 }
 
-template <class W, int K, class Dst>
-cudaError_t launch_inv(const wcg_inv_level *lv, cudaStream_t st)
+template <class W, int K, class Dst, bool STRIP>
+cudaError_t launch_inv(const inv_arg<STRIP> *lv, cudaStream_t st)
 {
     constexpr int OUTP = strip_pairs<K, W::HALO>();
-    auto kernel = inv_level_kernel<W, K, Dst>;
-    const uint32_t wl = (lv->w + 1) / 2, hl = (lv->h + 1) / 2;
+    auto kernel = inv_level_kernel<W, K, Dst, STRIP>;
+    const uint32_t wl = (lv->w + 1) / 2, hl = rows_count(*lv);
     const uint32_t strips = (wl + OUTP - 1) / OUTP;
     const int seg =
         level_segment_rows(hl, strips, W::INV_WARM + W::INV_LAG, resident_blocks(kernel));
@@ -585,9 +640,23 @@ cudaError_t launch_inv(const wcg_inv_level *lv, cudaStream_t st)
 
 template <class W, int K> cudaError_t launch_inv_level(const wcg_inv_level *lv, cudaStream_t st)
 {
-    if (!lv->to_samples) return launch_inv<W, K, plane_dst>(lv, st);
-    return lv->samples.bytes == 1 ? launch_inv<W, K, sample_dst<uint8_t>>(lv, st)
-                                  : launch_inv<W, K, sample_dst<uint16_t>>(lv, st);
+    if (!lv->to_samples) return launch_inv<W, K, plane_dst, false>(lv, st);
+    return lv->samples.bytes == 1 ? launch_inv<W, K, sample_dst<uint8_t>, false>(lv, st)
+                                  : launch_inv<W, K, sample_dst<uint16_t>, false>(lv, st);
+}
+
+/* Pair rows [row0, row1) of the level only (level 1, beside the download). */
+template <class W, int K>
+cudaError_t launch_inv_rows(const wcg_inv_level *lv, uint32_t row0, uint32_t row1, cudaStream_t st)
+{
+    if (row1 <= row0 || row1 > (lv->h + 1) / 2) return cudaErrorInvalidValue;
+    inv_rows r{};
+    static_cast<wcg_inv_level &>(r) = *lv;
+    r.row0 = (int)row0;
+    r.row1 = (int)row1;
+    if (!lv->to_samples) return launch_inv<W, K, plane_dst, true>(&r, st);
+    return lv->samples.bytes == 1 ? launch_inv<W, K, sample_dst<uint8_t>, true>(&r, st)
+                                  : launch_inv<W, K, sample_dst<uint16_t>, true>(&r, st);
 }
 
 } /* namespace wcg */

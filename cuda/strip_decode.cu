@@ -551,7 +551,7 @@ size_t whole_need(const wc_stage_plan *p, const wc_chain *ch, const es_input *in
     size_t data = 0;
     for (uint32_t k = 0; k < p->components; k++) data += in->data_size[k];
     size_t need = device_row_bytes(p) * p->height + coef_elems(p) * p->components * 4 +
-                  2 * wcg_work_elems(p->width, p->height) * 4 + data + 8 +
+                  work_planes(p, 1) * wcg_work_elems(p->width, p->height) * 4 + data + 8 +
                   nb * (sizeof(wcg_cblk) + 16);
     if (colour_active(p)) need += 3 * n * 4;
     for (uint32_t k = 0; k < p->components; k++)

@@ -216,8 +216,8 @@ size_t whole_need(const wc_stage_plan *p, const wc_chain *ch)
     const size_t nb = lay->nblocks ? lay->nblocks : 1;
     const size_t n = (size_t)p->width * p->height;
     size_t need = device_row_bytes(p) * p->height + n * p->components * 4 +
-                  2 * wcg_work_elems(p->width, p->height) * 4 + nb * sizeof(wcg_cblk) +
-                  2 * (slots + 4) + (nb + 1) * 12;
+                  work_planes(p, 0) * wcg_work_elems(p->width, p->height) * 4 +
+                  nb * sizeof(wcg_cblk) + 2 * (slots + 4) + (nb + 1) * 12;
     if (ch->header->entropy == 3)
         need += wcg_ac_work_bytes((uint32_t)nb);
     else
