@@ -681,9 +681,7 @@ wc_status forward_strips(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in
 
 wc_status upload_forward(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in, wc_err *err)
 {
-    /* Not inside a batch's graph capture (encode_graph.cu): its images
-     * are small, and the side stream's fork has no test there. */
-    if (!c->capturing && strips_up(p, in->pixels)) return forward_strips(c, p, in, err);
+    if (strips_up(p, in->pixels)) return forward_strips(c, p, in, err);
     WC_FORWARD_IF_ERROR(upload_samples(c, p, in, err));
     for (uint32_t k = 0; k < p->components; k++)
         CUDA_TRY(err, forward_component(c, p, k), "forward transform");
