@@ -81,31 +81,16 @@ struct table_scratch {
     unsigned cnt[HUF_MAX_LEN];
 };
 
-/* How many of a[0..n) (ascending) are < v, or <= v when or_equal. */
-__device__ __forceinline__ unsigned count_below(const unsigned long long *a, unsigned n,
-                                                unsigned long long v, bool or_equal)
+/* How many of items 0..n-1 come before, where before(i) holds for a
+ * prefix of them (both merged lists are sorted): a binary search. */
+template <class Before> __device__ __forceinline__ unsigned count_before(unsigned n, Before before)
 {
     unsigned lo = 0, hi = n;
     while (lo < hi) {
         const unsigned mid = (lo + hi) >> 1;
-        const bool before = or_equal ? a[mid] <= v : a[mid] < v;
-        lo = before ? mid + 1 : lo;
-        hi = before ? hi : mid;
-    }
-    return lo;
-}
-
-/* The package weights of a level as a sorted array view: package j
- * weighs below[2j] + below[2j+1]; binary search over j. */
-__device__ __forceinline__ unsigned packages_below(const unsigned long long *below, unsigned npkg,
-                                                   unsigned long long v)
-{
-    unsigned lo = 0, hi = npkg;
-    while (lo < hi) {
-        const unsigned mid = (lo + hi) >> 1;
-        const bool before = below[2 * mid] + below[2 * mid + 1] < v;
-        lo = before ? mid + 1 : lo;
-        hi = before ? hi : mid;
+        const bool b = before(mid);
+        lo = b ? mid + 1 : lo;
+        hi = b ? hi : mid;
     }
     return lo;
 }
@@ -129,15 +114,18 @@ __device__ void package_merge_warp(table_scratch &t, unsigned n, unsigned levels
         const unsigned end = keep < total ? keep : total;
         uint8_t *pk = t.is_pkg[d];
         for (unsigned i = lane; i < n; i += 32) { /* leaves: after lighter packages */
-            const unsigned at = i + packages_below(below, npkg, t.leaf_w[i]);
+            const unsigned long long lw = t.leaf_w[i];
+            const unsigned at = i + count_before(npkg, [&](unsigned j) {
+                                    return below[2 * j] + below[2 * j + 1] < lw;
+                                });
             if (at < end) {
-                w[at] = t.leaf_w[i];
+                w[at] = lw;
                 pk[at] = 0;
             }
         }
         for (unsigned j = lane; j < npkg; j += 32) { /* packages: after leaves <= them */
             const unsigned long long pw = below[2 * j] + below[2 * j + 1];
-            const unsigned at = j + count_below(t.leaf_w, n, pw, true);
+            const unsigned at = j + count_before(n, [&](unsigned i) { return t.leaf_w[i] <= pw; });
             if (at < end) {
                 w[at] = pw;
                 pk[at] = 1;
