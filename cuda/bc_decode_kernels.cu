@@ -47,6 +47,16 @@ struct Bits {
     unsigned long long acc;
     unsigned n;
     uint32_t fake;
+    /* At bit bit0 of the stream whose byte bit0 / 8 is first. */
+    __device__ __forceinline__ void start(const uint8_t *first, const uint8_t *last, uint32_t bit0)
+    {
+        p = first;
+        end = last;
+        acc = 0;
+        n = 0;
+        fake = 0;
+        if (bit0 & 7) get(bit0 & 7);
+    }
     /* Callers refill with fewer than 32 bits left: four bytes at once
      * where four remain (two aligned words funnel-shifted: the payload's
      * allocation has 8 bytes of slack, and only bytes before end are
@@ -253,12 +263,7 @@ __device__ uint32_t decode_stream(const uint8_t *p, const uint8_t *end, uint32_t
     const uint32_t wb = orient == 1 ? 3u : orient == 2 ? 1u : 2u;
     const uint8_t *const first = p + bit0 / 8;
     Bits r;
-    r.p = first;
-    r.end = end;
-    r.acc = 0;
-    r.n = 0;
-    r.fake = 0;
-    if (bit0 & 7) r.get(bit0 & 7);
+    r.start(first, end, bit0);
     /* Capped magnitudes of decoded values (rows y - 1 and y - 2 read back
      * from the plane; zero outside the block). The context's four
      * neighbours from those rows live in registers (l1, c1, r1: row y - 1
@@ -416,12 +421,7 @@ __device__ uint32_t decode_lean(const uint8_t *p, const uint8_t *end, uint32_t b
     const uint32_t wb = orient == 1 ? 3u : orient == 2 ? 1u : 2u;
     const uint8_t *const first = p + bit0 / 8;
     Bits r;
-    r.p = first;
-    r.end = end;
-    r.acc = 0;
-    r.n = 0;
-    r.fake = 0;
-    if (bit0 & 7) r.get(bit0 & 7);
+    r.start(first, end, bit0);
     int32_t *row = d;                                 /* row y */
     const int32_t *u1 = g_zero_row, *u2 = g_zero_row; /* rows y - 1, y - 2 */
     /* (a load from the zero row past the row's end: no branch) */
