@@ -46,6 +46,7 @@ namespace
 const uint32_t W = 7680, H = 4320;
 int g_reps = 9;
 wc_entropy g_entropy = WC_ENTROPY_HUFFMAN; /* --entropy huffman-tiles: format 2.0 */
+int g_block = 0;                           /* --block N: the code-block side (0: the default) */
 
 double now_ms()
 {
@@ -118,6 +119,7 @@ void set_params(const mode &m, wc_backend_kind be, wc_params *p)
     p->lossless = m.lossless;
     p->transform = (wc_transform)m.transform;
     p->entropy = g_entropy;
+    if (g_block) p->block_size = g_block;
     /* WC_BENCH_DWT_SCHEME=monolithic (or explosive): the same modes in that
      * DWT scheme, to compare it with the separable one in one device run. */
     const char *scheme = getenv("WC_BENCH_DWT_SCHEME");
@@ -464,6 +466,7 @@ void batch(const char *dir)
         wc_params p;
         wc_params_init(&p);
         p.lossless = 0;
+        if (g_block) p.block_size = g_block;
         p.backend = row ? WC_BACKEND_CUDA : WC_BACKEND_CPU;
         p.threads = row >= 2 ? threads : 0;
         const int variants = ab && row >= 2 ? 3 : 1;
@@ -569,7 +572,7 @@ int main(int argc, char **argv)
     if (argc < 2) {
         fprintf(stderr,
                 "usage: %s KODAK_DIR [--reps N] [--ppm OUT.ppm] [--batch-only]\n"
-                "       [--entropy huffman|huffman-tiles|arith] [--no-batch]\n",
+                "       [--entropy huffman|huffman-tiles|arith] [--block N] [--no-batch]\n",
                 argv[0]);
         return 2;
     }
@@ -580,6 +583,8 @@ int main(int argc, char **argv)
     for (int i = 2; i + 1 < argc; i++) {
         if (!strcmp(argv[i], "--reps"))
             g_reps = atoi(argv[++i]) > 0 ? atoi(argv[i]) : 9;
+        else if (!strcmp(argv[i], "--block"))
+            g_block = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--ppm"))
             ppm = argv[++i];
         else if (!strcmp(argv[i], "--entropy"))
