@@ -20,6 +20,9 @@ float plan_step_for_quality(float q);
  * 1 when lossless (the header ignores it). Both encoders plan with it. */
 float plan_base_step(const wc_params *p);
 
+/* The code-block side the params ask for, their default resolved. */
+int plan_block_side(const wc_params *p);
+
 /* Fills the header for img and p with base step `step` (ignored when
  * lossless). */
 void plan_header(const wc_params *p, const wc_image *img, float step, wcx_header *h);

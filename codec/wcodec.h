@@ -123,7 +123,8 @@ typedef struct wc_params {
     float threshold;            /* zero coefficients with |c| < threshold */
     wc_entropy entropy;         /* Huffman (default), Huffman on tiles or deflate */
     int deflate_level;          /* 1..9, default 6 */
-    int block_size;             /* code-block side: 16, 32, 64, 128 (default) */
+    int block_size;             /* code-block side: 16, 32, 64 or 128; 0 (default):
+                                   64 for lossy Huffman, 128 otherwise */
     int threads;                /* 0 = all cores, else that many */
     wc_backend_kind backend;    /* AUTO (default), CPU or CUDA */
     uint64_t max_pixels;        /* encode and decode refuse images larger than

@@ -157,7 +157,8 @@ const char cli_encoder_help[] =
     "                        (format 2.0: adaptive arithmetic coding, smaller files;\n"
     "                        coded on the host by the CUDA backend)\n"
     "  --deflate-level L     zlib level 1..9 (default 6)\n"
-    "  --block N             code-block side 16, 32, 64 or 128 (default)\n"
+    "  --block N             code-block side 16, 32, 64 or 128 (default: 64 lossy\n"
+    "                        with Huffman, else 128)\n"
     "  --threads N           worker threads (default: all cores)\n"
     "  --backend B           auto (default), cpu or cuda\n";
 

@@ -3,7 +3,8 @@
  * wc_params of another layout is a status (no print, no abort) and makes
  * later calls refuse; the info structs are filled only as far as the
  * program's struct goes; wc_free takes what wc_encode_alloc made;
- * wc_decode_check_head judges a file by its first bytes as wc_decode would.
+ * wc_decode_check_head judges a file by its first bytes as wc_decode would;
+ * the default code-block side is resolved per mode and written in the file.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -91,6 +92,49 @@ static void test_info_structs_filled_to_the_callers_size(void **state)
     wc_image_free(&img);
 }
 
+/* block_size 0 (wc_params_init's) is 64 for lossy Huffman and 128 for
+ * lossless, tiles and arith; a side the caller sets is kept. The file
+ * says which (wc_inspect), so decoders never guess. */
+static void test_default_block_side(void **state)
+{
+    (void)state;
+    wc_image img = gray_ramp();
+    wc_ctx *ctx = wc_ctx_create();
+    static const struct {
+        int lossless;
+        wc_entropy entropy;
+        int asked, side;
+    } cases[] = {
+        {0, WC_ENTROPY_HUFFMAN, 0, 64},        {1, WC_ENTROPY_HUFFMAN, 0, 128},
+        {0, WC_ENTROPY_HUFFMAN_TILES, 0, 128}, {0, WC_ENTROPY_ARITH, 0, 128},
+        {0, WC_ENTROPY_HUFFMAN, 128, 128},     {1, WC_ENTROPY_HUFFMAN, 32, 32},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        wc_params p;
+        wc_params_init(&p);
+        assert_int_equal(p.block_size, 0);
+        p.lossless = cases[i].lossless;
+        p.entropy = cases[i].entropy;
+        p.block_size = cases[i].asked;
+        void *file = NULL;
+        size_t n = 0;
+        assert_int_equal(wc_encode_alloc(ctx, &p, &img, &file, &n), WC_OK);
+        wc_info info;
+        assert_int_equal(wc_inspect(ctx, file, n, &info), WC_OK);
+        assert_int_equal(info.block_size, cases[i].side);
+        wc_free(file);
+    }
+    wc_params p;
+    wc_params_init(&p);
+    p.block_size = 48;
+    void *file = NULL;
+    size_t n = 0;
+    assert_int_equal(wc_encode_alloc(ctx, &p, &img, &file, &n), WC_ERR_ARG);
+    assert_null(file);
+    wc_ctx_free(ctx);
+    wc_image_free(&img);
+}
+
 /* A file's first WC_DECODE_HEAD_BYTES: the header's limits are checked
  * and the whole file's bound given; fewer bytes are a whole file, of which
  * only the signature is checked here. */
@@ -149,6 +193,7 @@ int main(void)
         cmocka_unit_test(test_params_abi_mismatch_is_a_status),
         cmocka_unit_test(test_info_structs_filled_to_the_callers_size),
         cmocka_unit_test(test_decode_check_head),
+        cmocka_unit_test(test_default_block_side),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
