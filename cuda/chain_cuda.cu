@@ -483,16 +483,20 @@ static wc_status check_against_emit(cuda_ctx *c, const wc_chain *ch, const wcg_b
 }
 
 /* WC_CUDA_GRAPH picks a batch's encode: "0" the chain's calls one by
- * one (the version before g1, for comparison in one binary); unset or
- * anything else a graph a shape, the payload copied down after the
- * sizes' wait (g1); "mapped" the same graph, whose pack writes the
- * payload straight into the pinned host buffer (g2). */
+ * one (the version before g1, for comparison in one binary); "copy" a
+ * graph a shape, the payload copied down after the sizes' wait (g1);
+ * "mapped" the same graph, whose pack writes the payload straight into
+ * the pinned host buffer (g2). Unset: g2 where the slots' bound (the
+ * pinned buffer it needs, a worker each) is at most kMappedSlotsMax, g1
+ * above. g2 coded the Kodak batch at 7,307 images/s against g1's 5,750
+ * (16 workers, one run: cuda/PERF_NOTES.md, "g2 timed"). */
 enum { GRAPH_OFF, GRAPH_COPY, GRAPH_MAPPED };
+const size_t kMappedSlotsMax = (size_t)32 << 20;
 
-static int graph_mode()
+static int graph_mode(size_t slots)
 {
     const char *e = getenv("WC_CUDA_GRAPH");
-    if (!e) return GRAPH_COPY;
+    if (!e) return slots <= kMappedSlotsMax ? GRAPH_MAPPED : GRAPH_COPY;
     if (strcmp(e, "0") == 0) return GRAPH_OFF;
     return strcmp(e, "mapped") == 0 ? GRAPH_MAPPED : GRAPH_COPY;
 }
@@ -624,7 +628,8 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
     }
     const double t_start = now_s();
     c->host_t[0] = t_start;
-    const int graph = ch->repeats && !sized && !reuse && !arith_of(ch) ? graph_mode() : GRAPH_OFF;
+    const int graph =
+        ch->repeats && !sized && !reuse && !arith_of(ch) ? graph_mode(slots) : GRAPH_OFF;
     if (graph != GRAPH_OFF) {
         WC_FORWARD_IF_ERROR(
             encode_graph(c, p, in, ch, &job, slots, graph == GRAPH_MAPPED, out, err));
