@@ -132,12 +132,6 @@ void cuda_destroy(void *self)
     for (int i = 0; i < c->payload_events; i++) cudaEventDestroy(c->payload_ev[i]);
     for (void *p : host) cudaFreeHost(p);
     for (int i = 0; i < c->events; i++) cudaEventDestroy(c->ev[i]);
-    for (int i = 0; i < c->dec_streams; i++) {
-        cudaStreamSynchronize(c->dec_stream[i]);
-        cudaStreamDestroy(c->dec_stream[i]);
-        cudaEventDestroy(c->dec_ready[i]);
-        cudaEventDestroy(c->dec_done[i]);
-    }
     for (int i = 0; i < c->strip_evs; i++) cudaEventDestroy(c->strip_ev[i]);
     if (c->side) cudaStreamDestroy(c->side);
     cudaEventDestroy(c->user);

@@ -725,10 +725,8 @@ int main(int argc, char **argv)
              * layout order; an h: 16-bit fast entries (WC_CUDA_DEC_TAB=1),
              * an s: those of the thread block's class in shared memory
              * (=2), neither: bc_dectab's; an l: decode_lean's step
-             * (WC_CUDA_DEC_LEAN=1), else decode_stream's (=0); a p: each
-             * component decoded once its payload is up, beside the
-             * others' upload (WC_CUDA_DEC_OVERLAP=1), else after the whole
-             * payload (=0); a y: decode_lean's rows above capped where
+             * (WC_CUDA_DEC_LEAN=1), else decode_stream's (=0); a y:
+             * decode_lean's rows above capped where
              * used, not where loaded (WC_CUDA_DEC_LAZY=1, else =0); the
              * number after the colon:
              * threads a thread block of the entropy-0 kernel
@@ -756,7 +754,6 @@ int main(int argc, char **argv)
                                                              : "0",
                        1);
                 setenv("WC_CUDA_DEC_LEAN", name.find('l') != std::string::npos ? "1" : "0", 1);
-                setenv("WC_CUDA_DEC_OVERLAP", name.find('p') != std::string::npos ? "1" : "0", 1);
                 setenv("WC_CUDA_DEC_LAZY", name.find('y') != std::string::npos ? "1" : "0", 1);
                 setenv("WC_CUDA_DEC_TAB",
                        name.find('s') != std::string::npos   ? "2"
@@ -783,7 +780,6 @@ int main(int argc, char **argv)
             unsetenv("WC_CUDA_DEC_ORDER");
             unsetenv("WC_CUDA_DEC_TAB");
             unsetenv("WC_CUDA_DEC_LEAN");
-            unsetenv("WC_CUDA_DEC_OVERLAP");
             unsetenv("WC_CUDA_DEC_LAZY");
             unsetenv("WC_DECODE_EAGER_CRC");
         }

@@ -797,9 +797,8 @@ void read_component_tables(void *arg, size_t k, int worker)
  * switches for the bench's comparisons in one process. The planes are
  * cleared before the payload goes up, so that the decoder's runs of
  * zeros write nothing (WC_CUDA_DEC_ZEROED=0: not). One launch decodes
- * every block once the whole payload is up (WC_CUDA_DEC_OVERLAP=1: a
- * launch a component as soon as its payload is up, dec_pipeline:
- * measured slower, p2).
+ * every block once the whole payload is up (a launch a component as its
+ * payload arrived measured slower: PERF_NOTES p2, removed since).
  * Entropy 0's fast look-ups come from 16-bit entries, the thread block's
  * (component, class) copied into its shared memory (WC_CUDA_DEC_TAB=2;
  * =1: the 16-bit entries from global memory, =0: bc_dectab's 32-bit
@@ -910,107 +909,6 @@ size_t by_class_longest_first(const wcg_cblk *d, const uint32_t *size, size_t n,
     return at;
 }
 
-/* ---- the payload's upload, each component decoded once it is there ---- */
-
-size_t stage_min();
-bool pageable(const void *p);
-
-/* A launch of the decode kernel over blocks [first, first + count) (a
- * component's, or all of them), its order at order_at in the order area
- * (norder entries used). */
-struct dec_group {
-    size_t first, count, order_at, norder;
-    wcg_dec_job job;
-};
-
-/* The decode streams and their events, made once a context. */
-static wc_status ensure_dec_streams(cuda_ctx *c, wc_err *err)
-{
-    for (; c->dec_streams < 4; c->dec_streams++) {
-        const int k = c->dec_streams;
-        CUDA_TRY(err, cudaStreamCreateWithFlags(&c->dec_stream[k], cudaStreamNonBlocking),
-                 "creating decode streams");
-        CUDA_TRY(err, cudaEventCreateWithFlags(&c->dec_ready[k], cudaEventDisableTiming),
-                 "creating events");
-        CUDA_TRY(err, cudaEventCreateWithFlags(&c->dec_done[k], cudaEventDisableTiming),
-                 "creating events");
-    }
-    return WC_OK;
-}
-
-/* PERF_NOTES p2: the payload goes up a component at a time, each in
- * chunks of kPayloadChunk (a pageable one copied into the pinned stage by
- * the worker that then starts the chunk's transfer), its tables read on
- * the host beside them (one item a component, before its chunks); the
- * worker that finishes a component's last item uploads its tables and
- * launches its decode on the component's stream behind an event on
- * c->stream, so the first component decodes while the others go up. */
-constexpr size_t kPayloadChunk = 512 << 10;
-
-struct dec_pipeline {
-    cuda_ctx *c;
-    const es_input *in;
-    table_read *tr;
-    dec_group *g;    /* one a component */
-    size_t item0[5]; /* component k's items: item0[k] (tables) .. item0[k + 1] - 1 */
-    size_t base[4];  /* its payload's offset */
-    int left[4];     /* its items not yet done */
-    uint8_t *stage;  /* NULL: copies straight from in->data */
-    uint8_t *payload;
-    bc_dectab *tabs;
-    uint16_t *fast16; /* NULL: none */
-    int launched[4];
-    int first;          /* the trace's start event recorded */
-    cudaError_t failed; /* a worker's failed call (any one) */
-};
-
-static cudaError_t launch_component(dec_pipeline *q, uint32_t k)
-{
-    cuda_ctx *c = q->c;
-    if (q->tr->status[k] != WC_OK) return cudaSuccess; /* decode_on_device reports it */
-    const size_t t0 = (size_t)k * WC_NCLASS;
-    cudaError_t e =
-        cudaMemcpyAsync(q->tabs + t0, (const bc_dectab *)c->h_tabs + t0,
-                        WC_NCLASS * sizeof(bc_dectab), cudaMemcpyHostToDevice, c->stream);
-    if (e == cudaSuccess && q->fast16)
-        e = wcg_dec_fast16(q->tabs + t0, WC_NCLASS, q->fast16 + t0 * WCG_FAST16, c->stream);
-    if (e == cudaSuccess) e = cudaEventRecord(c->dec_ready[k], c->stream);
-    if (e == cudaSuccess) e = cudaStreamWaitEvent(c->dec_stream[k], c->dec_ready[k], 0);
-    if (e == cudaSuccess && c->trace && !__atomic_exchange_n(&q->first, 1, __ATOMIC_ACQ_REL))
-        e = cudaEventRecord(c->ev[1], c->dec_stream[k]);
-    if (e == cudaSuccess) e = wcg_bc_decode(&q->g[k].job, c->dec_stream[k]);
-    if (e == cudaSuccess) e = cudaEventRecord(c->dec_done[k], c->dec_stream[k]);
-    if (e == cudaSuccess) __atomic_store_n(&q->launched[k], 1, __ATOMIC_RELEASE);
-    return e;
-}
-
-static void pipeline_item(void *arg, size_t i, int worker)
-{
-    dec_pipeline *q = (dec_pipeline *)arg;
-    uint32_t k = 0;
-    while (i >= q->item0[k + 1]) k++;
-    /* A new thread's current device is device 0. */
-    cudaError_t e = cudaSetDevice(q->c->device);
-    if (i == q->item0[k]) {
-        read_component_tables(q->tr, k, worker);
-    } else if (e == cudaSuccess) {
-        const size_t a = (i - q->item0[k] - 1) * kPayloadChunk, size = q->in->data_size[k];
-        const size_t n = size - a < kPayloadChunk ? size - a : kPayloadChunk;
-        const uint8_t *src = q->in->data[k] + a;
-        const size_t at = q->base[k] + a;
-        if (q->stage) {
-            memcpy(q->stage + at, src, n);
-            src = q->stage + at;
-        }
-        e = cudaMemcpyAsync(q->payload + at, src, n, cudaMemcpyDefault, q->c->stream);
-    }
-    /* The last item of component k starts its decode (every other one
-     * queued its transfer before its count went down). */
-    if (e == cudaSuccess && __atomic_sub_fetch(&q->left[k], 1, __ATOMIC_ACQ_REL) == 0)
-        e = launch_component(q, k);
-    if (e != cudaSuccess) __atomic_store_n(&q->failed, e, __ATOMIC_RELAXED);
-}
-
 /* Entropy decoding on the device into the coefficient planes (block
  * layout for DCT/LOT, as the inverse kernels read them). */
 wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, const es_input *in,
@@ -1035,19 +933,7 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
         base[k] = total;
         total += in->data_size[k];
     }
-    /* The launches: one over all the blocks after the whole payload, or
-     * (WC_CUDA_DEC_OVERLAP=1, not entropy 3) one a component, each once
-     * its payload and tables are up: three kernels end later than one
-     * (PERF_NOTES p2), more than their earlier start gains. */
-    const bool overlap = !arith_of(ch) && dec_switch("WC_CUDA_DEC_OVERLAP", 0, 0, 1) == 1;
-    dec_group g[4] = {};
-    const uint32_t ngroups = overlap ? h->components : 1;
-    for (uint32_t k = 0; k < ngroups; k++) {
-        g[k].first = overlap ? lay->first_block[k] : 0;
-        const size_t end = overlap && k + 1 < ngroups ? lay->first_block[k + 1] : lay->nblocks;
-        g[k].count = end - g[k].first;
-    }
-    /* The descriptors, then (entropy 0) each group's order of its blocks. */
+    /* The descriptors, then (entropy 0) the order of the blocks. */
     const bool reversible = (h->flags & 1) != 0;
     const int ordered = !arith_of(ch) && h->entropy == 0
                             ? dec_switch("WC_CUDA_DEC_ORDER", reversible ? 4 : 2, 0, 4)
@@ -1060,11 +946,8 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     const size_t extra = ordered == 3   ? (size_t)nsm * lanes
                          : ordered == 4 ? (size_t)4 * WC_NCLASS * lanes
                                         : 0;
-    size_t norder = 0;
-    for (uint32_t k = 0; k < ngroups; k++) {
-        g[k].order_at = norder;
-        norder += ordered ? g[k].count + extra : 0;
-    }
+    const size_t norder = ordered ? lay->nblocks + extra : 0;
+    size_t used = 0; /* entries of the order that the kernel reads */
     const unsigned tab =
         !arith_of(ch) && h->entropy == 0 ? (unsigned)dec_switch("WC_CUDA_DEC_TAB", 2, 0, 2) : 0;
     /* (16-bit fast entries behind the tables, 16-byte aligned) */
@@ -1086,17 +969,13 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
         uint32_t *scratch =
             ordered ? (uint32_t *)wc_malloc_array(3 * nb + 4 * WC_NCLASS, 4) : nullptr;
         if (ordered && !scratch) s = wc_fail(err, WC_ERR_NOMEM, "out of memory (block order)");
-        for (uint32_t k = 0; k < ngroups && scratch; k++) {
-            uint32_t *o = (uint32_t *)(d + nb) + g[k].order_at;
-            const wcg_cblk *gd = d + g[k].first;
-            const uint32_t *gs = in->block_size + g[k].first;
-            if (ordered == 3)
-                g[k].norder = by_class_per_sm(gd, g[k].count, lanes, (unsigned)nsm, o, scratch);
-            else if (ordered == 4)
-                g[k].norder = by_class_longest_first(gd, gs, g[k].count, lanes, o, scratch);
-            else
-                longest_first(gs, g[k].count, o, ordered == 2, scratch);
-        }
+        uint32_t *o = (uint32_t *)(d + nb);
+        if (scratch && ordered == 3)
+            used = by_class_per_sm(d, lay->nblocks, lanes, (unsigned)nsm, o, scratch);
+        else if (scratch && ordered == 4)
+            used = by_class_longest_first(d, in->block_size, lay->nblocks, lanes, o, scratch);
+        else if (scratch)
+            longest_first(in->block_size, lay->nblocks, o, ordered == 2, scratch);
         wc_free(scratch);
     }
     wc_free(off);
@@ -1115,7 +994,6 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     WC_FORWARD_IF_ERROR(
         grow_pinned(&c->h_sizes, &c->h_sizes_cap, nb * 16, err, "allocating pinned status"));
     WC_FORWARD_IF_ERROR(ensure_events(c, err));
-    if (overlap) WC_FORWARD_IF_ERROR(ensure_dec_streams(c, err));
     c->host_t[1] = now_s();
     CUDA_TRY(err, mark(c, 0), "timing");
     const size_t n = coef_elems(p);
@@ -1129,95 +1007,50 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
             CUDA_TRY(err, cudaMemsetAsync(plane[k], 0, n * 4, c->stream), "clearing the planes");
     uint16_t *fast16 = tab ? (uint16_t *)((char *)c->tabs + at16) : NULL;
     const uint32_t *order = (const uint32_t *)((const wcg_cblk *)c->blocks + nb);
-    for (uint32_t k = 0; k < ngroups; k++) {
-        wcg_dec_job &job = g[k].job;
-        job.blocks = (const wcg_cblk *)c->blocks + g[k].first;
-        job.nblocks = (uint32_t)g[k].count;
-        job.data = (const uint8_t *)c->payload;
-        job.tabs = c->tabs;
-        job.run_max = run_max_of(h);
-        job.status = (uint32_t *)c->sizes + 4 * g[k].first;
-        job.tiled = h->entropy == 2;
-        job.order = ordered ? order + g[k].order_at : NULL;
-        job.norder = ordered >= 3 ? (uint32_t)g[k].norder : 0;
-        job.lanes = lanes;
-        job.zeroed = zeroed;
-        job.tab_mode = tab;
-        job.fast16 = fast16;
-        job.stream_step = dec_switch("WC_CUDA_DEC_LEAN", 1, 0, 1) == 0;
-        job.lazy_above = dec_switch("WC_CUDA_DEC_LAZY", 1, 0, 1) == 1;
-        for (uint32_t q = 0; q < p->components; q++) job.plane[q] = plane[q];
-    }
+    wcg_dec_job job = {};
+    job.blocks = (const wcg_cblk *)c->blocks;
+    job.nblocks = (uint32_t)lay->nblocks;
+    job.data = (const uint8_t *)c->payload;
+    job.tabs = c->tabs;
+    job.run_max = run_max_of(h);
+    job.status = (uint32_t *)c->sizes;
+    job.tiled = h->entropy == 2;
+    job.order = ordered ? order : NULL;
+    job.norder = ordered >= 3 ? (uint32_t)used : 0;
+    job.lanes = lanes;
+    job.zeroed = zeroed;
+    job.tab_mode = tab;
+    job.fast16 = fast16;
+    job.stream_step = dec_switch("WC_CUDA_DEC_LEAN", 1, 0, 1) == 0;
+    job.lazy_above = dec_switch("WC_CUDA_DEC_LAZY", 1, 0, 1) == 1;
+    for (uint32_t q = 0; q < p->components; q++) job.plane[q] = plane[q];
     table_read tr = {h, in, (bc_dectab *)c->h_tabs, {WC_OK, WC_OK, WC_OK, WC_OK}};
-    if (overlap) {
-        /* Descriptors and status ahead of the payload: each launch needs them. */
-        CUDA_TRY(err,
-                 cudaMemcpyAsync(c->blocks, c->h_blocks, desc, cudaMemcpyHostToDevice, c->stream),
-                 "uploading block descriptors");
-        CUDA_TRY(err, cudaMemsetAsync(c->sizes, 0, lay->nblocks * 16, c->stream),
-                 "clearing block status");
-        dec_pipeline q = {};
-        q.c = c;
-        q.in = in;
-        q.tr = &tr;
-        q.g = g;
-        q.payload = (uint8_t *)c->payload;
-        q.tabs = (bc_dectab *)c->tabs;
-        q.fast16 = fast16;
-        q.failed = cudaSuccess;
-        bool stage = false;
-        for (uint32_t k = 0; k < h->components; k++) {
-            const size_t chunks = (in->data_size[k] + kPayloadChunk - 1) / kPayloadChunk;
-            q.base[k] = base[k];
-            q.item0[k + 1] = q.item0[k] + 1 + chunks;
-            q.left[k] = (int)(1 + chunks);
-            stage = stage || (in->data_size[k] && pageable(in->data[k]));
-        }
-        if (stage && total >= stage_min()) {
-            WC_FORWARD_IF_ERROR(ensure_stage(c, total, err));
-            q.stage = (uint8_t *)c->stage;
-        }
-        wc_parallel_for(p->threads, q.item0[h->components], pipeline_item, &q);
-        /* Every launched decode joins c->stream before anything returns. */
-        for (uint32_t k = 0; k < h->components; k++)
-            if (__atomic_load_n(&q.launched[k], __ATOMIC_ACQUIRE))
-                CUDA_TRY(err, cudaStreamWaitEvent(c->stream, c->dec_done[k], 0), "decoding blocks");
-        c->host_t[2] = now_s();
-        if (q.failed != cudaSuccess) return cuda_fail(err, q.failed, "decoding blocks");
-    } else {
-        const gather_side side = {read_component_tables, &tr, arith_of(ch) ? 0u : h->components};
-        WC_FORWARD_IF_ERROR(upload_gather(c, (uint8_t *)c->payload, in->data, in->data_size,
-                                          (int)h->components, p->threads, &side, err));
-        c->host_t[2] = now_s();
-    }
+    const gather_side side = {read_component_tables, &tr, arith_of(ch) ? 0u : h->components};
+    WC_FORWARD_IF_ERROR(upload_gather(c, (uint8_t *)c->payload, in->data, in->data_size,
+                                      (int)h->components, p->threads, &side, err));
+    c->host_t[2] = now_s();
     for (uint32_t k = 0; k < h->components; k++)
         if (tr.status[k] != WC_OK) { /* again in one call: the message names the component */
             const wc_status s2 = es_read_tables(h, in, (bc_dectab *)c->h_tabs, err);
             return s2 != WC_OK ? s2 : wc_fail(err, tr.status[k], "component %u: bad tables", k);
         }
-    if (!overlap) {
-        if (!arith_of(ch))
-            CUDA_TRY(err,
-                     cudaMemcpyAsync(c->tabs, c->h_tabs, ntab * sizeof(bc_dectab),
-                                     cudaMemcpyHostToDevice, c->stream),
-                     "uploading tables");
-        if (tab)
-            CUDA_TRY(err, wcg_dec_fast16(c->tabs, (uint32_t)ntab, fast16, c->stream),
-                     "16-bit tables");
+    if (!arith_of(ch))
         CUDA_TRY(err,
-                 cudaMemcpyAsync(c->blocks, c->h_blocks, desc, cudaMemcpyHostToDevice, c->stream),
-                 "uploading block descriptors");
-        CUDA_TRY(err, cudaMemsetAsync(c->sizes, 0, lay->nblocks * 16, c->stream),
-                 "clearing block status");
-    }
+                 cudaMemcpyAsync(c->tabs, c->h_tabs, ntab * sizeof(bc_dectab),
+                                 cudaMemcpyHostToDevice, c->stream),
+                 "uploading tables");
+    if (tab)
+        CUDA_TRY(err, wcg_dec_fast16(c->tabs, (uint32_t)ntab, fast16, c->stream), "16-bit tables");
+    CUDA_TRY(err, cudaMemcpyAsync(c->blocks, c->h_blocks, desc, cudaMemcpyHostToDevice, c->stream),
+             "uploading block descriptors");
+    CUDA_TRY(err, cudaMemsetAsync(c->sizes, 0, lay->nblocks * 16, c->stream),
+             "clearing block status");
     c->host_t[3] = now_s();
-    if (!overlap) {
-        CUDA_TRY(err, mark(c, 1), "timing");
-        CUDA_TRY(err,
-                 arith_of(ch) ? wcg_ac_decode(&g[0].job, c->ac_work, c->stream)
-                              : wcg_bc_decode(&g[0].job, c->stream),
-                 "decoding blocks");
-    }
+    CUDA_TRY(err, mark(c, 1), "timing");
+    CUDA_TRY(err,
+             arith_of(ch) ? wcg_ac_decode(&job, c->ac_work, c->stream)
+                          : wcg_bc_decode(&job, c->stream),
+             "decoding blocks");
     CUDA_TRY(err, mark(c, 2), "timing");
     CUDA_TRY(
         err,

@@ -85,11 +85,6 @@ struct cuda_ctx {
      * planes, tokens and tables are still on the device, for emit_last;
      * every call clears it (begin_call). */
     int sized;
-    /* The decode's streams, a component each, and their events: ready
-     * (its payload and tables up) and done (chain_cuda.cu, PERF_NOTES p2). */
-    cudaStream_t dec_stream[4];
-    cudaEvent_t dec_ready[4], dec_done[4];
-    int dec_streams;
     /* Batch encodes (wc_chain.repeats): the chain of each recent shape as
      * an instantiated CUDA graph (encode_graph.cu's enc_graph array, NULL
      * until the first); graphs_off: a capture failed, the plain stream

@@ -297,9 +297,8 @@ static void test_count_switches(void **state)
  * a (component, class) an SM, or in thread blocks of one class longest
  * first; 1 to 32 threads a thread block; the fast look-ups from the
  * 32-bit tables, the 16-bit ones, or those in shared memory; the step of
- * decode_stream or of decode_lean (both kernels, tiles too); a launch a
- * component as its payload arrives, or one after the whole payload; the
- * rows above capped where loaded or where used. Each
+ * decode_stream or of decode_lean (both kernels, tiles too); the rows
+ * above capped where loaded or where used. Each
  * setting must give the CPU's pixels: random cases of the Huffman modes
  * through each. */
 static void test_decode_switches(void **state)
@@ -318,7 +317,6 @@ static void test_decode_switches(void **state)
         setenv("WC_CUDA_DEC_LANES", lanes[(i + i / 10) % 4], 1);
         setenv("WC_CUDA_DEC_TAB", tab[i % 3], 1);
         setenv("WC_CUDA_DEC_LEAN", i / 3 % 2 ? "1" : "0", 1);
-        setenv("WC_CUDA_DEC_OVERLAP", i / 5 % 2 ? "1" : "0", 1);
         setenv("WC_CUDA_DEC_LAZY", i / 7 % 2 ? "1" : "0", 1);
         tcase t = {(uint32_t)test_rng_range(&r, 1, 300),
                    (uint32_t)test_rng_range(&r, 1, 200),
@@ -336,7 +334,6 @@ static void test_decode_switches(void **state)
     unsetenv("WC_CUDA_DEC_LANES");
     unsetenv("WC_CUDA_DEC_TAB");
     unsetenv("WC_CUDA_DEC_LEAN");
-    unsetenv("WC_CUDA_DEC_OVERLAP");
     unsetenv("WC_CUDA_DEC_LAZY");
 }
 
