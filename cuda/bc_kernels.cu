@@ -155,6 +155,16 @@ template <int D> __device__ __forceinline__ uint32_t shifted(const uint32_t a[4]
     return __shfl_sync(kFull, edge ? other : a[j], (lane + D) & 31);
 }
 
+/* Two-row steps (SUPER below): the value at raster position p - 32 * d
+ * (d = 1..4 words back) of a step held as cur[4], the step before as
+ * prev[4]; k an unrolled constant, d warp-uniform. */
+__device__ __forceinline__ uint32_t words_back(const uint32_t (&cur)[4], const uint32_t (&prev)[4],
+                                               int k, int d)
+{
+    const int i = k - d;
+    return i >= 0 ? pick4(cur, (unsigned)i) : pick4(prev, (unsigned)(i + 4));
+}
+
 /* What a warp knows about its block between rows. */
 struct RowState {
     int inrun;      /* a run is open at the row's start */
@@ -456,14 +466,25 @@ __device__ __forceinline__ void load_row(const wcg_cblk &b, const int32_t *row, 
  * (the slot), returning the size in bits; otherwise symbols into `hist`
  * (shared) and, where `tok` is set, each position's token there (at the
  * block's top-left, rows b.stride apart). `buf` is the warp's row buffer
- * (kRowWords, zeroed). */
-template <bool CODE, bool SCAN = true, class Hist = BlockHist>
+ * (kRowWords, zeroed).
+ * SUPER (count only, blocks exactly 32 or 64 wide and not predicted:
+ * wide_rows): a step takes 128 / W rows at once, position p = 32 k +
+ * lane in raster order. The walk's order is raster order, so the
+ * events, runs and symbols of the step are those of its rows one after
+ * another; only the neighbours change: the row above a position is
+ * p - W (this step's words or the last step's), two rows above p - 2W,
+ * and a row's ends cut the left and right neighbours. A 64-wide block
+ * then keeps every lane busy where one row a step idled half of them. */
+template <bool CODE, bool SCAN = true, class Hist = BlockHist, bool SUPER = false>
 __device__ uint32_t warp_block(const wcg_bc_job &j, const wcg_cblk &b, const Hist &hist,
                                const wcg_huf *tabs, uint32_t *buf, uint32_t *out, uint8_t *tok)
 {
+    static_assert(!(SUPER && CODE), "two-row steps count only");
     const uint32_t capw = b.cap / 4;
     const int lane = threadIdx.x & 31;
     const int W = b.w, H = b.h;
+    /* words a row (SUPER), and the step's rows */
+    const int ks = SUPER ? W / 32 : 4, R = SUPER ? 4 / ks : 1;
     const uint32_t wa = b.orient == 1 ? 1u : b.orient == 2 ? 3u : 2u;
     const uint32_t wb = b.orient == 1 ? 3u : b.orient == 2 ? 1u : 2u;
     const int32_t *d = pick4(j.plane, b.comp) + b.base;
@@ -471,59 +492,92 @@ __device__ uint32_t warp_block(const wcg_bc_job &j, const wcg_cblk &b, const His
     uint32_t praw[4] = {0, 0, 0, 0};                      /* raw values of row y-1 */
     RowState st = {0, 0};
     OutState o = {0, 0};
-    for (int y = 0; y < H; y++) {
-        uint32_t raw[4], q[4], m[4];
-        load_row(b, d + (size_t)y * b.stride, y, lane, raw, praw, q);
+    for (int y = 0; y < H; y += R) {
+        /* Word k's row of the step and column, and whether it is in the
+         * block (without SUPER: row y, column p). */
+        int row[4], col[4];
+        bool in[4];
 #pragma unroll
         for (int k = 0; k < 4; k++) {
-            const int x = k * 32 + lane;
+            row[k] = SUPER ? y + k / ks : y;
+            col[k] = SUPER ? (k % ks) * 32 + lane : k * 32 + lane;
+            in[k] = SUPER ? row[k] < H : col[k] < W;
+        }
+        uint32_t raw[4], q[4], m[4];
+        if (SUPER) {
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                raw[k] = in[k] ? (uint32_t)__ldg(d + (size_t)row[k] * b.stride + col[k]) : 0u;
+                q[k] = raw[k];
+            }
+        } else {
+            load_row(b, d + (size_t)y * b.stride, y, lane, raw, praw, q);
+        }
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
             const uint32_t mm = quant_mag((int32_t)q[k]);
-            m[k] = x < W ? (mm < kMagCap ? mm : kMagCap) : 0u;
+            m[k] = in[k] ? (mm < kMagCap ? mm : kMagCap) : 0u;
         }
         uint32_t low[4], nz[4], s[4];
 #pragma unroll
-        for (int k = 0; k < 4; k++) nz[k] = __ballot_sync(kFull, k * 32 + lane < W && q[k] != 0);
-        const bool last = y == H - 1;
+        for (int k = 0; k < 4; k++) nz[k] = __ballot_sync(kFull, in[k] && q[k] != 0);
+        /* the step's positions in raster order (its rows' W each) */
+        const int n = SUPER ? W * min(R, H - y) : W;
+        const bool last = y + R >= H;
         if (SCAN && st.inrun && !(nz[0] | nz[1] | nz[2] | nz[3]) && (!CODE || !last)) {
             /* The open run swallows the whole row (most rows of a lossy
              * image's finest bands): no contexts, no symbols, nothing to
              * place; its magnitudes are zeros. */
-            st.carry += (uint32_t)W;
+            st.carry += (uint32_t)n;
 #pragma unroll
             for (int k = 0; k < 4; k++) {
-                const int x = k * 32 + lane;
-                if (!CODE && tok && x < W) tok[(size_t)y * b.stride + x] = kSkip;
-                ppm[k] = pm[k];
+                if (!CODE && tok && in[k]) tok[(size_t)row[k] * b.stride + col[k]] = kSkip;
+                ppm[k] = SUPER ? 0u : pm[k];
                 pm[k] = 0;
                 praw[k] = raw[k];
             }
             if (!CODE && last && lane == 0) hist.add(b.cls, kRun, st.carry);
             continue;
         }
+        /* SUPER: pm holds the last step's magnitudes; the row above a
+         * position comes from it or from this step's own words. */
+        uint32_t up[4];
+#pragma unroll
+        for (int k = 0; k < 4; k++) up[k] = SUPER ? words_back(m, pm, k, ks) : 0u;
 #pragma unroll
         for (int k = 0; k < 4; k++) {
-            const int x = k * 32 + lane;
-            s[k] = wa * shifted<-1>(m, k, lane) + wb * pm[k] + shifted<-1>(pm, k, lane) +
-                   shifted<1>(pm, k, lane) + shifted<-2>(m, k, lane) + ppm[k];
-            low[k] = __ballot_sync(kFull, x < W && s[k] <= j.run_max);
+            if (SUPER) {
+                /* every lane shuffles; the row's ends then cut the values */
+                const int x = col[k];
+                const uint32_t left = shifted<-1>(m, k, lane), left2 = shifted<-2>(m, k, lane);
+                const uint32_t up_left = shifted<-1>(up, k, lane),
+                               up_right = shifted<1>(up, k, lane);
+                s[k] = wa * (x >= 1 ? left : 0u) + wb * up[k] + (x >= 1 ? up_left : 0u) +
+                       (x + 1 < W ? up_right : 0u) + (x >= 2 ? left2 : 0u) +
+                       words_back(m, pm, k, 2 * ks);
+            } else {
+                s[k] = wa * shifted<-1>(m, k, lane) + wb * pm[k] + shifted<-1>(pm, k, lane) +
+                       shifted<1>(pm, k, lane) + shifted<-2>(m, k, lane) + ppm[k];
+            }
+            low[k] = __ballot_sync(kFull, in[k] && s[k] <= j.run_max);
         }
         uint32_t normal[4], term[4], start[4], carried = 0;
         if (SCAN)
-            row_events_scan(low, nz, W, st, normal, term, start, carried);
+            row_events_scan(low, nz, n, st, normal, term, start, carried);
         else
-            row_events(low, nz, W, st, normal, term, start, carried);
+            row_events(low, nz, n, st, normal, term, start, carried);
         /* This lane's symbols. */
         Bits pc[4];
 #pragma unroll
         for (int k = 0; k < 4; k++) {
-            const int x = k * 32 + lane;
+            const int x = k * 32 + lane; /* the position in the step */
             pc[k].clear();
-            if (x >= W) continue;
+            if (!in[k]) continue;
             const bool isn = bit_of(normal, k, lane), ist = bit_of(term, k, lane);
             if (!CODE && tok)
-                tok[(size_t)y * b.stride + x] = isn   ? (uint8_t)(kValue | ctx_of(s[k]))
-                                                : ist ? kTermTok
-                                                      : kSkip;
+                tok[(size_t)row[k] * b.stride + col[k]] = isn   ? (uint8_t)(kValue | ctx_of(s[k]))
+                                                          : ist ? kTermTok
+                                                                : kSkip;
             if (!isn && !ist) continue;
             const uint32_t mag = quant_mag((int32_t)q[k]);
             const int neg = (int32_t)q[k] < 0;
@@ -572,38 +626,54 @@ __device__ uint32_t warp_block(const wcg_bc_job &j, const wcg_cblk &b, const His
     return 0;
 }
 
+/* Whether count walks block b two (or four) rows a step (warp_block's
+ * SUPER): exactly 64 or 32 wide, so a step's rows meet with no gap in
+ * its 128 positions; not MED-predicted (the residuals read their own
+ * rows' neighbours, row by row). */
+__device__ __forceinline__ bool wide_rows(const wcg_cblk &b)
+{
+    return (b.w == 64 || b.w == 32) && !b.predict;
+}
+
 /* One block by one warp from count's tokens: no contexts and no run
  * search, only the symbols' bits. A term's run length is the number of
  * skipped positions before it (in raster order, across rows); `carry`
  * counts those at the end of the rows so far, and a block that ends in
- * skips closes with a run of them (walk's order and symbols). */
+ * skips closes with a run of them (walk's order and symbols). SUPER:
+ * 128 / W rows a step, as warp_block's (wide_rows blocks). */
+template <bool SUPER>
 __device__ uint32_t warp_emit(const wcg_bc_job &j, const wcg_cblk &b, const wcg_huf *tabs,
                               uint32_t *buf, uint32_t *out)
 {
     const uint32_t capw = b.cap / 4;
     const int lane = threadIdx.x & 31;
     const int W = b.w, H = b.h;
+    const int ks = SUPER ? W / 32 : 4, R = SUPER ? 4 / ks : 1;
     const int32_t *d = pick4(j.plane, b.comp) + b.base;
     const uint8_t *tk = pick4(j.tok, b.comp) + b.base;
     uint32_t praw[4] = {0, 0, 0, 0};
     uint32_t carry = 0;
     OutState o = {0, 0};
-    for (int y = 0; y < H; y++) {
+    for (int y = 0; y < H; y += R) {
         uint32_t raw[4], q[4], t[4], kept[4];
-        const uint8_t *trow = tk + (size_t)y * b.stride;
 #pragma unroll
         for (int k = 0; k < 4; k++) {
-            const int x = k * 32 + lane;
-            t[k] = x < W ? (uint32_t)trow[x] : kSkip;
+            const int row = SUPER ? y + k / ks : y;
+            const int col = SUPER ? (k % ks) * 32 + lane : k * 32 + lane;
+            const bool in = SUPER ? row < H : col < W;
+            t[k] = in ? (uint32_t)tk[(size_t)row * b.stride + col] : kSkip;
+            if (SUPER) raw[k] = q[k] = in ? (uint32_t)__ldg(d + (size_t)row * b.stride + col) : 0u;
         }
-        load_row(b, d + (size_t)y * b.stride, y, lane, raw, praw, q);
+        if (!SUPER) load_row(b, d + (size_t)y * b.stride, y, lane, raw, praw, q);
 #pragma unroll
         for (int k = 0; k < 4; k++) kept[k] = __ballot_sync(kFull, t[k] != kSkip);
-        const bool last = y == H - 1;
+        /* the step's positions in raster order */
+        const int n = SUPER ? W * min(R, H - y) : W;
+        const bool last = y + R >= H;
         if (!(kept[0] | kept[1] | kept[2] | kept[3]) && !last) {
             /* A row of skips adds no bits (its values are loaded beside the
              * tokens all the same: the other rows need both at once). */
-            carry += (uint32_t)W;
+            carry += (uint32_t)n;
 #pragma unroll
             for (int k = 0; k < 4; k++) praw[k] = raw[k];
             continue;
@@ -611,7 +681,7 @@ __device__ uint32_t warp_emit(const wcg_bc_job &j, const wcg_cblk &b, const wcg_
         Bits pc[4];
 #pragma unroll
         for (int k = 0; k < 4; k++) {
-            const int x = k * 32 + lane;
+            const int x = k * 32 + lane; /* the position in the step */
             pc[k].clear();
             if (t[k] == kSkip) continue;
             const uint32_t mag = quant_mag((int32_t)q[k]);
@@ -625,8 +695,8 @@ __device__ uint32_t warp_emit(const wcg_bc_job &j, const wcg_cblk &b, const wcg_
                 code_bits(tabs + kTerm, mag - 1, neg, 1, pc[k]);
             }
         }
-        const int lk = last_set(kept, W - 1);
-        carry = lk < 0 ? carry + (uint32_t)W : (uint32_t)(W - 1 - lk);
+        const int lk = last_set(kept, n - 1);
+        carry = lk < 0 ? carry + (uint32_t)n : (uint32_t)(n - 1 - lk);
         const uint32_t bits = place_row(buf, out, capw, pc, last, tabs + kRun, carry, o);
         if (last) return bits;
 #pragma unroll
@@ -640,8 +710,9 @@ template <bool TOK>
 __device__ __forceinline__ uint32_t code_block(const wcg_bc_job &j, const wcg_cblk &b,
                                                const wcg_huf *tabs, uint32_t *buf, uint32_t *out)
 {
-    return TOK ? warp_emit(j, b, tabs, buf, out)
-               : warp_block<true>(j, b, BlockHist{nullptr}, tabs, buf, out, nullptr);
+    if (!TOK) return warp_block<true>(j, b, BlockHist{nullptr}, tabs, buf, out, nullptr);
+    return wide_rows(b) && !j.one_row ? warp_emit<true>(j, b, tabs, buf, out)
+                                      : warp_emit<false>(j, b, tabs, buf, out);
 }
 
 /* ---- entropy 2: tiles of a block (block_tiles.h) ---------------------------- */
@@ -720,14 +791,20 @@ template <bool SCAN, class Hist>
 __device__ __forceinline__ void count_block(const wcg_bc_job &j, const wcg_cblk &b, const Hist &h)
 {
     if (!j.tiled) {
-        warp_block<false, SCAN>(j, b, h, nullptr, nullptr, nullptr, tok_of(j, b));
+        if (SCAN && wide_rows(b) && !j.one_row)
+            warp_block<false, true, Hist, true>(j, b, h, nullptr, nullptr, nullptr, tok_of(j, b));
+        else
+            warp_block<false, SCAN>(j, b, h, nullptr, nullptr, nullptr, tok_of(j, b));
         return;
     }
     const uint32_t across = (b.w + BCT_W - 1) / BCT_W;
     const uint32_t n = across * ((b.h + BCT_H - 1) / BCT_H);
     for (uint32_t t = 0; t < n; t++) {
         const wcg_cblk k = tile_of(b, t, across);
-        if (!tile_zero(j, k))
+        if (tile_zero(j, k)) continue;
+        if (SCAN && wide_rows(k) && !j.one_row)
+            warp_block<false, true, Hist, true>(j, k, h, nullptr, nullptr, nullptr, tok_of(j, k));
+        else
             warp_block<false, SCAN>(j, k, h, nullptr, nullptr, nullptr, tok_of(j, k));
     }
 }

@@ -618,6 +618,7 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
     job.run_max = run_max_of(ch->header);
     job.tiled = ch->header->entropy == 2;
     job.block_hist = sized ? (uint32_t *)c->block_hist : nullptr;
+    job.one_row = dec_switch("WC_CUDA_WIDE_ROWS", 1, 0, 1) == 0;
     if (!arith_of(ch) && !emit_walks())
         for (uint32_t k = 0; k < p->components; k++)
             job.tok[k] = (uint8_t *)c->slots + tokens_at(slots) + k * coef_elems(p);

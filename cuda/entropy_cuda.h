@@ -66,6 +66,10 @@ typedef struct wcg_bc_job {
      * wcg_bc_sizes gives the blocks' coded sizes without emitting them (a
      * rate-control probe's). */
     uint32_t *block_hist;
+    /* 1: count and emit walk every block a row a step (the walk before
+     * two-row steps, WC_CUDA_WIDE_ROWS=0, for comparison in one binary);
+     * 0: blocks exactly 64 or 32 wide two or four rows a step. */
+    uint32_t one_row;
 } wcg_bc_job;
 
 /* A block's histogram: its class's WCG_NTAB x WCG_NSYM counters, 16 bits

@@ -261,7 +261,9 @@ static void test_emit_walk(void **state)
  * PERF_NOTES e6-e7: the run loop or its carry-chain scan, the thread
  * block's shared histogram or a warp's own at 6 or 8 thread blocks an
  * SM) count the same symbols, and the emit kernel's register limits
- * (WC_CUDA_EMIT_BLOCKS, e8) code them alike, so all give the same files:
+ * (WC_CUDA_EMIT_BLOCKS, e8) code them alike, and so do 64- and 32-wide
+ * blocks walked two or four rows a step or a row a step
+ * (WC_CUDA_WIDE_ROWS), so all give the same files:
  * random cases of the Huffman modes through each, quality low enough for
  * long runs across rows and high enough for few. */
 static void test_count_switches(void **state)
@@ -276,6 +278,7 @@ static void test_count_switches(void **state)
     for (int i = 0; i < 20; i++) {
         setenv("WC_CUDA_COUNT", kinds[i % 4], 1);
         setenv("WC_CUDA_EMIT_BLOCKS", emit_blocks[i % 3], 1);
+        setenv("WC_CUDA_WIDE_ROWS", i / 2 % 2 ? "0" : "1", 1);
         tcase t = {(uint32_t)test_rng_range(&r, 1, 300),
                    (uint32_t)test_rng_range(&r, 1, 260),
                    (uint32_t)test_rng_range(&r, 1, 4),
@@ -289,6 +292,7 @@ static void test_count_switches(void **state)
     }
     unsetenv("WC_CUDA_COUNT");
     unsetenv("WC_CUDA_EMIT_BLOCKS");
+    unsetenv("WC_CUDA_WIDE_ROWS");
 }
 
 /* The decoder's other choices (cuda/chain_cuda.cu, PERF_NOTES "Decode
