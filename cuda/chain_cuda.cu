@@ -768,30 +768,27 @@ wc_status decode_failure(const wc_chain *ch, size_t i, const uint32_t *st, wc_er
     return wc_fail(err, s, "component %u, subband %s, block %zu: %s", k->comp, name, nth, what);
 }
 
-/* A component's tables read on the host (es_read_tables on it alone),
- * beside the payload's staging (upload_gather's side items). */
+/* The tables read on the host a (component, class) an item, beside the
+ * payload's staging (upload_gather's side items): 27 items of a colour
+ * image over the workers instead of three, one a component. */
 struct table_read {
-    const wcx_header *h;
     const es_input *in;
     bc_dectab *tabs;
-    wc_status status[4];
+    wc_status status[4]; /* a component's: the last failure of its classes */
 };
 
-void read_component_tables(void *arg, size_t k, int worker)
+void read_class_tables(void *arg, size_t i, int worker)
 {
     (void)worker;
     table_read *t = (table_read *)arg;
-    wcx_header one = *t->h;
-    one.components = 1;
-    es_input part = {};
-    part.tables[0] = t->in->tables[k];
-    part.table_size[0] = t->in->table_size[k];
+    const uint32_t k = (uint32_t)(i / WC_NCLASS);
     /* Not cleared first (2.2 MB a colour image, PERF_NOTES k2): a read
-     * that succeeds has written every table of every class, unused ones
+     * that succeeds has written every table of the class, unused ones
      * as lookups that fail (bc_dectab_build); one that fails is not
      * uploaded. */
     wc_err e = {{0}};
-    t->status[k] = es_read_tables(&one, &part, t->tabs + k * WC_NCLASS, &e);
+    const wc_status s = es_read_class_tables(t->in, k, (unsigned)(i % WC_NCLASS), t->tabs + i, &e);
+    if (s != WC_OK) __atomic_store_n(&t->status[k], s, __ATOMIC_RELAXED);
 }
 
 /* The decode's choices (PERF_NOTES "Decode latency", k4-k9, p1-p3), with
@@ -1025,8 +1022,9 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     job.stream_step = dec_switch("WC_CUDA_DEC_LEAN", 1, 0, 1) == 0;
     job.lazy_above = dec_switch("WC_CUDA_DEC_LAZY", 1, 0, 1) == 1;
     for (uint32_t q = 0; q < p->components; q++) job.plane[q] = plane[q];
-    table_read tr = {h, in, (bc_dectab *)c->h_tabs, {WC_OK, WC_OK, WC_OK, WC_OK}};
-    const gather_side side = {read_component_tables, &tr, arith_of(ch) ? 0u : h->components};
+    table_read tr = {in, (bc_dectab *)c->h_tabs, {WC_OK, WC_OK, WC_OK, WC_OK}};
+    const gather_side side = {read_class_tables, &tr,
+                              arith_of(ch) ? 0u : (size_t)h->components * WC_NCLASS};
     WC_FORWARD_IF_ERROR(upload_gather(c, (uint8_t *)c->payload, in->data, in->data_size,
                                       (int)h->components, p->threads, &side, err));
     c->host_t[2] = now_s();

@@ -672,6 +672,18 @@ static void decode_pair(void *arg, size_t p, int w)
     if (j->fail_block[w] == SIZE_MAX && i + 1 < j->lay->nblocks) decode_block(j, i + 1, w);
 }
 
+/* Component c's WTAB payload read to its end: nothing may follow the
+ * last class's tables. */
+static wc_status tables_end(const bitr *r, const es_input *in, uint32_t c, wc_err *err)
+{
+    size_t used_bits = (size_t)(r->p - in->tables[c]) * 8 + r->fake - r->n;
+    size_t used_bytes = (used_bits + 7) / 8;
+    WC_RETURN_IF(used_bytes != in->table_size[c], err, WC_ERR_CORRUPT,
+                 "component %u: %zu stray bytes after the entropy tables", c,
+                 in->table_size[c] - used_bytes);
+    return WC_OK;
+}
+
 wc_status es_read_tables(const wcx_header *h, const es_input *in, bc_dectab *tabs, wc_err *err)
 {
     for (uint32_t c = 0; c < h->components; c++) {
@@ -686,13 +698,26 @@ wc_status es_read_tables(const wcx_header *h, const es_input *in, bc_dectab *tab
             s = bc_dectab_build(T, len, used, &e);
             WC_RETURN_IF(s != WC_OK, err, s, "component %u, class %u, %s", c, cls, e.msg);
         }
-        size_t used_bits = (size_t)(r.p - in->tables[c]) * 8 + r.fake - r.n;
-        size_t used_bytes = (used_bits + 7) / 8;
-        WC_RETURN_IF(used_bytes != in->table_size[c], err, WC_ERR_CORRUPT,
-                     "component %u: %zu stray bytes after the entropy tables", c,
-                     in->table_size[c] - used_bytes);
+        WC_FORWARD_IF_ERROR(tables_end(&r, in, c, err));
     }
     return WC_OK;
+}
+
+wc_status es_read_class_tables(const es_input *in, uint32_t c, unsigned cls, bc_dectab *T,
+                               wc_err *err)
+{
+    bitr r;
+    bitr_init(&r, in->tables[c], in->table_size[c]);
+    uint8_t len[BC_NTAB][BC_NSYM], used[BC_NTAB];
+    for (unsigned k = 0; k <= cls; k++) { /* the classes before: their lengths only */
+        wc_err e = {{0}};
+        wc_status s = bc_tables_read(&r, len, used, &e);
+        WC_RETURN_IF(s != WC_OK, err, s, "component %u, tables of class %u: %s", c, k, e.msg);
+    }
+    wc_err e = {{0}};
+    wc_status s = bc_dectab_build(T, len, used, &e);
+    WC_RETURN_IF(s != WC_OK, err, s, "component %u, class %u, %s", c, cls, e.msg);
+    return cls + 1 == WC_NCLASS ? tables_end(&r, in, c, err) : WC_OK;
 }
 
 wc_status es_block_offsets(const wc_layout *lay, const es_input *in, size_t *offset, wc_err *err)

@@ -98,6 +98,15 @@ wc_status es_decode(const wcx_header *h, const wc_layout *lay, const es_input *i
  * class] (zeroed by the caller: unused tables decode to errors); checks
  * that the WTAB payloads hold nothing else. */
 wc_status es_read_tables(const wcx_header *h, const es_input *in, bc_dectab *tabs, wc_err *err);
+/* es_read_tables' work for class cls of component c alone, into T (a
+ * caller's threads build a colour image's 27 classes at once: filling
+ * their look-ups is most of the time, ~0.4 ms a component on one
+ * thread). The classes before cls are read for their place in the
+ * payload; the last class also checks that nothing follows. Errors
+ * name the component and class, but may differ from es_read_tables'
+ * for a damaged payload: call that for the message. */
+wc_status es_read_class_tables(const es_input *in, uint32_t c, unsigned cls, bc_dectab *T,
+                               wc_err *err);
 /* Each block's offset within its component's data, from the index;
  * checks that the sizes cover each component's data exactly. */
 wc_status es_block_offsets(const wc_layout *lay, const es_input *in, size_t *offset, wc_err *err);
