@@ -978,6 +978,7 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     }
     wc_free(off);
     WC_FORWARD_IF_ERROR(s);
+    c->host_t[7] = now_s();
     int blocked = 0;
     for (uint32_t k = 0; k < p->components; k++) blocked |= is_block(p, k);
     if (blocked)
@@ -1107,13 +1108,14 @@ wc_status cuda_decode(void *self, const wc_stage_plan *p, wc_chain *ch, const es
         fprintf(stderr,
                 "cuda decode ms: upload payload+tables %.3f | decode blocks %.3f | "
                 "inverse+download %.3f | entropy wall %.3f | transform wall %.3f | host: "
-                "offsets+buffers %.3f, payload staging with tables %.3f, to the decode %.3f, to "
+                "offsets+order %.3f, buffers %.3f, payload staging with tables %.3f, to the decode "
+                "%.3f, to "
                 "the status %.3f (of it the data's CRCs %.3f)\n",
                 1e3 * elapsed_s(c->ev[0], c->ev[1]), 1e3 * elapsed_s(c->ev[1], c->ev[2]),
                 1e3 * elapsed_s(c->ev[2], c->ev[3]), 1e3 * ch->t_entropy, 1e3 * ch->t_transform,
-                1e3 * (c->host_t[1] - c->host_t[0]), 1e3 * (c->host_t[2] - c->host_t[1]),
-                1e3 * (c->host_t[3] - c->host_t[2]), 1e3 * (c->host_t[4] - c->host_t[3]),
-                1e3 * (c->host_t[6] - c->host_t[5]));
+                1e3 * (c->host_t[7] - c->host_t[0]), 1e3 * (c->host_t[1] - c->host_t[7]),
+                1e3 * (c->host_t[2] - c->host_t[1]), 1e3 * (c->host_t[3] - c->host_t[2]),
+                1e3 * (c->host_t[4] - c->host_t[3]), 1e3 * (c->host_t[6] - c->host_t[5]));
     if (s != WC_OK) cudaStreamSynchronize(c->stream);
     return s;
 }
