@@ -127,7 +127,8 @@ void cuda_destroy(void *self)
     void *dev[] = {c->bands, c->blocks, c->slots, c->payload, c->sizes,     c->offsets,
                    c->hist,  c->tabs,   c->lens,  c->ac_work, c->block_hist};
     for (void *p : dev) cudaFree(p);
-    void *host[] = {c->h_blocks, c->h_lens, c->h_tabs, c->h_sizes, c->h_payload, c->stage};
+    void *host[] = {c->h_blocks,  c->h_lens, c->h_tabs,    c->h_sizes,
+                    c->h_payload, c->stage,  c->h_dec_work};
     for (int i = 0; i < c->pieces; i++) cudaEventDestroy(c->piece[i]);
     for (int i = 0; i < c->payload_events; i++) cudaEventDestroy(c->payload_ev[i]);
     for (void *p : host) cudaFreeHost(p);

@@ -803,9 +803,12 @@ void read_class_tables(void *arg, size_t i, int worker)
  * ones), with decode_lean's step (WC_CUDA_DEC_LEAN=0: decode_stream's),
  * its rows above capped where used (WC_CUDA_DEC_LAZY=0: where loaded).
  * Lossy entropy-0 files, whose few dense blocks' chains set the
- * kernel's length: 2 threads a thread block, paired longest with
- * shortest (thread 2i the i-th longest, 2i + 1 the i-th shortest: the
- * pair diverges only until the short one ends; WC_CUDA_DEC_ORDER=2).
+ * kernel's length: 2 threads a thread block; with 128x128 blocks paired
+ * longest with shortest (thread 2i the i-th longest, 2i + 1 the i-th
+ * shortest: the pair diverges only until the short one ends;
+ * WC_CUDA_DEC_ORDER=2), with smaller ones (four times the blocks: the
+ * SMs full) longest first (=1: 9/7 at 1.59 bpp, 64x64, 5.81 ms to
+ * pinned memory against 6.24-6.28 paired, PERF_NOTES "Code blocks of 64").
  * Lossless ones, every block dense and the kernel bound by issue: 4
  * threads a thread block, thread blocks of one class each, longest
  * first (=4, by_class_longest_first: the class's table in shared
@@ -923,8 +926,12 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     WC_FORWARD_IF_ERROR(grow_pinned(&c->h_tabs, &c->h_tabs_cap, ntab * sizeof(bc_dectab), err,
                                     "allocating pinned tables"));
     c->host_t[0] = now_s();
-    size_t *off = (size_t *)wc_malloc_array(nb, sizeof(size_t));
-    WC_RETURN_IF(!off, err, WC_ERR_NOMEM, "out of memory (block offsets)");
+    /* the offsets, then the sorts' scratch (by_class_longest_first's, the largest) */
+    WC_FORWARD_IF_ERROR(grow_pinned(&c->h_dec_work, &c->h_dec_work_cap,
+                                    nb * sizeof(size_t) + (3 * nb + 4 * WC_NCLASS) * 4, err,
+                                    "allocating pinned block offsets"));
+    size_t *off = (size_t *)c->h_dec_work;
+    uint32_t *scratch = (uint32_t *)(off + nb);
     wc_status s = es_block_offsets(lay, in, off, err);
     size_t total = 0, base[4] = {0, 0, 0, 0};
     for (uint32_t k = 0; k < h->components; k++) {
@@ -933,9 +940,12 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     }
     /* The descriptors, then (entropy 0) the order of the blocks. */
     const bool reversible = (h->flags & 1) != 0;
-    const int ordered = !arith_of(ch) && h->entropy == 0
-                            ? dec_switch("WC_CUDA_DEC_ORDER", reversible ? 4 : 2, 0, 4)
-                            : 0;
+    const int ordered = !arith_of(ch) && h->entropy == 0 ? dec_switch("WC_CUDA_DEC_ORDER",
+                                                                      reversible           ? 4
+                                                                      : h->block_log2 >= 7 ? 2
+                                                                                           : 1,
+                                                                      0, 4)
+                                                         : 0;
     int nsm = 1;
     if (ordered == 3 &&
         cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, c->device) != cudaSuccess)
@@ -963,20 +973,14 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
             d[i].slot = base[lay->blocks[i].comp] + off[i];
             d[i].cap = in->block_size[i];
         }
-        /* (the sorts' scratch: by_class_longest_first's, the largest) */
-        uint32_t *scratch =
-            ordered ? (uint32_t *)wc_malloc_array(3 * nb + 4 * WC_NCLASS, 4) : nullptr;
-        if (ordered && !scratch) s = wc_fail(err, WC_ERR_NOMEM, "out of memory (block order)");
         uint32_t *o = (uint32_t *)(d + nb);
-        if (scratch && ordered == 3)
+        if (ordered == 3)
             used = by_class_per_sm(d, lay->nblocks, lanes, (unsigned)nsm, o, scratch);
-        else if (scratch && ordered == 4)
+        else if (ordered == 4)
             used = by_class_longest_first(d, in->block_size, lay->nblocks, lanes, o, scratch);
-        else if (scratch)
+        else if (ordered)
             longest_first(in->block_size, lay->nblocks, o, ordered == 2, scratch);
-        wc_free(scratch);
     }
-    wc_free(off);
     WC_FORWARD_IF_ERROR(s);
     c->host_t[7] = now_s();
     int blocked = 0;

@@ -53,6 +53,11 @@ struct cuda_ctx {
     /* Pinned host staging of the same, kept between calls. */
     void *h_blocks, *h_lens, *h_tabs, *h_sizes, *h_payload;
     size_t h_blocks_cap, h_lens_cap, h_tabs_cap, h_sizes_cap, h_payload_cap;
+    /* The decode's block offsets and its order's sort scratch, kept: as
+     * fresh allocations each call they were page faults, ~0.1 ms for
+     * 24 K blocks. */
+    void *h_dec_work;
+    size_t h_dec_work_cap;
     cudaEvent_t ev[8]; /* stage boundaries of the device encode */
     int trace;         /* WC_CUDA_TIMES set: all of them, and a line on stderr */
     double host_t[8];  /* host clock at steps of a call, for the trace line */
