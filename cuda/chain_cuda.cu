@@ -768,29 +768,6 @@ wc_status decode_failure(const wc_chain *ch, size_t i, const uint32_t *st, wc_er
     return wc_fail(err, s, "component %u, subband %s, block %zu: %s", k->comp, name, nth, what);
 }
 
-/* The tables read on the host a (component, class) an item, beside the
- * payload's staging (upload_gather's side items): 27 items of a colour
- * image over the workers instead of three, one a component. */
-struct table_read {
-    const es_input *in;
-    bc_dectab *tabs;
-    wc_status status[4]; /* a component's: the last failure of its classes */
-};
-
-void read_class_tables(void *arg, size_t i, int worker)
-{
-    (void)worker;
-    table_read *t = (table_read *)arg;
-    const uint32_t k = (uint32_t)(i / WC_NCLASS);
-    /* Not cleared first (2.2 MB a colour image, PERF_NOTES k2): a read
-     * that succeeds has written every table of the class, unused ones
-     * as lookups that fail (bc_dectab_build); one that fails is not
-     * uploaded. */
-    wc_err e = {{0}};
-    const wc_status s = es_read_class_tables(t->in, k, (unsigned)(i % WC_NCLASS), t->tabs + i, &e);
-    if (s != WC_OK) __atomic_store_n(&t->status[k], s, __ATOMIC_RELAXED);
-}
-
 /* The decode's choices (PERF_NOTES "Decode latency", k4-k9, p1-p3), with
  * switches for the bench's comparisons in one process. The planes are
  * cleared before the payload goes up, so that the decoder's runs of
@@ -910,6 +887,77 @@ size_t by_class_longest_first(const wcg_cblk *d, const uint32_t *size, size_t n,
     return at;
 }
 
+/* The decode's host work beside the payload's staging (upload_gather's
+ * side items): item 0 the blocks' offsets, descriptors and order (~0.4
+ * ms for 24 K blocks), then the tables a (component, class) an item: 27
+ * items of a colour image over the workers instead of three, one a
+ * component. */
+struct table_read {
+    const es_input *in;
+    bc_dectab *tabs;
+    wc_status status[4]; /* a component's: the last failure of its classes */
+};
+
+struct dec_host_work {
+    const wc_layout *lay;
+    const es_input *in;
+    wcg_cblk *d;       /* descriptors, the order behind them */
+    size_t *off;       /* block offsets */
+    uint32_t *scratch; /* the sorts' */
+    int ordered;
+    unsigned lanes, nsm;
+    size_t used;       /* entries of the order that the kernel reads */
+    wc_status blocks;  /* es_block_offsets' verdict */
+    wc_err blocks_err; /* and its message */
+    table_read tables;
+    size_t ntables; /* items after item 0 */
+};
+
+static void describe_and_order(dec_host_work *w)
+{
+    const wc_layout *lay = w->lay;
+    const es_input *in = w->in;
+    w->blocks = es_block_offsets(lay, in, w->off, &w->blocks_err);
+    if (w->blocks != WC_OK) return;
+    size_t base[4] = {0, 0, 0, 0};
+    for (uint32_t k = 1; k < lay->components; k++) base[k] = base[k - 1] + in->data_size[k - 1];
+    wcg_cblk *d = w->d;
+    describe_blocks(lay, d);
+    for (size_t i = 0; i < lay->nblocks; i++) {
+        d[i].slot = base[lay->blocks[i].comp] + w->off[i];
+        d[i].cap = in->block_size[i];
+    }
+    uint32_t *o = (uint32_t *)(d + (lay->nblocks ? lay->nblocks : 1));
+    if (w->ordered == 3)
+        w->used = by_class_per_sm(d, lay->nblocks, w->lanes, w->nsm, o, w->scratch);
+    else if (w->ordered == 4)
+        w->used = by_class_longest_first(d, in->block_size, lay->nblocks, w->lanes, o, w->scratch);
+    else if (w->ordered)
+        longest_first(in->block_size, lay->nblocks, o, w->ordered == 2, w->scratch);
+}
+
+static void read_class_tables(table_read *t, size_t i)
+{
+    const uint32_t k = (uint32_t)(i / WC_NCLASS);
+    /* Not cleared first (2.2 MB a colour image, PERF_NOTES k2): a read
+     * that succeeds has written every table of the class, unused ones
+     * as lookups that fail (bc_dectab_build); one that fails is not
+     * uploaded. */
+    wc_err e = {{0}};
+    const wc_status s = es_read_class_tables(t->in, k, (unsigned)(i % WC_NCLASS), t->tabs + i, &e);
+    if (s != WC_OK) __atomic_store_n(&t->status[k], s, __ATOMIC_RELAXED);
+}
+
+void dec_host_item(void *arg, size_t i, int worker)
+{
+    (void)worker;
+    dec_host_work *w = (dec_host_work *)arg;
+    if (i == 0)
+        describe_and_order(w);
+    else
+        read_class_tables(&w->tables, i - 1);
+}
+
 /* Entropy decoding on the device into the coefficient planes (block
  * layout for DCT/LOT, as the inverse kernels read them). */
 wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, const es_input *in,
@@ -920,8 +968,8 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     const size_t nb = lay->nblocks ? lay->nblocks : 1;
     WC_RETURN_IF(lay->nblocks > 0xFFFFFFFFu, err, WC_ERR_LIMIT,
                  "CUDA backend: too many code blocks");
-    /* Offsets and tables on the host, in the CPU decoder's order (es_decode)
-     * and with its messages; the tables while the payload is staged. */
+    /* Offsets, order and tables on the host while the payload is staged
+     * (dec_host_work), their verdicts in the CPU decoder's order. */
     const size_t ntab = (size_t)h->components * WC_NCLASS;
     WC_FORWARD_IF_ERROR(grow_pinned(&c->h_tabs, &c->h_tabs_cap, ntab * sizeof(bc_dectab), err,
                                     "allocating pinned tables"));
@@ -930,14 +978,8 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     WC_FORWARD_IF_ERROR(grow_pinned(&c->h_dec_work, &c->h_dec_work_cap,
                                     nb * sizeof(size_t) + (3 * nb + 4 * WC_NCLASS) * 4, err,
                                     "allocating pinned block offsets"));
-    size_t *off = (size_t *)c->h_dec_work;
-    uint32_t *scratch = (uint32_t *)(off + nb);
-    wc_status s = es_block_offsets(lay, in, off, err);
-    size_t total = 0, base[4] = {0, 0, 0, 0};
-    for (uint32_t k = 0; k < h->components; k++) {
-        base[k] = total;
-        total += in->data_size[k];
-    }
+    size_t total = 0;
+    for (uint32_t k = 0; k < h->components; k++) total += in->data_size[k];
     /* The descriptors, then (entropy 0) the order of the blocks. */
     const bool reversible = (h->flags & 1) != 0;
     const int ordered = !arith_of(ch) && h->entropy == 0 ? dec_switch("WC_CUDA_DEC_ORDER",
@@ -955,34 +997,15 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
                          : ordered == 4 ? (size_t)4 * WC_NCLASS * lanes
                                         : 0;
     const size_t norder = ordered ? lay->nblocks + extra : 0;
-    size_t used = 0; /* entries of the order that the kernel reads */
     const unsigned tab =
         !arith_of(ch) && h->entropy == 0 ? (unsigned)dec_switch("WC_CUDA_DEC_TAB", 2, 0, 2) : 0;
     /* (16-bit fast entries behind the tables, 16-byte aligned) */
     const size_t at16 = (ntab * sizeof(bc_dectab) + 15) / 16 * 16;
     const size_t tabs_bytes = tab ? at16 + ntab * WCG_FAST16 * 2 : ntab * sizeof(bc_dectab);
     const size_t desc = nb * sizeof(wcg_cblk) + norder * 4;
-    if (s == WC_OK)
-        s = grow_pinned(&c->h_blocks, &c->h_blocks_cap, desc, err,
-                        "allocating pinned block descriptors");
-    if (s == WC_OK && arith_of(ch)) s = ensure_ac_work(c, lay->nblocks, err);
-    if (s == WC_OK) {
-        wcg_cblk *d = (wcg_cblk *)c->h_blocks;
-        describe_blocks(lay, d);
-        for (size_t i = 0; i < lay->nblocks; i++) {
-            d[i].slot = base[lay->blocks[i].comp] + off[i];
-            d[i].cap = in->block_size[i];
-        }
-        uint32_t *o = (uint32_t *)(d + nb);
-        if (ordered == 3)
-            used = by_class_per_sm(d, lay->nblocks, lanes, (unsigned)nsm, o, scratch);
-        else if (ordered == 4)
-            used = by_class_longest_first(d, in->block_size, lay->nblocks, lanes, o, scratch);
-        else if (ordered)
-            longest_first(in->block_size, lay->nblocks, o, ordered == 2, scratch);
-    }
-    WC_FORWARD_IF_ERROR(s);
-    c->host_t[7] = now_s();
+    WC_FORWARD_IF_ERROR(grow_pinned(&c->h_blocks, &c->h_blocks_cap, desc, err,
+                                    "allocating pinned block descriptors"));
+    if (arith_of(ch)) WC_FORWARD_IF_ERROR(ensure_ac_work(c, lay->nblocks, err));
     int blocked = 0;
     for (uint32_t k = 0; k < p->components; k++) blocked |= is_block(p, k);
     if (blocked)
@@ -1019,7 +1042,7 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     job.status = (uint32_t *)c->sizes;
     job.tiled = h->entropy == 2;
     job.order = ordered ? order : NULL;
-    job.norder = ordered >= 3 ? (uint32_t)used : 0;
+    /* job.norder: below, once the order is made */
     job.lanes = lanes;
     job.zeroed = zeroed;
     job.tab_mode = tab;
@@ -1027,12 +1050,28 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     job.stream_step = dec_switch("WC_CUDA_DEC_LEAN", 1, 0, 1) == 0;
     job.lazy_above = dec_switch("WC_CUDA_DEC_LAZY", 1, 0, 1) == 1;
     for (uint32_t q = 0; q < p->components; q++) job.plane[q] = plane[q];
-    table_read tr = {in, (bc_dectab *)c->h_tabs, {WC_OK, WC_OK, WC_OK, WC_OK}};
-    const gather_side side = {read_class_tables, &tr,
-                              arith_of(ch) ? 0u : (size_t)h->components * WC_NCLASS};
+    /* Offsets, descriptors and order, and the tables, on the workers
+     * beside the payload's staging; then their verdicts in the CPU
+     * decoder's order (es_decode: the index, then the tables) and with
+     * its messages. */
+    dec_host_work w = {};
+    w.lay = lay;
+    w.in = in;
+    w.d = (wcg_cblk *)c->h_blocks;
+    w.off = (size_t *)c->h_dec_work;
+    w.scratch = (uint32_t *)(w.off + nb);
+    w.ordered = ordered;
+    w.lanes = lanes;
+    w.nsm = (unsigned)nsm;
+    w.tables = {in, (bc_dectab *)c->h_tabs, {WC_OK, WC_OK, WC_OK, WC_OK}};
+    w.ntables = arith_of(ch) ? 0u : (size_t)h->components * WC_NCLASS;
+    const gather_side side = {dec_host_item, &w, 1 + w.ntables};
     WC_FORWARD_IF_ERROR(upload_gather(c, (uint8_t *)c->payload, in->data, in->data_size,
                                       (int)h->components, p->threads, &side, err));
     c->host_t[2] = now_s();
+    if (w.blocks != WC_OK) return wc_fail(err, w.blocks, "%s", w.blocks_err.msg);
+    job.norder = ordered >= 3 ? (uint32_t)w.used : 0;
+    const table_read &tr = w.tables;
     for (uint32_t k = 0; k < h->components; k++)
         if (tr.status[k] != WC_OK) { /* again in one call: the message names the component */
             const wc_status s2 = es_read_tables(h, in, (bc_dectab *)c->h_tabs, err);
@@ -1112,14 +1151,14 @@ wc_status cuda_decode(void *self, const wc_stage_plan *p, wc_chain *ch, const es
         fprintf(stderr,
                 "cuda decode ms: upload payload+tables %.3f | decode blocks %.3f | "
                 "inverse+download %.3f | entropy wall %.3f | transform wall %.3f | host: "
-                "offsets+order %.3f, buffers %.3f, payload staging with tables %.3f, to the decode "
+                "buffers %.3f, payload staging with offsets, order and tables %.3f, to the decode "
                 "%.3f, to "
                 "the status %.3f (of it the data's CRCs %.3f)\n",
                 1e3 * elapsed_s(c->ev[0], c->ev[1]), 1e3 * elapsed_s(c->ev[1], c->ev[2]),
                 1e3 * elapsed_s(c->ev[2], c->ev[3]), 1e3 * ch->t_entropy, 1e3 * ch->t_transform,
-                1e3 * (c->host_t[7] - c->host_t[0]), 1e3 * (c->host_t[1] - c->host_t[7]),
-                1e3 * (c->host_t[2] - c->host_t[1]), 1e3 * (c->host_t[3] - c->host_t[2]),
-                1e3 * (c->host_t[4] - c->host_t[3]), 1e3 * (c->host_t[6] - c->host_t[5]));
+                1e3 * (c->host_t[1] - c->host_t[0]), 1e3 * (c->host_t[2] - c->host_t[1]),
+                1e3 * (c->host_t[3] - c->host_t[2]), 1e3 * (c->host_t[4] - c->host_t[3]),
+                1e3 * (c->host_t[6] - c->host_t[5]));
     if (s != WC_OK) cudaStreamSynchronize(c->stream);
     return s;
 }
