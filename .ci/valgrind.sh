@@ -5,7 +5,8 @@
 # leak fails (--error-exitcode=1 --leak-check=full).
 #   usage: [KODAK_DIR=...] .ci/valgrind.sh
 # The Kodak images are looked for in ../shared/corpus/kodak from the repo
-# root (where CI has them) unless KODAK_DIR says otherwise.
+# root (where CI has them) unless KODAK_DIR says otherwise; a clone alone
+# uses the ones it ships in tests/data/kodak.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . .ci/need.sh
@@ -13,6 +14,7 @@ ci_need_build
 ci_need valgrind
 
 kodak="${KODAK_DIR:-../shared/corpus/kodak}"
+[ -n "${KODAK_DIR:-}" ] || [ -f "$kodak/kodim23.png" ] || kodak=tests/data/kodak
 image="$kodak/kodim23.png"
 [ -f "$image" ] || { echo "valgrind.sh: no Kodak image at $image (set KODAK_DIR)" >&2; exit 1; }
 
