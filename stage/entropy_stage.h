@@ -107,6 +107,10 @@ wc_status es_read_tables(const wcx_header *h, const es_input *in, bc_dectab *tab
  * for a damaged payload: call that for the message. */
 wc_status es_read_class_tables(const es_input *in, uint32_t c, unsigned cls, bc_dectab *T,
                                wc_err *err);
+/* es_read_tables with the classes on `threads` workers (es_read_class_tables);
+ * a damaged payload is read again in order, for es_read_tables' message. */
+wc_status es_read_tables_threads(const wcx_header *h, const es_input *in, bc_dectab *tabs,
+                                 int threads, wc_err *err);
 /* Each block's offset within its component's data, from the index;
  * checks that the sizes cover each component's data exactly. */
 wc_status es_block_offsets(const wc_layout *lay, const es_input *in, size_t *offset, wc_err *err);

@@ -5,7 +5,9 @@
  * random counts, each class alone gives every byte the whole read gives;
  * on damaged payloads (bytes flipped, cut short, a stray byte after the
  * end) the whole read fails exactly when some class fails, so a caller
- * that builds the classes apart accepts and refuses the same files.
+ * that builds the classes apart accepts and refuses the same files; and
+ * es_read_tables_threads (the classes on several workers) gives the whole
+ * read's tables, status and message.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -38,12 +40,18 @@ static void random_counts(test_rng *r, uint64_t *counts)
 
 /* Reads component c of `in` both ways; returns whether es_read_tables
  * succeeded, after checking that the class reads agree with it. */
-static int read_both(const wcx_header *h, const es_input *in, bc_dectab *whole, bc_dectab *one)
+static int read_both(const wcx_header *h, const es_input *in, bc_dectab *whole, bc_dectab *one,
+                     bc_dectab *threaded)
 {
-    wc_err err = {{0}};
+    wc_err err = {{0}}, terr = {{0}};
     const size_t n = (size_t)h->components * WC_NCLASS;
     memset(whole, 0, n * sizeof *whole);
-    const int ok = es_read_tables(h, in, whole, &err) == WC_OK;
+    memset(threaded, 0, n * sizeof *threaded);
+    const wc_status ws = es_read_tables(h, in, whole, &err);
+    const int ok = ws == WC_OK;
+    assert_int_equal(es_read_tables_threads(h, in, threaded, 4, &terr), ws);
+    assert_string_equal(terr.msg, err.msg);
+    if (ok) assert_memory_equal(threaded, whole, n * sizeof *whole);
     int all = 1;
     for (uint32_t c = 0; c < h->components; c++)
         for (unsigned cls = 0; cls < WC_NCLASS; cls++) {
@@ -67,6 +75,8 @@ static void test_classes_alone_equal_the_whole_read(void **state)
     test_rng r;
     test_rng_seed(&r, 7);
     bc_dectab *whole = calloc(4 * WC_NCLASS, sizeof *whole), *one = calloc(1, sizeof *one);
+    bc_dectab *threaded = calloc(4 * WC_NCLASS, sizeof *threaded);
+    assert_non_null(threaded);
     uint64_t *counts = calloc(4 * (size_t)NCOUNTS, sizeof *counts);
     huf_enc(*enc)[WC_NCLASS][BC_NTAB] = calloc(4, sizeof *enc);
     assert_non_null(whole);
@@ -88,7 +98,7 @@ static void test_classes_alone_equal_the_whole_read(void **state)
             in.tables[c] = out.tables[c];
             in.table_size[c] = out.table_size[c];
         }
-        assert_true(read_both(&h, &in, whole, one));
+        assert_true(read_both(&h, &in, whole, one, threaded));
 
         /* Damage to one component's payload, in a copy with room for a
          * stray byte. */
@@ -100,21 +110,22 @@ static void test_classes_alone_equal_the_whole_read(void **state)
         in.tables[c] = copy;
         copy[size] = 0;
         in.table_size[c] = size + 1; /* a stray byte */
-        assert_false(read_both(&h, &in, whole, one));
+        assert_false(read_both(&h, &in, whole, one, threaded));
         in.table_size[c] = size / 2; /* cut short */
-        assert_false(read_both(&h, &in, whole, one));
+        assert_false(read_both(&h, &in, whole, one, threaded));
         in.table_size[c] = size;
         for (int f = 0; f < 8; f++) { /* flipped bytes: either verdict, the same both ways */
             const size_t at = (size_t)test_rng_range(&r, 0, (int32_t)size - 1);
             const uint8_t was = copy[at];
             copy[at] ^= (uint8_t)test_rng_range(&r, 1, 255);
-            read_both(&h, &in, whole, one);
+            read_both(&h, &in, whole, one, threaded);
             copy[at] = was;
         }
         free(copy);
         for (uint32_t k = 0; k < h.components; k++) wc_free(out.tables[k]);
     }
     free(whole);
+    free(threaded);
     free(one);
     free(counts);
     free(enc);
