@@ -165,6 +165,19 @@ __device__ __forceinline__ uint32_t words_back(const uint32_t (&cur)[4], const u
     return i >= 0 ? pick4(cur, (unsigned)i) : pick4(prev, (unsigned)(i + 4));
 }
 
+/* Where word k of a step of a block W x H lies (warp_block's and
+ * warp_emit's SUPER steps: 128 / W rows from row y, ks = W / 32 words a
+ * row; otherwise row y alone): its row and column; returns whether it is
+ * in the block. */
+template <bool SUPER>
+__device__ __forceinline__ bool step_position(int y, int k, int W, int H, int ks, int lane,
+                                              int &row, int &col)
+{
+    row = SUPER ? y + k / ks : y;
+    col = SUPER ? (k % ks) * 32 + lane : k * 32 + lane;
+    return SUPER ? row < H : col < W;
+}
+
 /* What a warp knows about its block between rows. */
 struct RowState {
     int inrun;      /* a run is open at the row's start */
@@ -493,16 +506,11 @@ __device__ uint32_t warp_block(const wcg_bc_job &j, const wcg_cblk &b, const His
     RowState st = {0, 0};
     OutState o = {0, 0};
     for (int y = 0; y < H; y += R) {
-        /* Word k's row of the step and column, and whether it is in the
-         * block (without SUPER: row y, column p). */
         int row[4], col[4];
         bool in[4];
 #pragma unroll
-        for (int k = 0; k < 4; k++) {
-            row[k] = SUPER ? y + k / ks : y;
-            col[k] = SUPER ? (k % ks) * 32 + lane : k * 32 + lane;
-            in[k] = SUPER ? row[k] < H : col[k] < W;
-        }
+        for (int k = 0; k < 4; k++)
+            in[k] = step_position<SUPER>(y, k, W, H, ks, lane, row[k], col[k]);
         uint32_t raw[4], q[4], m[4];
         if (SUPER) {
 #pragma unroll
@@ -658,9 +666,8 @@ __device__ uint32_t warp_emit(const wcg_bc_job &j, const wcg_cblk &b, const wcg_
         uint32_t raw[4], q[4], t[4], kept[4];
 #pragma unroll
         for (int k = 0; k < 4; k++) {
-            const int row = SUPER ? y + k / ks : y;
-            const int col = SUPER ? (k % ks) * 32 + lane : k * 32 + lane;
-            const bool in = SUPER ? row < H : col < W;
+            int row, col;
+            const bool in = step_position<SUPER>(y, k, W, H, ks, lane, row, col);
             t[k] = in ? (uint32_t)tk[(size_t)row * b.stride + col] : kSkip;
             if (SUPER) raw[k] = q[k] = in ? (uint32_t)__ldg(d + (size_t)row * b.stride + col) : 0u;
         }
