@@ -889,15 +889,12 @@ size_t by_class_longest_first(const wcg_cblk *d, const uint32_t *size, size_t n,
 
 /* The decode's host work beside the payload's staging (upload_gather's
  * side items): item 0 the blocks' offsets, descriptors and order (~0.4
- * ms for 24 K blocks), then the tables a (component, class) an item: 27
- * items of a colour image over the workers instead of three, one a
- * component. */
-struct table_read {
-    const es_input *in;
-    bc_dectab *tabs;
-    wc_status status[4]; /* a component's: the last failure of its classes */
-};
-
+ * ms for 24 K blocks), then the tables a (component, class) an item
+ * (es_table_item): 27 items of a colour image over the workers instead
+ * of three, one a component. The pinned tables are not cleared first
+ * (2.2 MB a colour image, PERF_NOTES k2): a read that succeeds writes
+ * every table of its class, unused ones as look-ups that fail; one that
+ * fails is not uploaded. */
 struct dec_host_work {
     const wc_layout *lay;
     const es_input *in;
@@ -909,8 +906,7 @@ struct dec_host_work {
     size_t used;       /* entries of the order that the kernel reads */
     wc_status blocks;  /* es_block_offsets' verdict */
     wc_err blocks_err; /* and its message */
-    table_read tables;
-    size_t ntables; /* items after item 0 */
+    es_table_items tables;
 };
 
 static void describe_and_order(dec_host_work *w)
@@ -936,26 +932,13 @@ static void describe_and_order(dec_host_work *w)
         longest_first(in->block_size, lay->nblocks, o, w->ordered == 2, w->scratch);
 }
 
-static void read_class_tables(table_read *t, size_t i)
-{
-    const uint32_t k = (uint32_t)(i / WC_NCLASS);
-    /* Not cleared first (2.2 MB a colour image, PERF_NOTES k2): a read
-     * that succeeds has written every table of the class, unused ones
-     * as lookups that fail (bc_dectab_build); one that fails is not
-     * uploaded. */
-    wc_err e = {{0}};
-    const wc_status s = es_read_class_tables(t->in, k, (unsigned)(i % WC_NCLASS), t->tabs + i, &e);
-    if (s != WC_OK) __atomic_store_n(&t->status[k], s, __ATOMIC_RELAXED);
-}
-
 void dec_host_item(void *arg, size_t i, int worker)
 {
-    (void)worker;
     dec_host_work *w = (dec_host_work *)arg;
     if (i == 0)
         describe_and_order(w);
     else
-        read_class_tables(&w->tables, i - 1);
+        es_table_item(&w->tables, i - 1, worker);
 }
 
 /* Entropy decoding on the device into the coefficient planes (block
@@ -1063,20 +1046,15 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     w.ordered = ordered;
     w.lanes = lanes;
     w.nsm = (unsigned)nsm;
-    w.tables = {in, (bc_dectab *)c->h_tabs, {WC_OK, WC_OK, WC_OK, WC_OK}};
-    w.ntables = arith_of(ch) ? 0u : (size_t)h->components * WC_NCLASS;
-    const gather_side side = {dec_host_item, &w, 1 + w.ntables};
+    w.tables = {in, (bc_dectab *)c->h_tabs, 0};
+    const size_t ntables = arith_of(ch) ? 0u : (size_t)h->components * WC_NCLASS;
+    const gather_side side = {dec_host_item, &w, 1 + ntables};
     WC_FORWARD_IF_ERROR(upload_gather(c, (uint8_t *)c->payload, in->data, in->data_size,
                                       (int)h->components, p->threads, &side, err));
     c->host_t[2] = now_s();
     if (w.blocks != WC_OK) return wc_fail(err, w.blocks, "%s", w.blocks_err.msg);
     job.norder = ordered >= 3 ? (uint32_t)w.used : 0;
-    const table_read &tr = w.tables;
-    for (uint32_t k = 0; k < h->components; k++)
-        if (tr.status[k] != WC_OK) { /* again in one call: the message names the component */
-            const wc_status s2 = es_read_tables(h, in, (bc_dectab *)c->h_tabs, err);
-            return s2 != WC_OK ? s2 : wc_fail(err, tr.status[k], "component %u: bad tables", k);
-        }
+    WC_FORWARD_IF_ERROR(es_table_items_end(h, &w.tables, err));
     if (!arith_of(ch))
         CUDA_TRY(err,
                  cudaMemcpyAsync(c->tabs, c->h_tabs, ntab * sizeof(bc_dectab),

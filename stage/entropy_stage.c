@@ -7,7 +7,6 @@
  * prefixed by the token stream's length as a varint. Arithmetic mode
  * (entropy 3, ac_block.h) codes each block alone in one pass: no tables.
  */
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -721,32 +720,31 @@ wc_status es_read_class_tables(const es_input *in, uint32_t c, unsigned cls, bc_
     return cls + 1 == WC_NCLASS ? tables_end(&r, in, c, err) : WC_OK;
 }
 
-typedef struct class_read_job {
-    const es_input *in;
-    bc_dectab *tabs;
-    atomic_int failed;
-} class_read_job;
-
-static void read_class_item(void *arg, size_t i, int worker)
+void es_table_item(void *arg, size_t i, int worker)
 {
     (void)worker;
-    class_read_job *j = arg;
+    es_table_items *t = arg;
     wc_err e = {{0}};
-    if (es_read_class_tables(j->in, (uint32_t)(i / WC_NCLASS), (unsigned)(i % WC_NCLASS),
-                             j->tabs + i, &e) != WC_OK)
-        atomic_store_explicit(&j->failed, 1, memory_order_relaxed);
+    if (es_read_class_tables(t->in, (uint32_t)(i / WC_NCLASS), (unsigned)(i % WC_NCLASS),
+                             t->tabs + i, &e) != WC_OK)
+        __atomic_store_n(&t->failed, 1, __ATOMIC_RELAXED);
+}
+
+wc_status es_table_items_end(const wcx_header *h, const es_table_items *t, wc_err *err)
+{
+    if (!t->failed) return WC_OK;
+    /* Again in order, for the message a one-thread read gives. */
+    const wc_status s = es_read_tables(h, t->in, t->tabs, err);
+    return s != WC_OK ? s : wc_fail(err, WC_ERR_CORRUPT, "bad entropy tables");
 }
 
 wc_status es_read_tables_threads(const wcx_header *h, const es_input *in, bc_dectab *tabs,
                                  int threads, wc_err *err)
 {
     if (wc_thread_count(threads) < 2) return es_read_tables(h, in, tabs, err);
-    class_read_job j = {in, tabs, 0};
-    wc_parallel_for(threads, (size_t)h->components * WC_NCLASS, read_class_item, &j);
-    if (!atomic_load(&j.failed)) return WC_OK;
-    /* Again in order, for the message a one-thread read gives. */
-    const wc_status s = es_read_tables(h, in, tabs, err);
-    return s != WC_OK ? s : wc_fail(err, WC_ERR_CORRUPT, "bad entropy tables");
+    es_table_items t = {in, tabs, 0};
+    wc_parallel_for(threads, (size_t)h->components * WC_NCLASS, es_table_item, &t);
+    return es_table_items_end(h, &t, err);
 }
 
 wc_status es_block_offsets(const wc_layout *lay, const es_input *in, size_t *offset, wc_err *err)

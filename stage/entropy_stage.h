@@ -107,8 +107,20 @@ wc_status es_read_tables(const wcx_header *h, const es_input *in, bc_dectab *tab
  * for a damaged payload: call that for the message. */
 wc_status es_read_class_tables(const es_input *in, uint32_t c, unsigned cls, bc_dectab *T,
                                wc_err *err);
-/* es_read_tables with the classes on `threads` workers (es_read_class_tables);
- * a damaged payload is read again in order, for es_read_tables' message. */
+/* es_read_tables as items of a caller's parallel loop (the CUDA decoder
+ * runs them beside its payload's staging): item i is class i % WC_NCLASS
+ * of component i / WC_NCLASS into tabs[i] (es_read_class_tables); a
+ * failure sets `failed`. After the loop es_table_items_end gives WC_OK,
+ * or reads a damaged payload again in order for es_read_tables' verdict
+ * and message. */
+typedef struct es_table_items {
+    const es_input *in;
+    bc_dectab *tabs;
+    int failed;
+} es_table_items;
+void es_table_item(void *arg, size_t i, int worker);
+wc_status es_table_items_end(const wcx_header *h, const es_table_items *t, wc_err *err);
+/* es_read_tables with the classes on `threads` workers (es_table_item). */
 wc_status es_read_tables_threads(const wcx_header *h, const es_input *in, bc_dectab *tabs,
                                  int threads, wc_err *err);
 /* Each block's offset within its component's data, from the index;
