@@ -6,6 +6,7 @@
  */
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -43,6 +44,7 @@ typedef struct enc_state {
     uint8_t pal_components, pal_bit_depth;
     uint8_t *wpal; /* its WPAL payload (enc_palette_payload) */
     size_t wpal_size;
+    double t_planned, t_coded; /* WC_TRACE_ENCODE's timeline: planned, coded */
 } enc_state;
 
 /* The header the file carries: h itself, or for a palette file the
@@ -493,6 +495,7 @@ static wc_status encode_payloads(enc_state *st, const wc_image *img, es_output *
     WC_FORWARD_IF_ERROR(enc_plan(st, img));
     const int rate = !p->lossless && p->bpp > 0;
     WC_FORWARD_IF_ERROR(ctx_backend(st->ctx, p->backend));
+    st->t_planned = ctx_now();
     if (!rate) {
         /* The whole chain on the backend: samples in, coded blocks out. */
         st->plan.quantize = 1;
@@ -609,10 +612,33 @@ static wc_status check_limits(const wc_params *p, const wc_image *img, wc_err *e
     return WC_OK;
 }
 
+/* WC_TRACE_ENCODE=1: the host's timeline of each encode of one layout on
+ * stderr, in ms: the part of a device encode's wall time that no stage of
+ * wc_times counts (checks, plan, the file's size, the output buffer,
+ * freeing) shows here. */
+static int trace_encode(void)
+{
+    const char *e = getenv("WC_TRACE_ENCODE");
+    return e && e[0] == '1';
+}
+
+static void trace_timeline(double enter, double checked, const enc_state *st, double settled,
+                           double file, double written, double end)
+{
+    fprintf(stderr,
+            "encode host ms: checks %.3f | plan %.3f | backend %.3f | file size %.3f | "
+            "to the file %.3f | container %.3f | free %.3f | total %.3f\n",
+            1e3 * (checked - enter), 1e3 * (st->t_planned - checked),
+            1e3 * (st->t_coded - st->t_planned), 1e3 * (settled - st->t_coded),
+            1e3 * (file - settled), 1e3 * (written - file), 1e3 * (end - written),
+            1e3 * (end - enter));
+}
+
 static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, void *dst, size_t cap,
                         void **alloc_out, size_t *written)
 {
     if (!ctx) return WC_ERR_ARG;
+    const double t_enter = ctx_now();
     ctx_begin(ctx);
     ctx_use_device(ctx, p);
     WC_FORWARD_IF_ERROR(plan_check(p, img, &ctx->err));
@@ -641,6 +667,7 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
     memset(&out, 0, sizeof out);
     size_t size = 0;
     wc_status s = WC_OK;
+    const double t_checked = ctx_now();
     wc_params kept_p; /* a palette candidate's parameters, once kept */
     /* Each candidate adds to the --verbose note; the kept one's stays. */
     char note0[sizeof ctx->note], note_kept[sizeof ctx->note];
@@ -656,6 +683,7 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
         es_output out_k;
         memset(&out_k, 0, sizeof out_k);
         s = encode_payloads(&st_k, img, &out_k);
+        st_k.t_coded = ctx_now();
         size_t size_k = s == WC_OK ? enc_file_size(&st_k, &out_k) : 0;
         const int keep = s == WC_OK && (k == 0 || size_k < size);
         /* A payload the backend lent (CUDA's pinned staging) is overwritten
@@ -669,6 +697,7 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
             memcpy(note_kept, ctx->note, sizeof note_kept);
         }
     }
+    const double t_settled = ctx_now();
     /* An image of at most 256 distinct pixels also as a plane of indices
      * into its palette, in each order, with each layout that suits one
      * component (format 2.0, colour 3), kept only when smaller. The index
@@ -729,8 +758,9 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
                                                        : "Huffman",
                  st.no_colour ? ", no colour transform" : "", ncand + npal);
     }
+    double t_file = 0.0, t_written = 0.0;
     if (s == WC_OK) {
-        double t0 = ctx_now();
+        double t0 = t_file = ctx_now();
         if (alloc_out) {
             dst = *alloc_out = wc_malloc(size);
             cap = size;
@@ -740,7 +770,8 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
                         cap);
         }
         if (s == WC_OK) s = write_file(&st, &out, dst, cap, written);
-        ctx->times.container = ctx_now() - t0;
+        t_written = ctx_now();
+        ctx->times.container = t_written - t0;
     }
     es_output_free(&out);
     free_planes(&st);
@@ -751,6 +782,8 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
     const uint64_t image =
         (uint64_t)img->width * img->height * img->components * (img->bit_depth > 8 ? 2 : 1);
     pool_keep(&ctx->pool, need > image ? (size_t)(need - image) : 0);
+    if (s == WC_OK && ncand == 1 && trace_encode())
+        trace_timeline(t_enter, t_checked, &st, t_settled, t_file, t_written, ctx_now());
     return s;
 }
 
