@@ -180,7 +180,8 @@ static file_head enc_file_head(const enc_state *st, const wcx_header *fh, const 
                        .tables = out->tables,
                        .table_size = out->table_size,
                        .block_size = out->block_size,
-                       .nblocks = st->lay.nblocks};
+                       .nblocks = st->lay.nblocks,
+                       .index_size = out->index_size};
 }
 
 /* Exact size of the file the header, layout and payloads make. */
@@ -291,7 +292,8 @@ static wc_status code_at_step_device(void *arg, float step, es_output *out, size
 /* ratectl_finish_fn: the kept probe's payload where it was sized only
  * (data[] NULL): emitted from what the device still holds when it was the
  * last probe, else that probe again in full. Its blocks must have the
- * sizes the probe measured, or the file would not be the one chosen. */
+ * sizes the probe measured (where it brought them: block_size; else its
+ * payloads' and index's bytes), or the file would not be the one chosen. */
 static wc_status finish_probe(void *arg, float step, int was_last, es_output *out)
 {
     enc_state *st = arg;
@@ -299,7 +301,11 @@ static wc_status finish_probe(void *arg, float step, int was_last, es_output *ou
     es_output full;
     WC_FORWARD_IF_ERROR(device_probe(st, step, 0, was_last, &full, 1)); /* noted: which way */
     int same = 1;
-    for (size_t i = 0; i < st->lay.nblocks; i++) same &= full.block_size[i] == out->block_size[i];
+    if (out->block_size)
+        for (size_t i = 0; i < st->lay.nblocks; i++)
+            same &= full.block_size[i] == out->block_size[i];
+    else
+        same &= wcx_index_size(full.block_size, st->lay.nblocks) == out->index_size;
     for (uint32_t c = 0; c < st->h.components; c++)
         same &= full.data_size[c] == out->data_size[c] && full.table_size[c] == out->table_size[c];
     if (!same) {

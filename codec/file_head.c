@@ -15,7 +15,8 @@ size_t file_head_bytes(const file_head *f)
                (f->wpal ? WCX_CHUNK_OVERHEAD + f->wpal_size : 0) + meta_file_bytes(f->meta);
     if (wcx_entropy_has_tables(f->h->entropy))
         for (unsigned c = 0; c < f->planes; c++) n += WCX_CHUNK_OVERHEAD + f->table_size[c];
-    if (has_index(f)) n += wcx_index_size(f->block_size, f->nblocks);
+    if (has_index(f))
+        n += f->block_size ? wcx_index_size(f->block_size, f->nblocks) : f->index_size;
     return n;
 }
 

@@ -23,9 +23,11 @@ typedef struct file_head {
     const size_t *table_size;   /* and sizes */
     const uint32_t *block_size; /* every code block's size, for WIDX (all but entropy 4, */
     size_t nblocks;             /* whose WDAT chunks are each their one block) */
+    size_t index_size;          /* block_size NULL: WIDX's bytes (es_output.index_size) */
 } file_head;
 
-/* Bytes of the magic and the chunks below. */
+/* Bytes of the magic and the chunks below (block_size NULL: with
+ * index_size for WIDX; file_head_put needs block_size). */
 size_t file_head_bytes(const file_head *f);
 /* Writes WHDR, WPAL, the WMET chunks, the WTAB chunks and WIDX after the
  * magic that wcx_writer_init wrote. */

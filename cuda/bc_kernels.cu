@@ -355,15 +355,33 @@ struct WarpHist {
     }
 };
 
+/* A block's kept histogram packed (wcg_bc_job.hist_packed): kMaskWords
+ * words of which of its kHalfWords words are non-zero (bit l of mask k:
+ * word 32 k + l), then those words in order. A 64x64 block at a probe's
+ * rates has a few dozen non-zero words of its 838: count writes and the
+ * sizes kernel reads ~30-100 words a block instead of 838. */
+constexpr unsigned kMaskWords = (kHalfWords + 31) / 32;
+constexpr unsigned kKeptWords = kMaskWords + kHalfWords;
+
 /* A warp's histogram into its class's global counters (g), then zeroed;
- * where `keep` is set, its words there as they are (the block's own, for
- * wcg_bc_sizes). */
-__device__ __forceinline__ void flush_warp_hist(uint32_t *h, unsigned long long *g, uint32_t *keep)
+ * where `keep` is set, its words there too (the block's own, for
+ * wcg_bc_sizes): as they are, or packed (above). */
+__device__ __forceinline__ void flush_warp_hist(uint32_t *h, unsigned long long *g, uint32_t *keep,
+                                                bool packed)
 {
     __syncwarp();
-    for (uint32_t i = threadIdx.x & 31; i < kHalfWords; i += 32) {
-        const uint32_t v = h[i];
-        if (keep) keep[i] = v;
+    const uint32_t lane = threadIdx.x & 31;
+    uint32_t at = kMaskWords; /* the next packed word */
+    for (uint32_t k = 0; k < kMaskWords; k++) {
+        const uint32_t i = 32 * k + lane;
+        const uint32_t v = i < kHalfWords ? h[i] : 0u;
+        if (keep && !packed && i < kHalfWords) keep[i] = v;
+        if (keep && packed) {
+            const uint32_t m = __ballot_sync(kFull, v != 0);
+            if (lane == 0) keep[k] = m;
+            if (v) keep[at + __popc(m & ((1u << lane) - 1))] = v;
+            at += __popc(m);
+        }
         if (!v) continue;
         h[i] = 0;
         if (v & 0xFFFFu) atomicAdd(g + i, (unsigned long long)(v & 0xFFFFu));
@@ -852,11 +870,12 @@ __global__ void __launch_bounds__(kCount16Warps * 32, MINB)
     const wcg_cblk b = j.blocks[pick4(j.first, c) + i];
     count_block<true>(j, b, WarpHist{sh[w]});
     uint32_t *keep =
-        j.block_hist ? j.block_hist + (size_t)(pick4(j.first, c) + i) * kHalfWords : nullptr;
-    flush_warp_hist(sh[w], hist + ((size_t)c * WCG_NCLASS + b.cls) * kClassCounters, keep);
+        j.block_hist ? j.block_hist + (size_t)(pick4(j.first, c) + i) * kKeptWords : nullptr;
+    flush_warp_hist(sh[w], hist + ((size_t)c * WCG_NCLASS + b.cls) * kClassCounters, keep,
+                    j.hist_packed);
 }
 
-static_assert(kHalfWords == WCG_BLOCK_HIST_WORDS, "entropy_cuda.h's block histogram");
+static_assert(kKeptWords == WCG_BLOCK_HIST_WORDS, "entropy_cuda.h's block histogram");
 
 /* The bits of one symbol of counter idx (table, symbol) of a block's
  * histogram: block_coder.c's bc_payload_bits, class_of's extra bits from
@@ -874,29 +893,83 @@ __device__ __forceinline__ uint32_t symbol_bits(const wcg_huf *t, uint32_t idx)
     return t[tab].bits[sym] + nb + sign;
 }
 
-/* A warp a block: its size from its histogram, emit_warp_kernel's sizes[]
- * and overflow flag without coding it. */
-constexpr int kSizesWarps = 4;
-__global__ void __launch_bounds__(kSizesWarps * 32)
-    sizes_kernel(wcg_bc_job j, const wcg_huf *tabs, uint32_t *sizes)
+/* The bits of a block's kept histogram under its tables t, summed over
+ * the warp (every lane gets the sum): its words as they are, or packed
+ * (flush_warp_hist). */
+__device__ __forceinline__ unsigned long long block_bits(const uint32_t *h, const wcg_huf *t,
+                                                         bool packed)
 {
-    const uint32_t i = blockIdx.x * kSizesWarps + threadIdx.x / 32, lane = threadIdx.x & 31;
-    if (i >= j.nblocks) return;
-    const wcg_cblk b = j.blocks[i];
-    const wcg_huf *t = tabs + ((size_t)b.comp * WCG_NCLASS + b.cls) * WCG_NTAB;
-    const uint32_t *h = j.block_hist + (size_t)i * kHalfWords;
+    const uint32_t lane = threadIdx.x & 31;
     unsigned long long bits = 0;
-    for (uint32_t k = lane; k < kHalfWords; k += 32) {
-        const uint32_t v = h[k];
+    const auto add = [&](uint32_t k, uint32_t v) {
         if (v & 0xFFFFu) bits += (unsigned long long)(v & 0xFFFFu) * symbol_bits(t, k);
         if ((v >> 16) && k + kHalfWords < kClassCounters)
             bits += (unsigned long long)(v >> 16) * symbol_bits(t, k + kHalfWords);
+    };
+    if (!packed) {
+        for (uint32_t k = lane; k < kHalfWords; k += 32) add(k, h[k]);
+    } else {
+        /* Lane l holds mask l and where its words start (a warp scan). */
+        const uint32_t m = lane < kMaskWords ? h[lane] : 0u, n = __popc(m);
+        uint32_t incl = n;
+        for (int d = 1; d < 32; d <<= 1) {
+            const uint32_t v = __shfl_up_sync(kFull, incl, d);
+            if (lane >= (uint32_t)d) incl += v;
+        }
+        const uint32_t start = kMaskWords + incl - n;
+        for (uint32_t k = 0; k < kMaskWords; k++) {
+            const uint32_t mk = __shfl_sync(kFull, m, k), at = __shfl_sync(kFull, start, k);
+            if (mk >> lane & 1) add(32 * k + lane, h[at + __popc(mk & ((1u << lane) - 1))]);
+        }
     }
-    for (int d = 16; d > 0; d >>= 1) bits += __shfl_down_sync(kFull, bits, d);
-    if (lane == 0) {
-        const unsigned long long n = (bits + 7) / 8;
-        if (n > b.cap) atomicOr(&sizes[j.nblocks], 1u);
-        sizes[i] = n > b.cap ? 0u : (uint32_t)n;
+    for (int d = 16; d > 0; d >>= 1) bits += __shfl_xor_sync(kFull, bits, d);
+    return bits;
+}
+
+/* A warp a block: its size from its histogram, emit_warp_kernel's sizes[]
+ * and overflow flag without coding it. With totals (wcg_bc_sizes): each
+ * warp takes blocks kSizesWarps * gridDim.x apart and the thread block
+ * adds each component's bytes, the index's LEB128 bytes and the overflow
+ * flag there (totals[0..3], [4], [5]), so that a probe downloads six
+ * words and not a word a block. */
+constexpr int kSizesWarps = 8;
+__global__ void __launch_bounds__(kSizesWarps * 32)
+    sizes_kernel(wcg_bc_job j, const wcg_huf *tabs, uint32_t *sizes, unsigned long long *totals)
+{
+    __shared__ unsigned long long part[kSizesWarps][6];
+    const uint32_t w = threadIdx.x / 32, lane = threadIdx.x & 31;
+    unsigned long long acc[6] = {0, 0, 0, 0, 0, 0};
+    const uint32_t step = totals ? kSizesWarps * gridDim.x : j.nblocks;
+    for (uint32_t i = blockIdx.x * kSizesWarps + w; i < j.nblocks; i += step) {
+        const wcg_cblk b = j.blocks[i];
+        const wcg_huf *t = tabs + ((size_t)b.comp * WCG_NCLASS + b.cls) * WCG_NTAB;
+        const unsigned long long n =
+            (block_bits(j.block_hist + (size_t)i * kKeptWords, t, j.hist_packed) + 7) / 8;
+        const uint32_t size = n > b.cap ? 0u : (uint32_t)n;
+        if (lane == 0) {
+            if (n > b.cap) atomicOr(&sizes[j.nblocks], 1u);
+            sizes[i] = size;
+        }
+        acc[b.comp & 3] += size;
+        acc[4] += size < 0x80u         ? 1
+                  : size < 0x4000u     ? 2
+                  : size < 0x200000u   ? 3
+                  : size < 0x10000000u ? 4
+                                       : 5;
+        acc[5] |= n > b.cap;
+    }
+    if (!totals) return;
+    if (lane == 0)
+        for (int k = 0; k < 6; k++) part[w][k] = acc[k];
+    __syncthreads();
+    if (threadIdx.x < 6) {
+        unsigned long long s = 0;
+        for (int x = 0; x < kSizesWarps; x++)
+            s = threadIdx.x == 5 ? s | part[x][5] : s + part[x][threadIdx.x];
+        if (s && threadIdx.x == 5)
+            atomicOr(&totals[5], s);
+        else if (s)
+            atomicAdd(&totals[threadIdx.x], s);
     }
 }
 
@@ -1093,11 +1166,14 @@ cudaError_t wcg_bc_count(const wcg_bc_job *job, unsigned long long *hist, cudaSt
 int wcg_bc_count_keeps_blocks(void) { return count_kind() >= 4; }
 
 cudaError_t wcg_bc_sizes(const wcg_bc_job *job, const wcg_huf *tabs, uint32_t *sizes,
-                         cudaStream_t st)
+                         unsigned long long *totals, cudaStream_t st)
 {
     if (job->nblocks == 0) return cudaSuccess;
-    const unsigned grid = (job->nblocks + kSizesWarps - 1) / kSizesWarps;
-    sizes_kernel<<<grid, kSizesWarps * 32, 0, st>>>(*job, tabs, sizes);
+    /* With totals, a warp sizes ~4 blocks: a few hundred thread blocks
+     * add into the six totals, not one a block. */
+    const unsigned per = totals ? 4 * kSizesWarps : kSizesWarps;
+    const unsigned grid = (job->nblocks + per - 1) / per;
+    sizes_kernel<<<grid, kSizesWarps * 32, 0, st>>>(*job, tabs, sizes, totals);
     return cudaGetLastError();
 }
 

@@ -15,8 +15,10 @@
  * --no-batch leaves out the Kodak batch rows). WC_BENCH_TRACE=1: each
  * mode's device stages and host steps of one more encode and decode, on
  * stderr; with WC_BENCH_VARIANTS as well, that encode again under each
- * set of switches it lists (trace_variants). WC_BENCH_ONLY=TEXT: only
- * the 8K modes whose name holds TEXT (for a profiler's run).
+ * set of switches it lists (trace_variants). WC_BENCH_BPP_VARIANTS: the
+ * same for the `--bpp` encodes (bpp_variants: medians of at least 5, and
+ * with WC_BENCH_TRACE a traced one, a line a probe). WC_BENCH_ONLY=TEXT:
+ * only the 8K modes whose name holds TEXT (for a profiler's run).
  * Medians of N runs (default 9) after the first call.
  */
 #include <algorithm>
@@ -174,6 +176,53 @@ double time_encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, std::ve
         stages->container = median(c);
     }
     return median(t);
+}
+
+/* Sets (on) or unsets one variant's comma-separated VAR=VALUE list. */
+void set_variant(const char *v, bool on)
+{
+    char set[128];
+    snprintf(set, sizeof set, "%s", v);
+    char *save = NULL;
+    for (char *kv = strtok_r(set, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(kv, '=');
+        if (!eq) continue;
+        *eq = 0;
+        if (on)
+            setenv(kv, eq + 1, 1);
+        else
+            unsetenv(kv);
+    }
+}
+
+/* WC_BENCH_BPP_VARIANTS="A=0,B=0 A=1": the `--bpp` encode (params pb)
+ * under each space-separated set of switches in turn, medians of reps,
+ * against the fixed step's `fixed_ms`; with WC_BENCH_TRACE one more
+ * encode with the device's trace on (a line a probe, on stderr). */
+void bpp_variants(wc_ctx *ctx, const wc_params *pb, const wc_image *img,
+                  const std::vector<uint8_t> &want, double fixed_ms, int reps)
+{
+    const char *all = getenv("WC_BENCH_BPP_VARIANTS");
+    if (!all) return;
+    char list[512];
+    snprintf(list, sizeof list, "%s", all);
+    char *save = NULL;
+    for (char *v = strtok_r(list, " ", &save); v; v = strtok_r(NULL, " ", &save)) {
+        set_variant(v, true);
+        std::vector<uint8_t> f;
+        const double ms = time_encode(ctx, pb, img, f, reps, NULL);
+        printf("  --bpp %.3f variant %s: %.2f ms (%.2fx the fixed step's %.2f), same bytes as "
+               "the CPU's: %s\n",
+               pb->bpp, v, ms, ms / fixed_ms, fixed_ms, f == want ? "yes" : "NO");
+        if (getenv("WC_BENCH_TRACE")) {
+            setenv("WC_CUDA_TIMES", "1", 1);
+            fprintf(stderr, "  --bpp %.3f variant %s, traced:\n", pb->bpp, v);
+            const double t = time_encode(ctx, pb, img, f, 1, NULL);
+            fprintf(stderr, "  --bpp %.3f variant %s, traced: wall %.3f ms\n", pb->bpp, v, t);
+            unsetenv("WC_CUDA_TIMES");
+        }
+        set_variant(v, false);
+    }
 }
 
 /* WC_BENCH_VARIANTS="A=1,B=2 A=3": the traced encode again under each
@@ -688,6 +737,7 @@ int main(int argc, char **argv)
                    "finds (%.1fx); same bytes as the CPU's --bpp (%.0f ms): %s\n",
                    m.bpp, bpp_ms, r.enc_pinned, bpp_ms / r.enc_pinned, cpu_bpp_ms,
                    fb == fcpu_bpp ? "yes" : "NO");
+            bpp_variants(gc, &pb, &pimg, fcpu_bpp, r.enc_pinned, std::max(5, g_reps / 2));
         }
         if (getenv("WC_BENCH_TRACE")) { /* the device stages of one more encode, on stderr */
             setenv("WC_CUDA_TIMES", "1", 1);

@@ -85,9 +85,16 @@ static bool emit_walks()
     return e && strcmp(e, "walk") == 0;
 }
 
-/* Every buffer the device coder needs for this layout. */
+/* Where a size-only probe's totals (wcg_bc_sizes: six 64-bit words)
+ * lie in c->sizes and c->h_sizes, behind the sizes, the overflow flag and
+ * the CRC words. */
+static size_t totals_at(size_t nb) { return ((nb + 5) * 4 + 7) & ~(size_t)7; }
+
+/* Every buffer the device coder needs for this layout; described: the
+ * pinned descriptors already describe it (*slots their total), as the
+ * device's do. */
 wc_status ensure_coder(cuda_ctx *c, const wc_stage_plan *p, const wc_layout *lay, size_t *slots,
-                       wc_err *err)
+                       bool described, wc_err *err)
 {
     const size_t nb = lay->nblocks ? lay->nblocks : 1;
     int blocked = 0;
@@ -97,7 +104,10 @@ wc_status ensure_coder(cuda_ctx *c, const wc_stage_plan *p, const wc_layout *lay
                                  "allocating the band planes"));
     WC_FORWARD_IF_ERROR(grow_pinned(&c->h_blocks, &c->h_blocks_cap, nb * sizeof(wcg_cblk), err,
                                     "allocating pinned block descriptors"));
-    *slots = describe_blocks(lay, (wcg_cblk *)c->h_blocks);
+    if (described)
+        *slots = c->desc_slots;
+    else
+        *slots = describe_blocks(lay, (wcg_cblk *)c->h_blocks);
     const size_t hist = (size_t)p->components * WCG_HIST * sizeof(unsigned long long);
     const size_t tabs = (size_t)p->components * WC_NCLASS * BC_NTAB * sizeof(wcg_huf);
     const size_t lens = (size_t)p->components * WC_NCLASS * BC_NTAB * BC_NSYM;
@@ -110,7 +120,7 @@ wc_status ensure_coder(cuda_ctx *c, const wc_stage_plan *p, const wc_layout *lay
         grow(&c->payload, &c->payload_cap, *slots + 4, err, "allocating the payload"));
     /* The sizes, the overflow flag, then the payload parts' CRC words. */
     WC_FORWARD_IF_ERROR(
-        grow(&c->sizes, &c->sizes_cap, (nb + 5) * 4, err, "allocating block sizes"));
+        grow(&c->sizes, &c->sizes_cap, totals_at(nb) + 48, err, "allocating block sizes"));
     WC_FORWARD_IF_ERROR(
         grow(&c->offsets, &c->offsets_cap, (nb + 1) * 8, err, "allocating block offsets"));
     WC_FORWARD_IF_ERROR(grow(&c->hist, &c->hist_cap, hist, err, "allocating histograms"));
@@ -118,7 +128,7 @@ wc_status ensure_coder(cuda_ctx *c, const wc_stage_plan *p, const wc_layout *lay
     WC_FORWARD_IF_ERROR(grow(&c->lens, &c->lens_cap, lens, err, "allocating code lengths"));
     WC_FORWARD_IF_ERROR(
         grow_pinned(&c->h_lens, &c->h_lens_cap, lens, err, "allocating pinned code lengths"));
-    WC_FORWARD_IF_ERROR(grow_pinned(&c->h_sizes, &c->h_sizes_cap, (nb + 5) * 4 + 8, err,
+    WC_FORWARD_IF_ERROR(grow_pinned(&c->h_sizes, &c->h_sizes_cap, totals_at(nb) + 48, err,
                                     "allocating pinned sizes"));
     WC_FORWARD_IF_ERROR(ensure_events(c, err));
     return WC_OK;
@@ -250,6 +260,34 @@ wc_status ensure_ac_work(cuda_ctx *c, size_t nblocks, wc_err *err)
                 "allocating the arithmetic coder's scratch");
 }
 
+/* WC_CUDA_SIZE_PROBES=0: every rate-control probe emits, packs and
+ * downloads its payload (the version before s1, for comparison in one
+ * binary). */
+static bool size_probes()
+{
+    const char *e = getenv("WC_CUDA_SIZE_PROBES");
+    return !e || strcmp(e, "0") != 0;
+}
+
+/* WC_CUDA_CHECK_SIZES=1: a size-only probe also emits its blocks, and
+ * fails unless each block's size is emit's (tests/gpu/test_cuda_chain). */
+static bool check_sizes()
+{
+    const char *e = getenv("WC_CUDA_CHECK_SIZES");
+    return e && strcmp(e, "1") == 0;
+}
+
+/* A size-only probe's parts, each switchable for comparison in one
+ * binary (PERF_NOTES "Probes that bring back six words"; 0: the version
+ * before): WC_CUDA_PROBE_TOTALS, the device adds the payloads' and the
+ * index's bytes and only those come down, not a size a block;
+ * WC_CUDA_PROBE_HIST, count keeps each block's histogram packed;
+ * WC_CUDA_PROBE_DESC, a probe of the samples and layout of the call
+ * before neither describes nor uploads the blocks again. */
+static bool probe_totals() { return dec_switch("WC_CUDA_PROBE_TOTALS", 1, 0, 1) == 1; }
+static bool probe_packed() { return dec_switch("WC_CUDA_PROBE_HIST", 1, 0, 1) == 1; }
+static bool probe_desc() { return dec_switch("WC_CUDA_PROBE_DESC", 1, 0, 1) == 1; }
+
 /* The downloaded block sizes hs into out->block_size, each component's
  * payload bytes into size[]. */
 static wc_status take_sizes(const wc_layout *lay, const uint32_t *hs, es_output *out, size_t *size,
@@ -273,20 +311,31 @@ static wc_status take_sizes(const wc_layout *lay, const uint32_t *hs, es_output 
  * give), down with the overflow flag, and the file's tables: all of
  * es_output but the payload, data[] NULL. Emit, pack and the payload's
  * download wait for the probe the search keeps (emit_last). */
-static wc_status device_sizes(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job,
+static wc_status device_sizes(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, bool totals,
                               es_output *out, wc_err *err)
 {
     const wc_layout *lay = ch->layout;
     const size_t nb = lay->nblocks;
+    uint32_t *hs = (uint32_t *)c->h_sizes;
+    unsigned long long *dt = (unsigned long long *)((char *)c->sizes + totals_at(nb));
+    const unsigned long long *ht = (const unsigned long long *)((char *)hs + totals_at(nb));
     CUDA_TRY(err, cudaMemsetAsync((uint32_t *)c->sizes + nb, 0, 4, c->stream), "clearing a flag");
+    if (totals) CUDA_TRY(err, cudaMemsetAsync(dt, 0, 48, c->stream), "clearing the totals");
     CUDA_TRY(err, mark(c, 4), "timing");
-    CUDA_TRY(err, wcg_bc_sizes(job, (const wcg_huf *)c->tabs, (uint32_t *)c->sizes, c->stream),
+    CUDA_TRY(err,
+             wcg_bc_sizes(job, (const wcg_huf *)c->tabs, (uint32_t *)c->sizes,
+                          totals ? dt : nullptr, c->stream),
              "sizing blocks");
     CUDA_TRY(err, mark(c, 5), "timing");
     CUDA_TRY(err, mark(c, 6), "timing");
-    uint32_t *hs = (uint32_t *)c->h_sizes;
-    CUDA_TRY(err, cudaMemcpyAsync(hs, c->sizes, (nb + 1) * 4, cudaMemcpyDeviceToHost, c->stream),
-             "downloading block sizes");
+    if (totals)
+        CUDA_TRY(err, cudaMemcpyAsync((void *)ht, dt, 48, cudaMemcpyDeviceToHost, c->stream),
+                 "downloading the sizes' totals");
+    /* Every block's size too where the totals are off, or checked. */
+    if (!totals || check_sizes())
+        CUDA_TRY(err,
+                 cudaMemcpyAsync(hs, c->sizes, (nb + 1) * 4, cudaMemcpyDeviceToHost, c->stream),
+                 "downloading block sizes");
     CUDA_TRY(err, mark(c, 7), "timing");
     /* The code lengths (device_tables' download) are read only after the
      * wait: before it they may still be the last probe's. */
@@ -294,11 +343,31 @@ static wc_status device_sizes(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job 
     c->host_t[1] = now_s();
     WC_FORWARD_IF_ERROR(write_tables(ch->header, (const uint8_t *)c->h_lens, out, err));
     c->host_t[2] = now_s();
+    if (totals) {
+        /* The index's bytes and each component's, six words: nothing on
+         * the host walks the blocks (PERF_NOTES "Probes that bring back
+         * six words"). */
+        WC_RETURN_IF(ht[5] != 0, err, WC_ERR_BACKEND,
+                     "CUDA backend: a code block overflowed its slot");
+        for (uint32_t k = 0; k < lay->components; k++) {
+            WC_RETURN_IF(ht[k] > WCX_MAX_CHUNK_SIZE, err, WC_ERR_LIMIT,
+                         "component %u: %llu bytes of data exceed one chunk's limit", k, ht[k]);
+            out->data_size[k] = (size_t)ht[k];
+        }
+        out->index_size = WCX_CHUNK_OVERHEAD + (size_t)ht[4];
+        if (!check_sizes()) return WC_OK;
+    }
     WC_RETURN_IF(hs[nb] != 0, err, WC_ERR_BACKEND,
                  "CUDA backend: a code block overflowed its slot");
     size_t size[4] = {0, 0, 0, 0};
     WC_FORWARD_IF_ERROR(take_sizes(lay, hs, out, size, err));
-    for (uint32_t k = 0; k < lay->components; k++) out->data_size[k] = size[k];
+    for (uint32_t k = 0; k < lay->components; k++) {
+        WC_RETURN_IF(
+            totals && (size[k] != out->data_size[k] || wcx_index_size(hs, nb) != out->index_size),
+            err, WC_ERR_BACKEND,
+            "CUDA backend: component %u's sized total differs from its blocks'", k);
+        out->data_size[k] = size[k];
+    }
     return WC_OK;
 }
 
@@ -450,23 +519,6 @@ wc_status device_code(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, es
     return device_finish(c, ch, out, 0, false, err);
 }
 
-/* WC_CUDA_SIZE_PROBES=0: every rate-control probe emits, packs and
- * downloads its payload (the version before s1, for comparison in one
- * binary). */
-static bool size_probes()
-{
-    const char *e = getenv("WC_CUDA_SIZE_PROBES");
-    return !e || strcmp(e, "0") != 0;
-}
-
-/* WC_CUDA_CHECK_SIZES=1: a size-only probe also emits its blocks, and
- * fails unless each block's size is emit's (tests/gpu/test_cuda_chain). */
-static bool check_sizes()
-{
-    const char *e = getenv("WC_CUDA_CHECK_SIZES");
-    return e && strcmp(e, "1") == 0;
-}
-
 static wc_status check_against_emit(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job,
                                     const es_output *sized, wc_err *err)
 {
@@ -573,6 +625,15 @@ static wc_status encode_graph(cuda_ctx *c, const wc_stage_plan *p, const wc_imag
     return device_finish(c, ch, out, kGraphHostCrcBelow, mapped, err);
 }
 
+/* The blocks c->blocks and h_blocks describe now (ensure_coder's
+ * `described`). */
+static void described_as(cuda_ctx *c, const wc_layout *lay, size_t slots)
+{
+    c->desc_lay = lay;
+    c->desc_n = lay->nblocks;
+    c->desc_slots = slots;
+}
+
 /* WC_CUDA_CLOCKS: one full encode's host clocks into the sums. */
 static void add_clocks(cuda_ctx *c)
 {
@@ -601,11 +662,14 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
     const bool reuse = ch->emit_last && c->sized && keep;
     const bool sized = !reuse && ch->size_only && ch->header->entropy == 0 &&
                        wcg_bc_count_keeps_blocks() && size_probes();
-    WC_FORWARD_IF_ERROR(begin_call(c, p, err)); /* clears c->sized */
+    /* The blocks the last encode described and uploaded are these. */
+    const bool described = keep && c->desc_lay == lay && c->desc_n == lay->nblocks && probe_desc();
+    const double since_last = now_s() - c->last_end;
+    WC_FORWARD_IF_ERROR(begin_call(c, p, err)); /* clears c->sized and c->desc_lay */
     c->clk_t[0] = now_s();
     WC_FORWARD_IF_ERROR(ensure_buffers(c, p, 0, err));
     size_t slots = 0;
-    WC_FORWARD_IF_ERROR(ensure_coder(c, p, lay, &slots, err));
+    WC_FORWARD_IF_ERROR(ensure_coder(c, p, lay, &slots, described, err));
     if (sized)
         WC_FORWARD_IF_ERROR(grow(&c->block_hist, &c->block_hist_cap,
                                  (lay->nblocks ? lay->nblocks : 1) * WCG_BLOCK_HIST_WORDS * 4, err,
@@ -618,6 +682,7 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
     job.run_max = run_max_of(ch->header);
     job.tiled = ch->header->entropy == 2;
     job.block_hist = sized ? (uint32_t *)c->block_hist : nullptr;
+    job.hist_packed = probe_packed();
     job.one_row = dec_switch("WC_CUDA_WIDE_ROWS", 1, 0, 1) == 0;
     if (!arith_of(ch) && !emit_walks())
         for (uint32_t k = 0; k < p->components; k++)
@@ -637,6 +702,7 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
         c->px_src = in->pixels;
         c->px_stride = stride;
         memcpy(c->px_shape, shape, sizeof shape);
+        described_as(c, lay, slots);
         add_clocks(c);
         /* One launch: the transform's share is not told apart. */
         ch->t_transform = 0;
@@ -655,19 +721,21 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
     CUDA_TRY(err, cudaEventRecord(c->ev[1], c->stream), "timing");
     /* No wait here: the coder's work queues behind the transform's. */
     if (!reuse) {
-        CUDA_TRY(err,
-                 cudaMemcpyAsync(c->blocks, c->h_blocks, lay->nblocks * sizeof(wcg_cblk),
-                                 cudaMemcpyHostToDevice, c->stream),
-                 "uploading block descriptors");
+        if (!described)
+            CUDA_TRY(err,
+                     cudaMemcpyAsync(c->blocks, c->h_blocks, lay->nblocks * sizeof(wcg_cblk),
+                                     cudaMemcpyHostToDevice, c->stream),
+                     "uploading block descriptors");
         if (!arith_of(ch)) WC_FORWARD_IF_ERROR(device_tables(c, ch, &job, err));
     }
     if (sized) {
-        WC_FORWARD_IF_ERROR(device_sizes(c, ch, &job, out, err));
+        WC_FORWARD_IF_ERROR(device_sizes(c, ch, &job, probe_totals(), out, err));
         if (check_sizes()) WC_FORWARD_IF_ERROR(check_against_emit(c, ch, &job, out, err));
     } else {
         WC_FORWARD_IF_ERROR(device_code(c, ch, &job, out, err));
     }
     c->sized = sized;
+    described_as(c, lay, slots);
     if (!sized) add_clocks(c);
     ch->t_transform = elapsed_s(c->ev[0], c->ev[1]);
     ch->t_entropy = now_s() - t_start - ch->t_transform;
@@ -677,12 +745,18 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
         fprintf(stderr,
                 "cuda encode ms: upload+transform %.3f | count %.3f | tables (device) %.3f | "
                 "emit %.3f | pack %.3f | sizes+payload down %.3f | entropy wall %.3f | host: "
-                "start to sizes %.3f, write_tables %.3f, to the end %.3f\n",
+                "start to sizes %.3f, write_tables %.3f, to the end %.3f, since the last "
+                "call %.3f%s\n",
                 1e3 * elapsed_s(c->ev[0], c->ev[1]), 1e3 * elapsed_s(c->ev[2], c->ev[3]),
                 1e3 * elapsed_s(c->ev[3], c->ev[4]), 1e3 * elapsed_s(c->ev[4], c->ev[5]),
                 1e3 * elapsed_s(c->ev[5], c->ev[6]), 1e3 * elapsed_s(c->ev[6], c->ev[7]),
                 1e3 * ch->t_entropy, 1e3 * (c->host_t[1] - c->host_t[0]),
-                1e3 * (c->host_t[2] - c->host_t[1]), 1e3 * (now_s() - c->host_t[2]));
+                1e3 * (c->host_t[2] - c->host_t[1]), 1e3 * (now_s() - c->host_t[2]),
+                1e3 * since_last,
+                sized   ? " (sizes only)"
+                : reuse ? " (the last probe's)"
+                        : "");
+    c->last_end = now_s();
     ch->where = reuse   ? "device (the last probe's payload)"
                 : sized ? "device (sizes only)"
                         : "device";
@@ -743,7 +817,7 @@ wc_status cuda_prepare(void *self, const wc_stage_plan *p, const wc_chain *ch, w
     if (staged_upload(p, NULL)) WC_FORWARD_IF_ERROR(ensure_stage(c, raw, err));
     if (ch->header->entropy != 0 || codes_on_host(ch)) return WC_OK; /* coded on the host */
     size_t slots = 0;
-    WC_FORWARD_IF_ERROR(ensure_coder(c, p, ch->layout, &slots, err));
+    WC_FORWARD_IF_ERROR(ensure_coder(c, p, ch->layout, &slots, false, err));
     const size_t guess = (ch->header->flags & 1) ? raw / 2 : raw / 8;
     WC_FORWARD_IF_ERROR(grow_pinned(&c->h_payload, &c->h_payload_cap, guess ? guess : 1, err,
                                     "allocating the pinned payload"));

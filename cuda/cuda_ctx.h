@@ -90,6 +90,13 @@ struct cuda_ctx {
      * planes, tokens and tables are still on the device, for emit_last;
      * every call clears it (begin_call). */
     int sized;
+    /* The layout whose blocks c->blocks and h_blocks describe after the
+     * last encode (desc_slots: describe_blocks' total), so that a probe
+     * of the same samples and layout neither describes nor uploads them
+     * again; NULL: unknown. */
+    const void *desc_lay;
+    size_t desc_n, desc_slots;
+    double last_end; /* host clock at the end of the last encode (trace) */
     /* Batch encodes (wc_chain.repeats): the chain of each recent shape as
      * an instantiated CUDA graph (encode_graph.cu's enc_graph array, NULL
      * until the first); graphs_off: a capture failed, the plain stream

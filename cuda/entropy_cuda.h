@@ -66,6 +66,10 @@ typedef struct wcg_bc_job {
      * wcg_bc_sizes gives the blocks' coded sizes without emitting them (a
      * rate-control probe's). */
     uint32_t *block_hist;
+    /* 1: block_hist packed (its non-zero words behind a mask of them,
+     * bc_kernels.cu's flush_warp_hist); 0: every word as it is (the
+     * version before, WC_CUDA_PROBE_HIST=0). */
+    uint32_t hist_packed;
     /* 1: count and emit walk every block a row a step (the walk before
      * two-row steps, WC_CUDA_WIDE_ROWS=0, for comparison in one binary);
      * 0: blocks exactly 64 or 32 wide two or four rows a step. */
@@ -74,8 +78,11 @@ typedef struct wcg_bc_job {
 
 /* A block's histogram: its class's WCG_NTAB x WCG_NSYM counters, 16 bits
  * each, counter i in the low half of word i and counter i + words in the
- * high half of word i (bc_kernels.cu's WarpHist). */
-#define WCG_BLOCK_HIST_WORDS ((WCG_NTAB * WCG_NSYM + 1) / 2)
+ * high half of word i (bc_kernels.cu's WarpHist), those words as they are
+ * or packed behind a mask of the non-zero ones (hist_packed): room for
+ * the words and the mask. */
+#define WCG_BLOCK_HIST_WORDS \
+    ((WCG_NTAB * WCG_NSYM + 1) / 2 + ((WCG_NTAB * WCG_NSYM + 1) / 2 + 31) / 32)
 
 /* hist: components x WCG_HIST counters, zeroed by the caller. */
 cudaError_t wcg_bc_count(const wcg_bc_job *job, unsigned long long *hist, cudaStream_t st);
@@ -89,9 +96,12 @@ cudaError_t wcg_bc_emit(const wcg_bc_job *job, const wcg_huf *tabs, uint8_t *slo
 int wcg_bc_count_keeps_blocks(void);
 /* Every block's coded size from count's block_hist and the tables: the
  * sizes[] and overflow flag wcg_bc_emit would give (each symbol's code
- * length, extra bits and sign; bytes rounded up), entropy 0 only. */
+ * length, extra bits and sign; bytes rounded up), entropy 0 only. totals
+ * (or NULL): six counters the caller zeroed, to which it adds each
+ * component's bytes (0-3), the LEB128 bytes of every block's size (the
+ * WIDX entries, 4) and the overflow flag (5). */
 cudaError_t wcg_bc_sizes(const wcg_bc_job *job, const wcg_huf *tabs, uint32_t *sizes,
-                         cudaStream_t st);
+                         unsigned long long *totals, cudaStream_t st);
 /* offsets (nblocks + 1 entries: the last is the total) and the payload. */
 cudaError_t wcg_bc_pack(const wcg_bc_job *job, const uint8_t *slots, const uint32_t *sizes,
                         unsigned long long *offsets, uint8_t *payload, cudaStream_t st);

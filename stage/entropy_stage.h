@@ -17,7 +17,11 @@ typedef struct es_output {
     uint8_t *data[4]; /* WDAT payloads: blocks of the component in order */
     size_t data_size[4];
     uint32_t *block_size; /* per code block, layout order */
-    int data_borrowed;    /* data[] points into a backend's staging
+    /* block_size NULL (a device backend's size-only probe, which leaves
+     * its blocks' sizes on the device): the WIDX chunk's bytes those sizes
+     * make (wcx_index_size), the only thing the file's size needs of them. */
+    size_t index_size;
+    int data_borrowed; /* data[] points into a backend's staging
                                 buffer (valid until its next call): not
                                 freed by es_output_free */
     /* have_data_crc: data_crc[c] is zlib's crc32 of data[c], computed where
