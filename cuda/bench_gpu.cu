@@ -250,6 +250,26 @@ void bench_size(unsigned n, unsigned only_bits, int reps, cudaStream_t st, resul
                               (float)(px / (fwd * 1e6)),
                               (float)(io / (fwd * 1e6)),
                               copy_gbs};
+            if (wcg_ll16(&j)) {
+                /* The same with the LL planes forced back to int32. */
+                setenv("WCG_LL32", "1", 1);
+                const float f32 = time_ms(st, sets, reps, [&](int i) {
+                    wcg_component_job k = j;
+                    k.samples.px = s[i].px;
+                    k.coef = s[i].coef;
+                    CHECK(wcg_forward_component(&k, st));
+                });
+                unsetenv("WCG_LL32");
+                out[(*nout)++] = {n,
+                                  bits,
+                                  (unsigned)wav,
+                                  "forward",
+                                  f32,
+                                  (float)(px / (f32 * 1e6)),
+                                  (float)(io / (f32 * 1e6)),
+                                  copy_gbs,
+                                  "53-ll32"};
+            }
 
             /* The inverse starts from quantized (step 1) coefficients. */
             j.quantize = 1;

@@ -49,6 +49,7 @@ typedef struct wcg_fwd_level {
     int quantize;
     float step[4]; /* LL (used when last), HL, LH, HH */
     float threshold;
+    int ll16; /* src (deeper levels) and ll are int16 planes (wcg_ll16) */
 } wcg_fwd_level;
 
 /* One inverse level: the inverse of wcg_fwd_level. HL, LH, HH (and LL when
@@ -130,6 +131,19 @@ typedef struct wcg_component_job {
     float threshold;
     float recon;
 } wcg_component_job;
+
+/* Whether a forward job's LL planes between levels are int16 instead of
+ * int32 (half the bytes those planes move): the separable 5/3 on samples
+ * of one byte, at level counts where every such LL provably fits
+ * (dwt_driver.cu has the proof), unless WCG_LL32=1 in the environment.
+ * The inverse keeps int32 planes: a damaged file's coefficients bound
+ * nothing. */
+int wcg_ll16(const wcg_component_job *job);
+
+/* Row pitch (elements) of an int16 LL plane of width w: 128-byte rows as
+ * wcg_work_pitch's. Fits in the work planes: 2 * wcg_work_pitch16(w) <=
+ * 4 * wcg_work_pitch(w) for every w. */
+static inline size_t wcg_work_pitch16(uint32_t w) { return ((size_t)w + 63) & ~(size_t)63; }
 
 cudaError_t wcg_forward_component(const wcg_component_job *job, cudaStream_t st);
 cudaError_t wcg_inverse_component(const wcg_component_job *job, cudaStream_t st);

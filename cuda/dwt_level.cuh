@@ -194,24 +194,28 @@ template <> struct vec2_of<uint16_t> {
 template <> struct vec2_of<uint8_t> {
     using type = uchar2;
 };
+template <> struct vec2_of<int16_t> {
+    using type = short2;
+};
 
-/* The previous level's LL, a plane of T. */
-template <class T> struct PlaneSrc {
-    using Raw = T;
-    const T *p;
+/* The previous level's LL, a plane of E (T, or int16_t where the driver's
+ * wcg_ll16 proves every LL fits), read as T. */
+template <class T, class E = T> struct PlaneSrc {
+    using Raw = E;
+    const E *p;
     size_t pitch;
     /* Pairs of columns can be loaded as one aligned 2-element vector. */
     __device__ __forceinline__ bool pairable() const { return (pitch & 1) == 0; }
     __device__ __forceinline__ size_t col(int x) const { return (size_t)x; }
-    __device__ __forceinline__ const T *row(int y) const { return p + (size_t)y * pitch; }
-    __device__ __forceinline__ Raw load(const T *r, size_t off) const { return __ldg(r + off); }
-    __device__ __forceinline__ void load2(const T *r, size_t off, Raw &e, Raw &o) const
+    __device__ __forceinline__ const E *row(int y) const { return p + (size_t)y * pitch; }
+    __device__ __forceinline__ Raw load(const E *r, size_t off) const { return __ldg(r + off); }
+    __device__ __forceinline__ void load2(const E *r, size_t off, Raw &e, Raw &o) const
     {
-        const auto v = __ldg((const typename vec2_of<T>::type *)(r + off));
+        const auto v = __ldg((const typename vec2_of<E>::type *)(r + off));
         e = v.x;
         o = v.y;
     }
-    __device__ __forceinline__ T value(Raw v, bool) const { return v; }
+    __device__ __forceinline__ T value(Raw v, bool) const { return (T)v; }
 };
 
 /* Interleaved samples of S (uint8_t, uint16_t): level shift, and with
@@ -269,7 +273,9 @@ template <class S, class T, bool COLOUR> struct SampleSrc {
 
 /* ---- forward ----------------------------------------------------------------- */
 
-template <class W, int K, class Src, class OutT, bool QUANT, bool STRIP>
+/* LL: the element type of the LL plane a level other than the last
+ * writes (T, or int16_t: wcg_ll16). */
+template <class W, int K, class Src, class OutT, bool QUANT, bool STRIP, class LL>
 __global__ void __launch_bounds__(32 * LEVEL_WARPS)
     fwd_level_kernel(const fwd_arg<STRIP> lv, const Src src, int strips, int seg_rows, int nseg)
 {
@@ -322,10 +328,10 @@ __global__ void __launch_bounds__(32 * LEVEL_WARPS)
             for (int k = 0; k < K; ++k)
                 if (ve[k]) put(orow + 32 * k, make_coeff<OutT, QUANT>(e[k], se, lv.threshold));
         } else {
-            T *const lrow = (T *)lv.ll + (size_t)p * lv.ll_pitch + P0 + lane;
+            LL *const lrow = (LL *)lv.ll + (size_t)p * lv.ll_pitch + P0 + lane;
 #pragma unroll
             for (int k = 0; k < K; ++k)
-                if (ve[k]) lrow[32 * k] = e[k];
+                if (ve[k]) lrow[32 * k] = (LL)e[k];
         }
 #pragma unroll
         for (int k = 0; k < K; ++k)
@@ -397,7 +403,7 @@ __global__ void __launch_bounds__(32 * LEVEL_WARPS)
     }
 }
 
-template <class W, int K, class Src, class OutT, bool QUANT, bool STRIP>
+template <class W, int K, class Src, class OutT, bool QUANT, bool STRIP, class LL = typename W::T>
 cudaError_t launch_fwd(const fwd_arg<STRIP> *lv, const Src &src, cudaStream_t st)
 {
     constexpr int OUTP = strip_pairs<K, W::HALO>();
@@ -405,7 +411,7 @@ cudaError_t launch_fwd(const fwd_arg<STRIP> *lv, const Src &src, cudaStream_t st
      * (the prefetch of its last iteration): within the reach the
      * backend's strips wait for. */
     static_assert(2 * W::FWD_LAG + 3 <= WCG_FWD_REACH, "a strip reads past WCG_FWD_REACH");
-    auto kernel = fwd_level_kernel<W, K, Src, OutT, QUANT, STRIP>;
+    auto kernel = fwd_level_kernel<W, K, Src, OutT, QUANT, STRIP, LL>;
     const uint32_t wl = (lv->w + 1) / 2, hl = rows_count(*lv);
     const uint32_t strips = (wl + OUTP - 1) / OUTP;
     const int seg =
@@ -415,7 +421,7 @@ cudaError_t launch_fwd(const fwd_arg<STRIP> *lv, const Src &src, cudaStream_t st
     return cudaGetLastError();
 }
 
-template <class W, int K, class S, class OutT, bool QUANT, bool STRIP>
+template <class W, int K, class S, class OutT, bool QUANT, bool STRIP, class LL = typename W::T>
 cudaError_t launch_fwd_samples(const fwd_arg<STRIP> *lv, cudaStream_t st)
 {
     using T = typename W::T;
@@ -424,19 +430,28 @@ cudaError_t launch_fwd_samples(const fwd_arg<STRIP> *lv, cudaStream_t st)
     if (colour) {
         const SampleSrc<S, T, true> src = {(const S *)s.px, s.pitch,  s.comps,
                                            s.comp,          s.colour, s.shift};
-        return launch_fwd<W, K, SampleSrc<S, T, true>, OutT, QUANT, STRIP>(lv, src, st);
+        return launch_fwd<W, K, SampleSrc<S, T, true>, OutT, QUANT, STRIP, LL>(lv, src, st);
     }
     const SampleSrc<S, T, false> src = {(const S *)s.px, s.pitch,  s.comps,
                                         s.comp,          s.colour, s.shift};
-    return launch_fwd<W, K, SampleSrc<S, T, false>, OutT, QUANT, STRIP>(lv, src, st);
+    return launch_fwd<W, K, SampleSrc<S, T, false>, OutT, QUANT, STRIP, LL>(lv, src, st);
 }
 
 /* Level 1 reads the samples, deeper levels the previous LL. Coefficients
- * come out as OutT, quantized when QUANT. */
+ * come out as OutT, quantized when QUANT. lv->ll16 (5/3 only, 8-bit
+ * samples: wcg_ll16): the LL planes between levels are int16. */
 template <class W, int K, class OutT, bool QUANT>
 cudaError_t launch_fwd_level(const wcg_fwd_level *lv, cudaStream_t st)
 {
     using T = typename W::T;
+    if constexpr (std::is_same_v<T, int32_t>) {
+        if (lv->ll16) {
+            if (lv->from_samples)
+                return launch_fwd_samples<W, K, uint8_t, OutT, QUANT, false, int16_t>(lv, st);
+            const PlaneSrc<T, int16_t> src = {(const int16_t *)lv->src, lv->src_pitch};
+            return launch_fwd<W, K, PlaneSrc<T, int16_t>, OutT, QUANT, false, int16_t>(lv, src, st);
+        }
+    }
     if (!lv->from_samples) {
         const PlaneSrc<T> src = {(const T *)lv->src, lv->src_pitch};
         return launch_fwd<W, K, PlaneSrc<T>, OutT, QUANT, false>(lv, src, st);
@@ -454,6 +469,8 @@ cudaError_t launch_fwd_rows(const wcg_fwd_level *lv, uint32_t row0, uint32_t row
     static_cast<wcg_fwd_level &>(r) = *lv;
     r.row0 = (int)row0;
     r.row1 = (int)row1;
+    if constexpr (std::is_same_v<typename W::T, int32_t>)
+        if (lv->ll16) return launch_fwd_samples<W, K, uint8_t, OutT, QUANT, true, int16_t>(&r, st);
     return lv->samples.bytes == 1 ? launch_fwd_samples<W, K, uint8_t, OutT, QUANT, true>(&r, st)
                                   : launch_fwd_samples<W, K, uint16_t, OutT, QUANT, true>(&r, st);
 }

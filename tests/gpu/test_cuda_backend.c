@@ -327,6 +327,37 @@ static void test_large(void **state)
     run_case(&g);
 }
 
+/* The 5/3 forward on one-byte samples, whose LL planes between levels are
+ * int16 where dwt_driver.cu's bound allows (wcg_ll16: up to 7 levels gray,
+ * 6 with the RCT) and int32 beyond: every level count on small, thin, odd
+ * and prime sizes, gray and RCT, depths 8, 5 and 1, lossless and
+ * quantized. WCG_LL32=1 runs the same cases on int32 planes. */
+static void test_ll16(void **state)
+{
+    (void)state;
+    static const uint32_t dims[][2] = {{1, 1},   {1, 37},    {37, 1},  {2, 2},   {13, 17},
+                                       {61, 67}, {127, 131}, {251, 7}, {7, 251}, {200, 130}};
+    static const uint32_t depths[] = {8, 5, 1};
+    uint64_t k = 0;
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
+        const int maxl = dwt_max_levels(dims[i][0], dims[i][1]);
+        for (uint32_t comps = 1; comps <= 3; comps += 2)
+            for (int levels = 1; levels <= maxl; levels++, k++) {
+                tcase t = {dims[i][0],
+                           dims[i][1],
+                           comps,
+                           depths[k % 3],
+                           k % 2 ? MODE_LOSSY53 : MODE_LOSSLESS,
+                           levels,
+                           (int)(k % 4 != 1),
+                           900 + k,
+                           0};
+                if (t.mode != MODE_LOSSLESS) t.depth = 8;
+                run_case(&t);
+            }
+    }
+}
+
 /* Random coefficients, not made by a forward transform: the inverse must
  * agree on anything a file can hold, clamping included, and on the wrapping
  * integer lifting of damaged files whose coefficients come near 2^30. */
@@ -440,6 +471,7 @@ int main(void)
         cmocka_unit_test(test_odd_prime), cmocka_unit_test(test_blocks),
         cmocka_unit_test(test_large),     cmocka_unit_test(test_inverse_random),
         cmocka_unit_test(test_dct_plan),  cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_ll16),
     };
     return gpu_pair_main("test_cuda_backend", tests, sizeof tests / sizeof tests[0]);
 }
