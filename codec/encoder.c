@@ -836,7 +836,7 @@ wc_status lc_detect(wc_ctx *ctx, const wc_params *p, const wc_image *img, int by
     const uint64_t pixels = (uint64_t)img->width * img->height;
     if (host_copy) memset(host_copy, 0, sizeof *host_copy);
     if (!by_forward || (pixels <= LC_SMALL_PIXELS && !host_copy)) {
-        *synthetic = pixels <= LC_SMALL_PIXELS || lc_looks_synthetic(img, p->threads);
+        *synthetic = pixels <= LC_SMALL_PIXELS || lc_looks_synthetic(img);
         return WC_OK;
     }
     /* The pixels are where the host cannot read them. Only the rows the
@@ -852,7 +852,7 @@ wc_status lc_detect(wc_ctx *ctx, const wc_params *p, const wc_image *img, int by
     wc_status s = forward_samples(ctx, p, &rows, &st);
     if (s == WC_OK)
         *synthetic = pixels <= LC_SMALL_PIXELS ||
-                     lc_planes_look_synthetic(&rows, (const int32_t *const *)st.raw, p->threads);
+                     lc_planes_look_synthetic(&rows, (const int32_t *const *)st.raw);
     if (s == WC_OK && *synthetic && host_copy && step > 1) {
         free_planes(&st);
         s = forward_samples(ctx, p, img, &st);

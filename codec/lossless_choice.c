@@ -1,6 +1,5 @@
 /* lossless_choice.c -- see lossless_choice.h. */
 #include "lossless_choice.h"
-#include "parallel.h"
 #include "wc_common.h"
 
 #include <string.h>
@@ -31,9 +30,6 @@ static int64_t sample_at(const lc_source *src, uint32_t x, uint32_t y, uint32_t 
 #define LC_FEW_COLOURS 256u
 #define LC_FEW_GREYS 32u
 #define LC_SET 1024u
-/* Below this many samples compared, one thread: a wake-up of the workers
- * costs more than the rows. */
-#define LC_PARALLEL_SAMPLES (1u << 16)
 
 typedef struct colour_set {
     uint64_t key[LC_SET];
@@ -90,33 +86,11 @@ static uint64_t same_in_row(const lc_source *src, uint32_t y)
     return same;
 }
 
-/* The rows' repeats counted in up to LC_PARTS parts on the workers: a
- * sum, so its parts' order changes nothing. */
-#define LC_PARTS 16u
-
-typedef struct same_parts {
-    const lc_source *src;
-    uint32_t step;
-    uint64_t rows;
-    uint64_t sum[LC_PARTS];
-} same_parts;
-
-static void same_part(void *arg, size_t i, int worker)
-{
-    (void)worker;
-    same_parts *sp = arg;
-    const uint64_t from = sp->rows * i / LC_PARTS, to = sp->rows * (i + 1) / LC_PARTS;
-    uint64_t same = 0;
-    for (uint64_t r = from; r < to; r++) same += same_in_row(sp->src, (uint32_t)(r * sp->step));
-    sp->sum[i] = same;
-}
-
 /* Reads every lc_row_step-th row of an image; planes hold those rows
- * alone (src->img is then their shape), so all of them are read. The
- * repeats of every row are counted on the threads (a photograph's 8K
- * frame: ~0.3 ms on one thread, in front of its lossless encode); the
- * distinct pixels row by row, only until there are more than `few`. */
-static int looks_synthetic(const lc_source *src, int threads)
+ * alone (src->img is then their shape), so all of them are read. Stops
+ * as soon as the answer cannot change: once the set holds more than
+ * `few` pixels, the repeats so far (or those still possible) settle it. */
+static int looks_synthetic(const lc_source *src)
 {
     const wc_image *img = src->img;
     const uint64_t pixels = (uint64_t)img->width * img->height;
@@ -125,42 +99,41 @@ static int looks_synthetic(const lc_source *src, int threads)
     const uint32_t step = src->planes ? 1 : lc_row_step(img);
     const uint64_t per_row = (uint64_t)(w - 1) * comps;
     const uint64_t rows = (img->height + (uint64_t)step - 1) / step;
-    const uint64_t total = rows * per_row; /* the samples compared */
-    same_parts sp;
-    memset(&sp, 0, sizeof sp);
-    sp.src = src;
-    sp.step = step;
-    sp.rows = rows;
-    wc_parallel_for(total >= LC_PARALLEL_SAMPLES ? threads : 1, LC_PARTS, same_part, &sp);
-    uint64_t same = 0;
-    for (unsigned i = 0; i < LC_PARTS; i++) same += sp.sum[i];
-    /* Flat areas (a quarter of the samples repeat their left neighbour;
-     * photographs: under a tenth), or a palette's few colours (few grey
-     * levels). */
-    if (total > 0 && same * 4 >= total) return 1;
+    const uint64_t total = rows * per_row; /* what the loop below would sum */
+    uint64_t same = 0, seen = 0;
     const uint32_t few = comps == 1 && img->bit_depth <= 8 ? LC_FEW_GREYS : LC_FEW_COLOURS;
     colour_set cs;
     memset(&cs, 0, sizeof cs);
-    for (uint32_t y = 0; y < img->height && cs.count <= few; y += step)
+    for (uint32_t y = 0; y < img->height; y += step) {
+        same += same_in_row(src, y);
+        seen += per_row;
         for (uint32_t x = 0; x < w && cs.count <= few; x++) {
             uint64_t key = 0;
             for (uint32_t c = 0; c < comps; c++)
                 key = key << 16 | (uint16_t)(sample_at(src, x, y, c) & 0xFFFF);
             colour_add(&cs, key);
         }
-    return cs.count <= few;
+        if (cs.count > few) {
+            if (total > 0 && same * 4 >= total) return 1;
+            if ((same + (total - seen)) * 4 < total) return 0;
+        }
+    }
+    /* Flat areas (a quarter of the samples repeat their left neighbour;
+     * photographs: under a tenth), or a palette's few colours (few grey
+     * levels). */
+    return (total > 0 && same * 4 >= total) || cs.count <= few;
 }
 
-int lc_looks_synthetic(const wc_image *img, int threads)
+int lc_looks_synthetic(const wc_image *img)
 {
     const lc_source src = {img, NULL};
-    return looks_synthetic(&src, threads);
+    return looks_synthetic(&src);
 }
 
-int lc_planes_look_synthetic(const wc_image *shape, const int32_t *const *planes, int threads)
+int lc_planes_look_synthetic(const wc_image *shape, const int32_t *const *planes)
 {
     const lc_source src = {shape, planes};
-    return looks_synthetic(&src, threads);
+    return looks_synthetic(&src);
 }
 
 uint64_t lc_filtered_memory(const wc_image *img)

@@ -40,7 +40,7 @@ typedef struct lc_candidate {
  * samples equal their left neighbour (photographs: under a tenth), or it
  * has at most 256 distinct pixels (32 grey levels for one component of
  * up to 8 bits), or it is so small that trying is cheap. Reads at most about 2^20 samples. */
-int lc_looks_synthetic(const wc_image *img, int threads);
+int lc_looks_synthetic(const wc_image *img);
 
 /* The rows lc_looks_synthetic reads: every lc_row_step(img)-th from 0. */
 uint32_t lc_row_step(const wc_image *img);
@@ -50,7 +50,7 @@ uint32_t lc_row_step(const wc_image *img);
  * width x rows int32), for pixels in device memory: the encoder has the
  * backend's forward of a 0-level, no-colour lossless plan bring them to
  * the host. shape is those rows' shape (rows = its height). */
-int lc_planes_look_synthetic(const wc_image *shape, const int32_t *const *planes, int threads);
+int lc_planes_look_synthetic(const wc_image *shape, const int32_t *const *planes);
 
 /* The scratch filtered deflate (entropy 4) needs beside an encode's
  * (wc_encode_memory): per component, coded at once, its packed rows,

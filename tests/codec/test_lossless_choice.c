@@ -56,17 +56,17 @@ static void test_detector(void **state)
     wc_image noise = make_image(&r, 200, 100, 3, 8, 0);
     wc_image flat = make_image(&r, 200, 100, 3, 8, 1);
     wc_image tiny = make_image(&r, 40, 40, 1, 16, 0);
-    assert_false(lc_looks_synthetic(&noise, 0));
-    assert_true(lc_looks_synthetic(&flat, 0));
-    assert_true(lc_looks_synthetic(&tiny, 0)); /* small: always worth trying */
+    assert_false(lc_looks_synthetic(&noise));
+    assert_true(lc_looks_synthetic(&flat));
+    assert_true(lc_looks_synthetic(&tiny)); /* small: always worth trying */
     /* An 8-bit grey photograph has at most 256 levels too: not a palette. */
     wc_image grey = make_image(&r, 200, 100, 1, 8, 0);
-    assert_false(lc_looks_synthetic(&grey, 0));
+    assert_false(lc_looks_synthetic(&grey));
     uint8_t *g = grey.pixels;
     for (size_t i = 0; i < (size_t)200 * 100; i++) g[i] = (uint8_t)(g[i] % 32 * 8); /* 32 levels */
-    assert_true(lc_looks_synthetic(&grey, 0));
+    assert_true(lc_looks_synthetic(&grey));
     g[0] = 1; /* 33 */
-    assert_false(lc_looks_synthetic(&grey, 0));
+    assert_false(lc_looks_synthetic(&grey));
     wc_image_free(&grey);
     /* Noise drawn from 200 colours: few neighbours repeat, but a palette. */
     wc_image pal = make_image(&r, 200, 100, 3, 8, 0);
@@ -77,22 +77,12 @@ static void test_detector(void **state)
         px[3 * i + 1] = (uint8_t)(k * 7);
         px[3 * i + 2] = (uint8_t)(k * 13);
     }
-    assert_true(lc_looks_synthetic(&pal, 0));
+    assert_true(lc_looks_synthetic(&pal));
     px[0] = 255; /* 201 colours: still a palette */
-    assert_true(lc_looks_synthetic(&pal, 0));
+    assert_true(lc_looks_synthetic(&pal));
     for (size_t i = 0; i < 300; i++) px[3 * i] = (uint8_t)(i * 3 + 1); /* hundreds more */
-    assert_false(lc_looks_synthetic(&pal, 0));
+    assert_false(lc_looks_synthetic(&pal));
     wc_image_free(&pal);
-    /* Large enough for the repeats to be counted on the workers: the same
-     * answer on any number of threads, either side of a quarter. */
-    for (int flat_rows = 60; flat_rows <= 90; flat_rows += 30) {
-        wc_image half = make_image(&r, 600, 300, 3, 8, 0); /* a quarter: 75 rows */
-        memset(half.pixels, 77, (size_t)flat_rows * 600 * 3);
-        const int want = flat_rows > 75;
-        for (int threads = 0; threads <= 4; threads++)
-            assert_int_equal(lc_looks_synthetic(&half, threads), want);
-        wc_image_free(&half);
-    }
     wc_params p;
     wc_params_init(&p);
     lc_candidate c[LC_MAX_CANDIDATES];
@@ -124,7 +114,7 @@ static void candidate_sizes(wc_ctx *ctx, const wc_params *p, const wc_image *img
                             size_t *best_plain, size_t *best_palette)
 {
     lc_candidate c[LC_MAX_CANDIDATES];
-    int n = lc_candidates(p, img, lc_looks_synthetic(img, 0), c);
+    int n = lc_candidates(p, img, lc_looks_synthetic(img), c);
     *best_plain = *best_palette = SIZE_MAX;
     for (int k = 0; k < n; k++) {
         size_t s = 0;
