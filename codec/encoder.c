@@ -430,7 +430,7 @@ static wc_status put_known_payloads(wcx_writer *w, es_output *out, uint32_t comp
 }
 
 static wc_status write_file(const enc_state *st, es_output *out, uint8_t *dst, size_t cap,
-                            size_t *written)
+                            size_t *written, double *t_head)
 {
     wcx_writer w;
     wcx_writer_init(&w, dst, cap);
@@ -448,6 +448,7 @@ static wc_status write_file(const enc_state *st, es_output *out, uint8_t *dst, s
     }
     const file_head head = enc_file_head(st, &fh, out);
     file_head_put(&w, &head);
+    if (t_head) *t_head = ctx_now();
     if (out->have_data_crc) {
         WC_FORWARD_IF_ERROR(
             put_known_payloads(&w, out, st->h.components, st->p->threads, &st->ctx->err));
@@ -629,14 +630,15 @@ static int trace_encode(void)
 }
 
 static void trace_timeline(double enter, double checked, const enc_state *st, double settled,
-                           double file, double written, double end)
+                           double file, double head, double written, double end)
 {
     fprintf(stderr,
             "encode host ms: checks %.3f | plan %.3f | backend %.3f | file size %.3f | "
-            "to the file %.3f | container %.3f | free %.3f | total %.3f\n",
+            "to the file %.3f | container: head %.3f, payloads %.3f | free %.3f | total %.3f\n",
             1e3 * (checked - enter), 1e3 * (st->t_planned - checked),
             1e3 * (st->t_coded - st->t_planned), 1e3 * (settled - st->t_coded),
-            1e3 * (file - settled), 1e3 * (written - file), 1e3 * (end - written),
+            1e3 * (file - settled), 1e3 * (head > file ? head - file : 0.0),
+            1e3 * (written - (head > file ? head : file)), 1e3 * (end - written),
             1e3 * (end - enter));
 }
 
@@ -764,7 +766,7 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
                                                        : "Huffman",
                  st.no_colour ? ", no colour transform" : "", ncand + npal);
     }
-    double t_file = 0.0, t_written = 0.0;
+    double t_file = 0.0, t_head = 0.0, t_written = 0.0;
     if (s == WC_OK) {
         double t0 = t_file = ctx_now();
         if (alloc_out) {
@@ -775,7 +777,7 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
             s = wc_fail(&ctx->err, WC_ERR_BUFFER, "output needs %zu bytes, buffer has %zu", size,
                         cap);
         }
-        if (s == WC_OK) s = write_file(&st, &out, dst, cap, written);
+        if (s == WC_OK) s = write_file(&st, &out, dst, cap, written, &t_head);
         t_written = ctx_now();
         ctx->times.container = t_written - t0;
     }
@@ -789,7 +791,7 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
         (uint64_t)img->width * img->height * img->components * (img->bit_depth > 8 ? 2 : 1);
     pool_keep(&ctx->pool, need > image ? (size_t)(need - image) : 0);
     if (s == WC_OK && ncand == 1 && trace_encode())
-        trace_timeline(t_enter, t_checked, &st, t_settled, t_file, t_written, ctx_now());
+        trace_timeline(t_enter, t_checked, &st, t_settled, t_file, t_head, t_written, ctx_now());
     return s;
 }
 
@@ -908,7 +910,7 @@ wc_status lc_encode_candidate(wc_ctx *ctx, const lc_candidate *c, const wc_image
     if (s == WC_OK && file) {
         *file = wc_malloc(*size);
         if (!*file) s = wc_fail(&ctx->err, WC_ERR_NOMEM, "out of memory (%zu-byte output)", *size);
-        if (s == WC_OK) write_file(&st, &out, *file, *size, size);
+        if (s == WC_OK) write_file(&st, &out, *file, *size, size, NULL);
     }
     es_output_free(&out);
     free_planes(&st);
