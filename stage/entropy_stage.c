@@ -529,14 +529,6 @@ void es_output_free(es_output *out)
     out->block_size = NULL;
 }
 
-size_t es_output_bytes(const es_output *out, size_t nblocks)
-{
-    size_t n = 0;
-    for (int c = 0; c < 4; c++) n += out->table_size[c] + out->data_size[c];
-    for (size_t i = 0; i < nblocks; i++) n += wc_leb128_size(out->block_size[i]);
-    return n;
-}
-
 void es_band_name(const wcx_header *h, const wc_layout *lay, uint32_t c, uint32_t b, char out[16])
 {
     const wc_band_info *bi = &lay->band[c][b];

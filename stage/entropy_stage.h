@@ -71,9 +71,6 @@ wc_status es_deflate_pack(const uint8_t *tokens, size_t ntok, int level, uint8_t
 wc_status es_build_tables(const wcx_header *h, const uint64_t *counts, int threads,
                           huf_enc (*enc)[WC_NCLASS][BC_NTAB], es_output *out, wc_err *err);
 
-/* Size in bytes the encode would produce (tables + data), for rate control. */
-size_t es_output_bytes(const es_output *out, size_t nblocks);
-
 typedef struct es_input {
     const uint8_t *tables[4];
     size_t table_size[4];
