@@ -195,6 +195,22 @@ void set_variant(const char *v, bool on)
     }
 }
 
+/* fn(v) for each space-separated variant v of environment variable env,
+ * with v's switches set (set_variant) while it runs. */
+template <class F> void each_variant(const char *env, F fn)
+{
+    const char *all = getenv(env);
+    if (!all) return;
+    char list[512];
+    snprintf(list, sizeof list, "%s", all);
+    char *save = NULL;
+    for (char *v = strtok_r(list, " ", &save); v; v = strtok_r(NULL, " ", &save)) {
+        set_variant(v, true);
+        fn(v);
+        set_variant(v, false);
+    }
+}
+
 /* WC_BENCH_BPP_VARIANTS="A=0,B=0 A=1": the `--bpp` encode (params pb)
  * under each space-separated set of switches in turn, medians of reps,
  * against the fixed step's `fixed_ms`; with WC_BENCH_TRACE one more
@@ -202,13 +218,7 @@ void set_variant(const char *v, bool on)
 void bpp_variants(wc_ctx *ctx, const wc_params *pb, const wc_image *img,
                   const std::vector<uint8_t> &want, double fixed_ms, int reps)
 {
-    const char *all = getenv("WC_BENCH_BPP_VARIANTS");
-    if (!all) return;
-    char list[512];
-    snprintf(list, sizeof list, "%s", all);
-    char *save = NULL;
-    for (char *v = strtok_r(list, " ", &save); v; v = strtok_r(NULL, " ", &save)) {
-        set_variant(v, true);
+    each_variant("WC_BENCH_BPP_VARIANTS", [&](const char *v) {
         std::vector<uint8_t> f;
         const double ms = time_encode(ctx, pb, img, f, reps, NULL);
         printf("  --bpp %.3f variant %s: %.2f ms (%.2fx the fixed step's %.2f), same bytes as "
@@ -221,8 +231,7 @@ void bpp_variants(wc_ctx *ctx, const wc_params *pb, const wc_image *img,
             fprintf(stderr, "  --bpp %.3f variant %s, traced: wall %.3f ms\n", pb->bpp, v, t);
             unsetenv("WC_CUDA_TIMES");
         }
-        set_variant(v, false);
-    }
+    });
 }
 
 /* WC_BENCH_VARIANTS="A=1,B=2 A=3": the traced encode again under each
@@ -233,19 +242,7 @@ void bpp_variants(wc_ctx *ctx, const wc_params *pb, const wc_image *img,
 void trace_variants(wc_ctx *ctx, const wc_params *p, const wc_image *img,
                     const std::vector<uint8_t> &want, const char *mode)
 {
-    const char *all = getenv("WC_BENCH_VARIANTS");
-    if (!all) return;
-    char list[512];
-    snprintf(list, sizeof list, "%s", all);
-    char *save = NULL;
-    for (char *v = strtok_r(list, " ", &save); v; v = strtok_r(NULL, " ", &save)) {
-        char set[128];
-        snprintf(set, sizeof set, "%s", v);
-        char *s2 = NULL;
-        for (char *kv = strtok_r(set, ",", &s2); kv; kv = strtok_r(NULL, ",", &s2)) {
-            char *eq = strchr(kv, '=');
-            if (eq) *eq = 0, setenv(kv, eq + 1, 1);
-        }
+    each_variant("WC_BENCH_VARIANTS", [&](const char *v) {
         setenv("WC_CUDA_TIMES", "1", 1);
         fprintf(stderr, "  %s variant %s:\n", mode, v);
         std::vector<double> wall, cont;
@@ -258,17 +255,11 @@ void trace_variants(wc_ctx *ctx, const wc_params *p, const wc_image *img,
             same = same && f == want;
         }
         unsetenv("WC_CUDA_TIMES");
-        snprintf(set, sizeof set, "%s", v);
-        for (char *kv = strtok_r(set, ",", &s2); kv; kv = strtok_r(NULL, ",", &s2)) {
-            char *eq = strchr(kv, '=');
-            if (eq) *eq = 0;
-            unsetenv(kv);
-        }
         fprintf(stderr,
                 "  %s variant %s: encode pinned median wall %.3f ms, container %.3f ms, "
                 "same file: %s\n",
                 mode, v, median(wall), median(cont), same ? "yes" : "NO");
-    }
+    });
 }
 
 /* wc_decode_into a buffer of the caller's (pinned host or device). */

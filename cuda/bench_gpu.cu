@@ -236,12 +236,15 @@ void bench_size(unsigned n, unsigned only_bits, int reps, cudaStream_t st, resul
             const double io = (double)px * bytes + (double)px * 4;
 
             j.quantize = 0;
-            const float fwd = time_ms(st, sets, reps, [&](int i) {
-                wcg_component_job k = j;
-                k.samples.px = s[i].px;
-                k.coef = s[i].coef;
-                CHECK(wcg_forward_component(&k, st));
-            });
+            const auto time_forward = [&]() {
+                return time_ms(st, sets, reps, [&](int i) {
+                    wcg_component_job k = j;
+                    k.samples.px = s[i].px;
+                    k.coef = s[i].coef;
+                    CHECK(wcg_forward_component(&k, st));
+                });
+            };
+            const float fwd = time_forward();
             out[(*nout)++] = {n,
                               bits,
                               (unsigned)wav,
@@ -253,12 +256,7 @@ void bench_size(unsigned n, unsigned only_bits, int reps, cudaStream_t st, resul
             if (wcg_ll16(&j)) {
                 /* The same with the LL planes forced back to int32. */
                 setenv("WCG_LL32", "1", 1);
-                const float f32 = time_ms(st, sets, reps, [&](int i) {
-                    wcg_component_job k = j;
-                    k.samples.px = s[i].px;
-                    k.coef = s[i].coef;
-                    CHECK(wcg_forward_component(&k, st));
-                });
+                const float f32 = time_forward();
                 unsetenv("WCG_LL32");
                 out[(*nout)++] = {n,
                                   bits,
