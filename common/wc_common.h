@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hostdev.h"
 #include "wcodec_types.h"
 
 /* ---- errors with a place ------------------------------------------------ */
@@ -91,7 +92,8 @@ static inline size_t wc_leb128_put(uint8_t *p, uint64_t v)
     p[n++] = (uint8_t)v;
     return n;
 }
-static inline size_t wc_leb128_size(uint64_t v)
+/* (also on the device: the CUDA probes' index bytes, bc_kernels.cu) */
+WC_HOSTDEV size_t wc_leb128_size(uint64_t v)
 {
     size_t n = 1;
     while (v >= 0x80) {

@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "entropy_cuda.h"
+#include "wc_common.h" /* wc_leb128_size: a WIDX entry's bytes */
 #include "quantizer.h" /* quant_mag: a coefficient's magnitude, as the CPU takes it */
 
 extern "C" {
@@ -951,11 +952,7 @@ __global__ void __launch_bounds__(kSizesWarps * 32)
             sizes[i] = size;
         }
         acc[b.comp & 3] += size;
-        acc[4] += size < 0x80u         ? 1
-                  : size < 0x4000u     ? 2
-                  : size < 0x200000u   ? 3
-                  : size < 0x10000000u ? 4
-                                       : 5;
+        acc[4] += wc_leb128_size(size);
         acc[5] |= n > b.cap;
     }
     if (!totals) return;

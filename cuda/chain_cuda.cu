@@ -361,11 +361,11 @@ static wc_status device_sizes(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job 
                  "CUDA backend: a code block overflowed its slot");
     size_t size[4] = {0, 0, 0, 0};
     WC_FORWARD_IF_ERROR(take_sizes(lay, hs, out, size, err));
+    WC_RETURN_IF(totals && wcx_index_size(hs, nb) != out->index_size, err, WC_ERR_BACKEND,
+                 "CUDA backend: the sized index differs from its blocks'");
     for (uint32_t k = 0; k < lay->components; k++) {
-        WC_RETURN_IF(
-            totals && (size[k] != out->data_size[k] || wcx_index_size(hs, nb) != out->index_size),
-            err, WC_ERR_BACKEND,
-            "CUDA backend: component %u's sized total differs from its blocks'", k);
+        WC_RETURN_IF(totals && size[k] != out->data_size[k], err, WC_ERR_BACKEND,
+                     "CUDA backend: component %u's sized total differs from its blocks'", k);
         out->data_size[k] = size[k];
     }
     return WC_OK;
