@@ -614,39 +614,58 @@ __device__ __forceinline__ uint32_t bits_at(const uint8_t *p, uint32_t size, uin
 
 __device__ __forceinline__ unsigned width_of(uint32_t v) { return v ? 32u - __clz(v) : 0u; }
 
-/* Entropy 2 (block_tiles.h): a warp a block, lane t its tile t. The lanes
- * read the lengths side by side and find their sub-streams by a warp
- * prefix sum; the header's checks come in block_tiles.c's order, then
- * the lowest failing tile names the error, as the CPU's loop does. */
+/* Entropy 2 (block_tiles.h): a block's tiles over G warps of L lanes
+ * each (wcg_dec_job.tile_lanes, .tile_groups): warp g of the block
+ * decodes tiles g * L .. g * L + L - 1, one a lane, its other lanes idle.
+ * Fewer busy lanes a warp diverge less (a lane's run and value steps, its
+ * refills and long look-ups, run one after the other for the whole warp),
+ * and a block's warps run side by side (PERF_NOTES "t1"). Every warp
+ * reads the block's lengths side by side (lane t tile t) and finds the
+ * sub-streams by a warp prefix sum; the header's checks come in
+ * block_tiles.c's order, then the lowest failing tile of the block (over
+ * its warps, through shared memory) names the error, as the CPU's loop
+ * does. blockDim.x is 32 * kTileWarps or 32 * G, whichever is larger. */
 constexpr int kTileWarps = 4;
 template <bool kZeroed, bool kLean>
-__global__ void __launch_bounds__(kTileWarps * 32) decode_tiles_kernel(wcg_dec_job j)
+__global__ void __launch_bounds__(256) decode_tiles_kernel(wcg_dec_job j, unsigned L, unsigned G)
 {
-    const uint32_t i = blockIdx.x * kTileWarps + threadIdx.x / 32;
-    const unsigned lane = threadIdx.x & 31;
-    if (i >= j.nblocks) return; /* warp-uniform */
-    const wcg_cblk b = j.blocks[i];
-    uint32_t *st = j.status + 4 * (size_t)i;
+    __shared__ uint32_t s_bad[kTileWarps]; /* a block's lowest failing tile */
+    const unsigned warp = threadIdx.x / 32, lane = threadIdx.x & 31;
+    const unsigned slot = warp / G, part = warp % G, per_tb = blockDim.x / 32 / G;
+    const uint32_t i = blockIdx.x * per_tb + slot;
+    if (part == 0 && lane == 0) s_bad[slot] = kNone;
+    __syncthreads();
+    /* No early return from here to the barrier below (warp-uniform
+     * branches only until the tiles diverge). */
+    uint32_t code = 0, mine[4] = {0, 0, 0, 0};
+    bool ok = i < j.nblocks;
+    wcg_cblk b = {};
+    uint32_t *st = NULL;
+    if (ok) {
+        b = j.blocks[i];
+        st = j.status + 4 * (size_t)i;
+    }
     const uint8_t *p = j.data + b.slot;
     const uint32_t size = b.cap;
     const uint32_t across = (b.w + BCT_W - 1) / BCT_W;
     const uint32_t n = across * ((b.h + BCT_H - 1) / BCT_H);
-    const unsigned width = bits_at(p, size, 0, BCT_WIDTH_BITS);
-    if (width > BCT_MAX_WIDTH) {
-        if (lane == 0) fail(st, WCG_DEC_TILE_WIDTH, 0, 0, width);
-        return;
+    const bool writer = part == 0 && lane == 0; /* the header's verdicts */
+    const unsigned width = ok ? bits_at(p, size, 0, BCT_WIDTH_BITS) : 0u;
+    if (ok && width > BCT_MAX_WIDTH) {
+        if (writer) fail(st, WCG_DEC_TILE_WIDTH, 0, 0, width);
+        ok = false;
     }
     const uint32_t head = BCT_WIDTH_BITS + n * width;
-    if ((unsigned long long)head > 8ull * size) {
-        if (lane == 0) fail(st, WCG_DEC_TILE_HEAD, 0, (int)size, head);
-        return;
+    if (ok && (unsigned long long)head > 8ull * size) {
+        if (writer) fail(st, WCG_DEC_TILE_HEAD, 0, (int)size, head);
+        ok = false;
     }
     const uint32_t len =
-        lane < n && width ? bits_at(p, size, BCT_WIDTH_BITS + lane * width, width) : 0u;
+        ok && lane < n && width ? bits_at(p, size, BCT_WIDTH_BITS + lane * width, width) : 0u;
     const unsigned w_ok = width_of(__reduce_max_sync(0xFFFFFFFFu, len));
-    if (w_ok != width) {
-        if (lane == 0) fail(st, WCG_DEC_TILE_SHORTEST, (int)width, 0, w_ok);
-        return;
+    if (ok && w_ok != width) {
+        if (writer) fail(st, WCG_DEC_TILE_SHORTEST, (int)width, 0, w_ok);
+        ok = false;
     }
     uint32_t incl = len;
     for (unsigned o = 1; o < 32; o <<= 1) {
@@ -655,43 +674,55 @@ __global__ void __launch_bounds__(kTileWarps * 32) decode_tiles_kernel(wcg_dec_j
     }
     /* Sums stay below 32 x 2^16 plus the header: no overflow. */
     const unsigned long long start = head + (unsigned long long)(incl - len);
-    const bool past = lane < n && (unsigned long long)len > 8ull * size - start;
+    const bool past = ok && lane < n && (unsigned long long)len > 8ull * size - start;
     const unsigned pastm = __ballot_sync(0xFFFFFFFFu, past);
-    if (pastm) {
-        const unsigned t = __ffs(pastm) - 1;
-        if (lane == t) fail(st, WCG_DEC_TILE_PAST, (int)t, (int)size, len);
-        return;
+    if (ok && pastm) {
+        const unsigned tp = __ffs(pastm) - 1;
+        if (part == 0 && lane == tp) fail(st, WCG_DEC_TILE_PAST, (int)tp, (int)size, len);
+        ok = false;
     }
     const unsigned long long total = head + (unsigned long long)__shfl_sync(0xFFFFFFFFu, incl, 31);
-    if ((total + 7) / 8 != size) {
-        if (lane == 0) fail(st, WCG_DEC_SPARE, 0, 0, size - (uint32_t)((total + 7) / 8));
-        return;
+    if (ok && (total + 7) / 8 != size) {
+        if (writer) fail(st, WCG_DEC_SPARE, 0, 0, size - (uint32_t)((total + 7) / 8));
+        ok = false;
     }
-    uint32_t code = 0, mine[4] = {0, 0, 0, 0};
-    if (lane < n) {
-        const uint32_t tx = lane % across * BCT_W, ty = lane / across * BCT_H;
+    /* Tiles part * L + lane, then G * L further on while the block has
+     * more (a block larger than the launch planned for), each lane
+     * stopping at its first failure. n is the warp's own: every lane
+     * takes the shuffles. */
+    unsigned t = kNone; /* this lane's failing tile */
+    for (unsigned first = part * L; ok && first < n; first += G * L) {
+        const unsigned q = first + lane;
+        const uint32_t tlen = __shfl_sync(0xFFFFFFFFu, len, q & 31);
+        const unsigned long long tstart = __shfl_sync(0xFFFFFFFFu, start, q & 31);
+        if (code || lane >= L || q >= n) continue;
+        const uint32_t tx = q % across * BCT_W, ty = q / across * BCT_H;
         const int tw = (int)min(BCT_W, b.w - tx), th = (int)min(BCT_H, b.h - ty);
         int32_t *d = j.plane[b.comp] + b.base + (size_t)ty * b.stride + tx;
-        if (len == 0) { /* an all-zero tile (on cleared planes: there already) */
+        if (tlen == 0) { /* an all-zero tile (on cleared planes: there already) */
             if (!kZeroed)
                 for (int y = 0; y < th; y++)
                     for (int x = 0; x < tw; x++) d[(size_t)y * b.stride + x] = 0;
-        } else {
-            const bc_dectab *T = (const bc_dectab *)j.tabs + (size_t)b.comp * BC_NCLASS_ALL + b.cls;
-            code = kLean ? decode_lean<kZeroed, false>(p, p + size, (uint32_t)start, len, T,
-                                                       nullptr, d, b.stride, tw, th, b.orient,
-                                                       b.predict, j.run_max, mine)
-                         : decode_stream<kZeroed, false>(p, p + size, (uint32_t)start, len, T,
-                                                         nullptr, d, b.stride, tw, th, b.orient,
-                                                         b.predict, j.run_max, mine);
+            continue;
+        }
+        const bc_dectab *T = (const bc_dectab *)j.tabs + (size_t)b.comp * BC_NCLASS_ALL + b.cls;
+        code = kLean ? decode_lean<kZeroed, false>(p, p + size, (uint32_t)tstart, tlen, T, nullptr,
+                                                   d, b.stride, tw, th, b.orient, b.predict,
+                                                   j.run_max, mine)
+                     : decode_stream<kZeroed, false>(p, p + size, (uint32_t)tstart, tlen, T,
+                                                     nullptr, d, b.stride, tw, th, b.orient,
+                                                     b.predict, j.run_max, mine);
+        if (code) {
+            t = q;
+            atomicMin(&s_bad[slot], q);
         }
     }
-    const unsigned bad = __ballot_sync(0xFFFFFFFFu, code != 0);
-    if (bad && lane == (unsigned)__ffs(bad) - 1) {
+    __syncthreads();
+    if (code && s_bad[slot] == t) {
         st[1] = mine[1];
         st[2] = mine[2];
         st[3] = mine[3];
-        st[0] = code | (lane + 1) << 8; /* the tile, for the message */
+        st[0] = code | (t + 1) << 8; /* the tile, for the message */
     }
 }
 
@@ -748,15 +779,23 @@ static cudaError_t launch_step(const wcg_dec_job *job, unsigned eb, unsigned lan
 
 template <bool kLean> static cudaError_t launch(const wcg_dec_job *job, cudaStream_t st)
 {
-    const unsigned tb = (job->nblocks + kTileWarps - 1) / kTileWarps;
     const unsigned lanes = job->lanes ? job->lanes : 2;
     const uint32_t threads = job->norder ? job->norder : job->nblocks;
     const unsigned eb = (threads + lanes - 1) / lanes;
     if (job->tiled) {
+        /* G warps of L lanes a block (powers of two, G * L >= the largest
+         * block's tiles), thread blocks of max(kTileWarps, G) warps */
+        const unsigned most = job->tiles_max ? job->tiles_max : 32;
+        unsigned L = job->tile_lanes ? job->tile_lanes : 32, G = 1;
+        if (L > 32 || (L & (L - 1))) L = 32;
+        while (G * L < most && G < 8) G *= 2;
+        const unsigned warps = G > (unsigned)kTileWarps ? G : (unsigned)kTileWarps;
+        const unsigned per_tb = warps / G;
+        const unsigned tb = (job->nblocks + per_tb - 1) / per_tb;
         if (job->zeroed)
-            decode_tiles_kernel<true, kLean><<<tb, kTileWarps * 32, 0, st>>>(*job);
+            decode_tiles_kernel<true, kLean><<<tb, warps * 32, 0, st>>>(*job, L, G);
         else
-            decode_tiles_kernel<false, kLean><<<tb, kTileWarps * 32, 0, st>>>(*job);
+            decode_tiles_kernel<false, kLean><<<tb, warps * 32, 0, st>>>(*job, L, G);
         return cudaGetLastError();
     }
     if (job->fast16 && job->tab_mode == 2) return launch_step<2, kLean>(job, eb, lanes, st);

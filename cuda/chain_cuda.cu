@@ -9,6 +9,7 @@
  * through the host's entropy coder (chain_host.c).
  */
 extern "C" {
+#include "block_tiles.h" /* bct_count */
 #include "parallel.h"
 }
 
@@ -873,6 +874,15 @@ int dec_switch(const char *name, int otherwise, int lo, int hi)
     return v >= lo && v <= hi ? v : otherwise;
 }
 
+void tile_geometry(const wcx_header *h, wcg_dec_job *job)
+{
+    const uint32_t side = 1u << h->block_log2;
+    job->tiles_max = bct_count(side, side);
+    /* Dense lossless tiles decode fastest 8 a warp, lossy ones (many
+     * empty, the rest sparse) 32 (PERF_NOTES t1) */
+    job->tile_lanes = (uint32_t)dec_switch("WC_CUDA_TILE_LANES", (h->flags & 1) ? 8 : 32, 1, 32);
+}
+
 /* Indices 0..n-1 into out in the order of key(i) < nkeys, stable: a
  * counting sort, O(n + nkeys). */
 constexpr size_t kMaxKeys = 4 * WC_NCLASS; /* (component, class) pairs */
@@ -1098,6 +1108,7 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     job.run_max = run_max_of(h);
     job.status = (uint32_t *)c->sizes;
     job.tiled = h->entropy == 2;
+    tile_geometry(h, &job);
     job.order = ordered ? order : NULL;
     /* job.norder: below, once the order is made */
     job.lanes = lanes;

@@ -13,6 +13,8 @@ extern "C" {
 
 #include <cuda_runtime.h>
 
+#include "entropy_cuda.h" /* wcg_dec_job */
+
 namespace wcgb
 {
 
@@ -178,6 +180,10 @@ wc_status device_inverse(cuda_ctx *c, const wc_stage_plan *p, wc_image *out, wc_
  * in one process): the variable's integer where set and within lo..hi,
  * else `otherwise`. */
 int dec_switch(const char *name, int otherwise, int lo, int hi);
+/* chain_cuda.cu: the tiles kernel's geometry (wcg_dec_job.tiles_max,
+ * .tile_lanes) for the file's code blocks; WC_CUDA_TILE_LANES sets the
+ * lanes. */
+void tile_geometry(const wcx_header *h, wcg_dec_job *job);
 /* chain_cuda.cu: the whole chain (backend.h's encode and decode). */
 wc_status cuda_encode(void *self, const wc_stage_plan *p, const wc_image *in, wc_chain *ch,
                       es_output *out, wc_err *err);

@@ -143,6 +143,11 @@ typedef struct wcg_dec_job {
     uint32_t run_max;
     uint32_t *status; /* 4 per block, zeroed by the caller */
     uint32_t tiled;   /* entropy 2: blocks of tiles (block_tiles.h) */
+    /* Entropy 2: the tiles in the layout's largest block (0: 32), and
+     * the lanes a warp that decode a tile each (a power of two; 0: 32),
+     * a block's tiles spread over as many warps as that takes. */
+    uint32_t tiles_max;
+    uint32_t tile_lanes;
     /* Entropy 0: thread t decodes block order[t] (NULL: block t; an entry
      * of nblocks or more: none) for t below norder (0: nblocks), in
      * thread blocks of `lanes` threads (0: 2). */

@@ -398,6 +398,7 @@ wc_status decode_blocks(strip_state *st, uint32_t s, wc_err *err)
         job.run_max = run_max_of(st->ch->header);
         job.status = (uint32_t *)st->status;
         job.tiled = st->ch->header->entropy == 2;
+        tile_geometry(st->ch->header, &job);
         job.lanes = (unsigned)dec_switch("WC_CUDA_DEC_LANES", 2, 1, 32);
         job.stream_step = dec_switch("WC_CUDA_DEC_LEAN", 1, 0, 1) == 0;
         job.lazy_above = dec_switch("WC_CUDA_DEC_LAZY", 1, 0, 1) == 1;
