@@ -1025,6 +1025,122 @@ void dec_host_item(void *arg, size_t i, int worker)
         es_table_item(&w->tables, i - 1, worker);
 }
 
+/* decode_on_device's work as each component's payload goes up
+ * (upload_gather's ready; PERF_NOTES "t2"): with the first, the host
+ * work's verdicts in the CPU decoder's order (es_decode: the index, then
+ * the tables, with its messages), the tables and descriptors up, and for
+ * a large payload (pipe_min) whose launch order keeps components apart
+ * (blocks in layout order, or thread blocks of one (component, class):
+ * every order but longest first), component k's blocks decoded as soon
+ * as its bytes are there, while k + 1's cross; otherwise every block once
+ * the last is up. */
+struct dec_pipe {
+    cuda_ctx *c;
+    wc_chain *ch;
+    const wcx_header *h;
+    dec_host_work *w;
+    wcg_dec_job *job;
+    size_t ntab;
+    unsigned tab;
+    uint16_t *fast16;
+    size_t desc;
+    size_t total; /* the payload's bytes */
+    size_t at[5]; /* component k's entries of the launch: at[k] .. at[k + 1] */
+    int split;    /* a launch a component */
+};
+
+/* Payloads of fewer bytes decode in one launch: their upload is shorter
+ * than the tail a launch a component adds (PERF_NOTES t2: 9/7 at 1.59 bpp,
+ * 6.6 MB, decoded 0.6 ms slower in three launches; lossless, 41 MB, 1 ms
+ * faster). WC_CUDA_DEC_PIPE_MIN (bytes) sets it, for tests and
+ * comparisons. */
+constexpr size_t kPipeMin = (size_t)16 << 20;
+static size_t pipe_min()
+{
+    const char *e = getenv("WC_CUDA_DEC_PIPE_MIN");
+    return e && *e ? (size_t)strtoull(e, NULL, 10) : kPipeMin;
+}
+
+/* pipe->at from the descriptors and order; 0 where a component's entries
+ * are not one run. Entries: blocks, or with an order its entries. */
+static int component_runs(dec_pipe *pipe)
+{
+    const wcg_dec_job *job = pipe->job;
+    const wcg_cblk *d = pipe->w->d;
+    const uint32_t *o = (const uint32_t *)(d + (job->nblocks ? job->nblocks : 1));
+    const int ordered = pipe->w->ordered;
+    if (ordered && ordered != 4) return 0; /* longest first mixes the components */
+    const size_t n = ordered ? job->norder : job->nblocks;
+    const uint32_t ncomp = pipe->h->components;
+    uint32_t last = 0;
+    for (uint32_t k = 0; k <= ncomp; k++) pipe->at[k] = n;
+    pipe->at[0] = 0;
+    for (size_t e = 0; e < n; e++) {
+        const uint32_t i = ordered ? o[e] : (uint32_t)e;
+        if (i >= job->nblocks) continue; /* an order's padding */
+        const uint32_t k = d[i].comp;
+        if (k < last) return 0;
+        /* an entry's thread block starts the component's run */
+        for (; last < k; last++) pipe->at[last + 1] = ordered ? e / job->lanes * job->lanes : e;
+    }
+    for (uint32_t k = 1; k <= ncomp; k++)
+        if (pipe->at[k] < pipe->at[k - 1]) return 0;
+    return 1;
+}
+
+static wc_status dec_piece_ready(void *arg, int k, wc_err *err)
+{
+    dec_pipe *pipe = (dec_pipe *)arg;
+    cuda_ctx *c = pipe->c;
+    wcg_dec_job *job = pipe->job;
+    dec_host_work &w = *pipe->w;
+    const bool arith = arith_of(pipe->ch);
+    const int last = (int)pipe->h->components - 1;
+    if (k == 0) {
+        c->host_t[2] = now_s();
+        if (w.blocks != WC_OK) return wc_fail(err, w.blocks, "%s", w.blocks_err.msg);
+        job->norder = w.ordered >= 3 ? (uint32_t)w.used : 0;
+        WC_FORWARD_IF_ERROR(es_table_items_end(pipe->h, &w.tables, err));
+        if (!arith)
+            CUDA_TRY(err,
+                     cudaMemcpyAsync(c->tabs, c->h_tabs, pipe->ntab * sizeof(bc_dectab),
+                                     cudaMemcpyHostToDevice, c->stream),
+                     "uploading tables");
+        if (pipe->tab)
+            CUDA_TRY(err, wcg_dec_fast16(c->tabs, (uint32_t)pipe->ntab, pipe->fast16, c->stream),
+                     "16-bit tables");
+        CUDA_TRY(
+            err,
+            cudaMemcpyAsync(c->blocks, c->h_blocks, pipe->desc, cudaMemcpyHostToDevice, c->stream),
+            "uploading block descriptors");
+        CUDA_TRY(err, cudaMemsetAsync(c->sizes, 0, job->nblocks * 16, c->stream),
+                 "clearing block status");
+        pipe->split = !arith && last > 0 && (w.ordered == 0 || job->norder) &&
+                      pipe->total >= pipe_min() && component_runs(pipe);
+        c->host_t[3] = now_s();
+        CUDA_TRY(err, mark(c, 1), "timing");
+    }
+    if (!pipe->split && k < last) return WC_OK;
+    wcg_dec_job sub = *job;
+    if (pipe->split) {
+        const size_t a = pipe->at[k], b = pipe->at[k + 1];
+        if (a == b) return WC_OK;
+        if (job->order) {
+            sub.order = job->order + a;
+            sub.norder = (uint32_t)(b - a);
+        } else {
+            sub.blocks = job->blocks + a;
+            sub.nblocks = (uint32_t)(b - a);
+            sub.status = job->status + 4 * a;
+        }
+    }
+    CUDA_TRY(err,
+             arith ? wcg_ac_decode(&sub, c->ac_work, c->stream) : wcg_bc_decode(&sub, c->stream),
+             "decoding blocks");
+    if (k == last) CUDA_TRY(err, mark(c, 2), "timing");
+    return WC_OK;
+}
+
 /* Entropy decoding on the device into the coefficient planes (block
  * layout for DCT/LOT, as the inverse kernels read them). */
 wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, const es_input *in,
@@ -1134,30 +1250,10 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     w.tables = {in, (bc_dectab *)c->h_tabs, 0};
     const size_t ntables = arith_of(ch) ? 0u : (size_t)h->components * WC_NCLASS;
     const gather_side side = {dec_host_item, &w, 1 + ntables};
+    dec_pipe pipe = {c, ch, h, &w, &job, ntab, tab, fast16, desc, total, {}, 0};
+    const gather_ready ready = {dec_piece_ready, &pipe};
     WC_FORWARD_IF_ERROR(upload_gather(c, (uint8_t *)c->payload, in->data, in->data_size,
-                                      (int)h->components, p->threads, &side, err));
-    c->host_t[2] = now_s();
-    if (w.blocks != WC_OK) return wc_fail(err, w.blocks, "%s", w.blocks_err.msg);
-    job.norder = ordered >= 3 ? (uint32_t)w.used : 0;
-    WC_FORWARD_IF_ERROR(es_table_items_end(h, &w.tables, err));
-    if (!arith_of(ch))
-        CUDA_TRY(err,
-                 cudaMemcpyAsync(c->tabs, c->h_tabs, ntab * sizeof(bc_dectab),
-                                 cudaMemcpyHostToDevice, c->stream),
-                 "uploading tables");
-    if (tab)
-        CUDA_TRY(err, wcg_dec_fast16(c->tabs, (uint32_t)ntab, fast16, c->stream), "16-bit tables");
-    CUDA_TRY(err, cudaMemcpyAsync(c->blocks, c->h_blocks, desc, cudaMemcpyHostToDevice, c->stream),
-             "uploading block descriptors");
-    CUDA_TRY(err, cudaMemsetAsync(c->sizes, 0, lay->nblocks * 16, c->stream),
-             "clearing block status");
-    c->host_t[3] = now_s();
-    CUDA_TRY(err, mark(c, 1), "timing");
-    CUDA_TRY(err,
-             arith_of(ch) ? wcg_ac_decode(&job, c->ac_work, c->stream)
-                          : wcg_bc_decode(&job, c->stream),
-             "decoding blocks");
-    CUDA_TRY(err, mark(c, 2), "timing");
+                                      (int)h->components, p->threads, &side, &ready, err));
     CUDA_TRY(
         err,
         cudaMemcpyAsync(c->h_sizes, c->sizes, lay->nblocks * 16, cudaMemcpyDeviceToHost, c->stream),

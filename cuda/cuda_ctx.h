@@ -171,9 +171,21 @@ struct gather_side {
     void *arg;
     size_t n;
 };
-/* The n host pieces end to end into dst (device), and side's items. */
+/* Piece by piece instead (upload_gather's ready): the pieces go up on
+ * c->side one after the other, and once piece k's copies are issued
+ * (side's items done first, with piece 0's), fn(arg, k, err) runs on the
+ * calling thread with c->stream made to wait for them, so that piece k's
+ * work on the device overlaps piece k + 1's staging and copy. An error
+ * from fn stops the upload and is returned, c->side synchronized. */
+struct gather_ready {
+    wc_status (*fn)(void *arg, int k, wc_err *err);
+    void *arg;
+};
+/* The n host pieces end to end into dst (device), and side's items;
+ * ready: NULL (all on c->stream) or as above. */
 wc_status upload_gather(cuda_ctx *c, uint8_t *dst, const uint8_t *const *src, const size_t *size,
-                        int n, int threads, const gather_side *side, wc_err *err);
+                        int n, int threads, const gather_side *side, const gather_ready *ready,
+                        wc_err *err);
 wc_status device_inverse(cuda_ctx *c, const wc_stage_plan *p, wc_image *out, wc_err *err);
 
 /* chain_cuda.cu: the decoder's switches (WC_CUDA_DEC_*, for comparisons
