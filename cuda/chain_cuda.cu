@@ -1029,11 +1029,11 @@ void dec_host_item(void *arg, size_t i, int worker)
  * (upload_gather's ready; PERF_NOTES "t2"): with the first, the host
  * work's verdicts in the CPU decoder's order (es_decode: the index, then
  * the tables, with its messages), the tables and descriptors up, and for
- * a large payload (pipe_min) whose launch order keeps components apart
- * (blocks in layout order, or thread blocks of one (component, class):
- * every order but longest first), component k's blocks decoded as soon
+ * a large tiled payload (pipe_min) component k's blocks decoded as soon
  * as its bytes are there, while k + 1's cross; otherwise every block once
- * the last is up. */
+ * the last is up. Entropy 0 keeps one launch: its longest chains of every
+ * component first beat an earlier start (PERF_NOTES p2); the tiles'
+ * chains are short. */
 struct dec_pipe {
     cuda_ctx *c;
     wc_chain *ch;
@@ -1061,30 +1061,21 @@ static size_t pipe_min()
     return e && *e ? (size_t)strtoull(e, NULL, 10) : kPipeMin;
 }
 
-/* pipe->at from the descriptors and order; 0 where a component's entries
- * are not one run. Entries: blocks, or with an order its entries. */
+/* pipe->at from the descriptors (blocks in layout order); 0 where a
+ * component's blocks are not one run. */
 static int component_runs(dec_pipe *pipe)
 {
     const wcg_dec_job *job = pipe->job;
     const wcg_cblk *d = pipe->w->d;
-    const uint32_t *o = (const uint32_t *)(d + (job->nblocks ? job->nblocks : 1));
-    const int ordered = pipe->w->ordered;
-    if (ordered && ordered != 4) return 0; /* longest first mixes the components */
-    const size_t n = ordered ? job->norder : job->nblocks;
     const uint32_t ncomp = pipe->h->components;
     uint32_t last = 0;
-    for (uint32_t k = 0; k <= ncomp; k++) pipe->at[k] = n;
+    for (uint32_t k = 0; k <= ncomp; k++) pipe->at[k] = job->nblocks;
     pipe->at[0] = 0;
-    for (size_t e = 0; e < n; e++) {
-        const uint32_t i = ordered ? o[e] : (uint32_t)e;
-        if (i >= job->nblocks) continue; /* an order's padding */
+    for (uint32_t i = 0; i < job->nblocks; i++) {
         const uint32_t k = d[i].comp;
-        if (k < last) return 0;
-        /* an entry's thread block starts the component's run */
-        for (; last < k; last++) pipe->at[last + 1] = ordered ? e / job->lanes * job->lanes : e;
+        if (k < last || k >= ncomp) return 0;
+        for (; last < k; last++) pipe->at[last + 1] = i;
     }
-    for (uint32_t k = 1; k <= ncomp; k++)
-        if (pipe->at[k] < pipe->at[k - 1]) return 0;
     return 1;
 }
 
@@ -1115,8 +1106,8 @@ static wc_status dec_piece_ready(void *arg, int k, wc_err *err)
             "uploading block descriptors");
         CUDA_TRY(err, cudaMemsetAsync(c->sizes, 0, job->nblocks * 16, c->stream),
                  "clearing block status");
-        pipe->split = !arith && last > 0 && (w.ordered == 0 || job->norder) &&
-                      pipe->total >= pipe_min() && component_runs(pipe);
+        pipe->split = job->tiled && !job->order && last > 0 && pipe->total >= pipe_min() &&
+                      component_runs(pipe);
         c->host_t[3] = now_s();
         CUDA_TRY(err, mark(c, 1), "timing");
     }
@@ -1125,14 +1116,9 @@ static wc_status dec_piece_ready(void *arg, int k, wc_err *err)
     if (pipe->split) {
         const size_t a = pipe->at[k], b = pipe->at[k + 1];
         if (a == b) return WC_OK;
-        if (job->order) {
-            sub.order = job->order + a;
-            sub.norder = (uint32_t)(b - a);
-        } else {
-            sub.blocks = job->blocks + a;
-            sub.nblocks = (uint32_t)(b - a);
-            sub.status = job->status + 4 * a;
-        }
+        sub.blocks = job->blocks + a;
+        sub.nblocks = (uint32_t)(b - a);
+        sub.status = job->status + 4 * a;
     }
     CUDA_TRY(err,
              arith ? wcg_ac_decode(&sub, c->ac_work, c->stream) : wcg_bc_decode(&sub, c->stream),
