@@ -285,6 +285,42 @@ double time_decode_into(wc_ctx *ctx, wc_memory mem, const std::vector<uint8_t> &
     return median(t);
 }
 
+/* WC_BENCH_DEC_AB="A=1 A=0,B=2": decodes to pinned memory and to the
+ * device under each space-separated set of switches, the sets taking
+ * turns decode by decode (so that the host's drift falls on all alike),
+ * 3 * reps each; medians, and whether the pixels are the CPU's. */
+void dec_ab(wc_ctx *ctx, const std::vector<uint8_t> &file, const wc_image &like, void *pinned,
+            void *dev, const std::vector<uint8_t> &want)
+{
+    const char *all = getenv("WC_BENCH_DEC_AB");
+    if (!all) return;
+    std::vector<std::string> sets;
+    for (const char *a = all; *a;) {
+        const char *b = strchr(a, ' ');
+        const size_t n = b ? (size_t)(b - a) : strlen(a);
+        if (n) sets.emplace_back(a, n);
+        a += n + (b ? 1 : 0);
+    }
+    const int saved = g_reps;
+    g_reps = 2; /* time_decode_into: 3 decodes */
+    std::vector<std::vector<double>> tp(sets.size()), td(sets.size());
+    std::vector<bool> same(sets.size(), true);
+    for (int r = 0; r < saved; r++)
+        for (size_t v = 0; v < sets.size(); v++) {
+            set_variant(sets[v].c_str(), true);
+            tp[v].push_back(time_decode_into(ctx, WC_MEMORY_HOST, file, like, pinned));
+            same[v] = same[v] && memcmp(pinned, want.data(), want.size()) == 0;
+            td[v].push_back(time_decode_into(ctx, WC_MEMORY_DEVICE, file, like, dev));
+            set_variant(sets[v].c_str(), false);
+        }
+    g_reps = saved;
+    for (size_t v = 0; v < sets.size(); v++)
+        printf("  decode %s: to pinned %.2f ms, to device %.2f ms (medians of %d x 3, taking "
+               "turns), same pixels as the CPU: %s\n",
+               sets[v].c_str(), median(tp[v]), median(td[v]), saved, same[v] ? "yes" : "NO");
+    fflush(stdout);
+}
+
 double time_decode(wc_ctx *ctx, wc_backend_kind be, const std::vector<uint8_t> &file, int reps,
                    wc_image *out)
 {
@@ -752,6 +788,7 @@ int main(int argc, char **argv)
         wc_image_free(&dec);
         const double gdec_pinned = time_decode_into(gc, WC_MEMORY_HOST, fgpu, img, pinned_out);
         const double gdec_dev = time_decode_into(gc, WC_MEMORY_DEVICE, fgpu, img, dout);
+        dec_ab(gc, fgpu, img, pinned_out, dout, want);
         if (const char *vs = getenv("WC_BENCH_DEC_VARIANTS")) {
             /* Decoder variants side by side in this process, e.g.
              * "k:4,kzf:2": each names every switch (the backend's
