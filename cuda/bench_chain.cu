@@ -263,8 +263,10 @@ void trace_variants(wc_ctx *ctx, const wc_params *p, const wc_image *img,
 }
 
 /* wc_decode_into a buffer of the caller's (pinned host or device). */
+/* The median of n decodes into buf (n 0: reps, at least 5; the decodes
+ * are short, and three left the rows at the host's mercy). */
 double time_decode_into(wc_ctx *ctx, wc_memory mem, const std::vector<uint8_t> &file,
-                        const wc_image &like, void *buf)
+                        const wc_image &like, void *buf, int n = 0)
 {
     wc_params p;
     wc_params_init(&p);
@@ -274,7 +276,7 @@ double time_decode_into(wc_ctx *ctx, wc_memory mem, const std::vector<uint8_t> &
     out.pixels = buf;
     out.stride = 0;
     std::vector<double> t;
-    for (int r = 0; r < std::max(3, g_reps / 2); r++) {
+    for (int r = 0; r < (n ? n : std::max(5, g_reps)); r++) {
         double t0 = now_ms();
         if (wc_decode_into(ctx, &p, file.data(), file.size(), &out) != WC_OK) {
             fprintf(stderr, "decode into: %s\n", wc_ctx_error(ctx));
@@ -301,23 +303,20 @@ void dec_ab(wc_ctx *ctx, const std::vector<uint8_t> &file, const wc_image &like,
         if (n) sets.emplace_back(a, n);
         a += n + (b ? 1 : 0);
     }
-    const int saved = g_reps;
-    g_reps = 2; /* time_decode_into: 3 decodes */
     std::vector<std::vector<double>> tp(sets.size()), td(sets.size());
     std::vector<bool> same(sets.size(), true);
-    for (int r = 0; r < saved; r++)
+    for (int r = 0; r < g_reps; r++)
         for (size_t v = 0; v < sets.size(); v++) {
             set_variant(sets[v].c_str(), true);
-            tp[v].push_back(time_decode_into(ctx, WC_MEMORY_HOST, file, like, pinned));
+            tp[v].push_back(time_decode_into(ctx, WC_MEMORY_HOST, file, like, pinned, 3));
             same[v] = same[v] && memcmp(pinned, want.data(), want.size()) == 0;
-            td[v].push_back(time_decode_into(ctx, WC_MEMORY_DEVICE, file, like, dev));
+            td[v].push_back(time_decode_into(ctx, WC_MEMORY_DEVICE, file, like, dev, 3));
             set_variant(sets[v].c_str(), false);
         }
-    g_reps = saved;
     for (size_t v = 0; v < sets.size(); v++)
         printf("  decode %s: to pinned %.2f ms, to device %.2f ms (medians of %d x 3, taking "
                "turns), same pixels as the CPU: %s\n",
-               sets[v].c_str(), median(tp[v]), median(td[v]), saved, same[v] ? "yes" : "NO");
+               sets[v].c_str(), median(tp[v]), median(td[v]), g_reps, same[v] ? "yes" : "NO");
     fflush(stdout);
 }
 
@@ -849,7 +848,7 @@ int main(int argc, char **argv)
                 if (getenv("WC_BENCH_TRACE")) { /* the variant's device stages, on stderr */
                     fprintf(stderr, "  %s decoder %s to device, traced:\n", m.name, v.c_str());
                     setenv("WC_CUDA_TIMES", "1", 1);
-                    time_decode_into(gc, WC_MEMORY_DEVICE, fgpu, img, dout);
+                    time_decode_into(gc, WC_MEMORY_DEVICE, fgpu, img, dout, 3);
                     unsetenv("WC_CUDA_TIMES");
                 }
             }
@@ -863,10 +862,8 @@ int main(int argc, char **argv)
         }
         if (getenv("WC_BENCH_TRACE")) {
             setenv("WC_CUDA_TIMES", "1", 1);
-            const int reps = g_reps;
-            g_reps = 1; /* time_decode_into: 3 runs, 3 trace lines */
-            const double ms = time_decode_into(gc, WC_MEMORY_HOST, fgpu, img, pinned_out);
-            g_reps = reps;
+            /* 3 runs, 3 trace lines */
+            const double ms = time_decode_into(gc, WC_MEMORY_HOST, fgpu, img, pinned_out, 3);
             unsetenv("WC_CUDA_TIMES");
             wc_times x;
             wc_ctx_times(gc, &x);
