@@ -43,5 +43,8 @@ done
 build-gpu/cuda/wcodec_gpu_bench --csv "$out/gpu_bench.csv" 2>&1 | tee "$out/gpu_bench.txt" | tail -40
 if [ -d "$kodak" ]; then
   build-gpu/cuda/wcodec_chain_bench "$kodak" 2>&1 | tee "$out/chain_bench.txt"
+  # the 8K rows again with format 2.0's tiled blocks (the GPU's faster decode)
+  build-gpu/cuda/wcodec_chain_bench "$kodak" --no-batch --entropy huffman-tiles 2>&1 |
+    tee "$out/chain_bench_tiles.txt"
   build-gpu/bench/bench_codec "$kodak" 4096 5 2>&1 | tee "$out/cpu_bench.txt"
 fi
