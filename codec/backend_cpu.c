@@ -463,7 +463,27 @@ static wc_status cpu_decode(void *self, const wc_stage_plan *p, wc_chain *chain,
     return wc_chain_decode_host(wc_backend_cpu(), self, p, chain, in, out, err);
 }
 
-static const wc_backend_ops cpu_ops = {"cpu",       cpu_create, cpu_destroy, cpu_forward,
-                                       cpu_inverse, cpu_encode, cpu_decode,  NULL};
+/* backend.h's fetch from host memory: the same route as a device's, so
+ * that it runs (and is tested) without one. */
+static wc_status cpu_fetch(void *self, const wc_stage_plan *plan, const wc_image *in, wc_image *out,
+                           wc_err *err)
+{
+    (void)self;
+    (void)plan;
+    WC_RETURN_IF(!in || !out || !in->pixels || !out->pixels || out->width != in->width ||
+                     out->height != in->height || out->components != in->components ||
+                     out->bit_depth != in->bit_depth,
+                 err, WC_ERR_ARG, "CPU backend: the images' shapes differ");
+    const size_t row = wc_packed_row_bytes(in);
+    for (uint32_t y = 0; y < in->height; y++)
+        memcpy((uint8_t *)out->pixels + (size_t)y * wc_row_stride(out),
+               (const uint8_t *)in->pixels + (size_t)y * wc_row_stride(in), row);
+    return WC_OK;
+}
+
+/* No prepare: nothing to size ahead. */
+static const wc_backend_ops cpu_ops = {"cpu",       cpu_create,  cpu_destroy,
+                                       cpu_forward, cpu_inverse, cpu_encode,
+                                       cpu_decode,  NULL,        cpu_fetch};
 
 const wc_backend_ops *wc_backend_cpu(void) { return &cpu_ops; }

@@ -795,91 +795,57 @@ static wc_status encode(wc_ctx *ctx, const wc_params *p, const wc_image *img, vo
     return s;
 }
 
-/* The backend's forward of a 0-level lossless plan without colour
- * transform: img's samples (level-shifted) in st->raw, on the host, from
- * wherever the pixels are (as for a bpp target). */
-static wc_status forward_samples(wc_ctx *ctx, const wc_params *p, const wc_image *img,
-                                 enc_state *st)
+/* img's samples in device memory copied into host image out (the same
+ * shape, allocated here) by the backend (backend.h's fetch). */
+static wc_status fetch_samples(wc_ctx *ctx, const wc_params *p, const wc_image *img, wc_image *out)
 {
-    memset(st, 0, sizeof *st);
-    st->ctx = ctx;
-    st->p = p;
-    wc_params q = *p;
-    q.levels = 0;
-    plan_header(&q, img, 1.0f, &st->h);
-    st->h.colour = WC_COLOUR_NONE;
-    wcx_header_stamp_version(&st->h);
-    wc_err *err = &ctx->err;
-    WC_FORWARD_IF_ERROR(layout_build(&st->h, WC_MAX_BLOCKS, &st->lay, err));
-    plan_from_header(&st->h, 0.0f, &st->plan);
-    st->plan.threads = p->threads;
-    st->plan.pool = &ctx->pool;
-    st->plan.band_output = 1;
-    st->plan.device_memory = p->memory == WC_MEMORY_DEVICE;
-    st->plan.stream = p->stream;
-    st->plan.quantize = 0;
-    wc_status s = ctx_backend(ctx, p->backend);
-    wc_coeffs co = {{0}, {0}, st->h.components, {NULL}, {NULL}, 0, 0};
-    for (uint32_t c = 0; c < st->h.components && s == WC_OK; c++) {
-        size_t n = (size_t)st->lay.plane_w[c] * st->lay.plane_h[c];
-        st->raw[c] = pool_alloc_array(&ctx->pool, n, sizeof(int32_t));
-        if (!st->raw[c]) s = wc_fail(err, WC_ERR_NOMEM, "out of memory (%zu samples)", n);
-        co.width[c] = st->lay.plane_w[c];
-        co.height[c] = st->lay.plane_h[c];
-        co.q[c] = st->raw[c];
-    }
-    if (s == WC_OK) s = ctx->backend->forward(ctx->backend_self, &st->plan, img, &co, err);
+    *out = (wc_image){img->width, img->height, img->components, img->bit_depth, 0, NULL};
+    WC_FORWARD_IF_ERROR(ctx_backend(ctx, p->backend));
+    WC_RETURN_IF(!ctx->backend->fetch, &ctx->err, WC_ERR_UNSUPPORTED,
+                 "the %s backend reads no device memory", ctx->backend->name);
+    WC_RETURN_IF(wc_image_alloc(out) != WC_OK, &ctx->err, WC_ERR_NOMEM,
+                 "out of memory (%u x %u samples from the device)", img->width, img->height);
+    wc_stage_plan plan;
+    memset(&plan, 0, sizeof plan);
+    plan.stream = p->stream;
+    const wc_status s = ctx->backend->fetch(ctx->backend_self, &plan, img, out, &ctx->err);
+    if (s != WC_OK) wc_image_free(out);
     return s;
 }
 
-wc_status lc_detect(wc_ctx *ctx, const wc_params *p, const wc_image *img, int by_forward,
+wc_status lc_detect(wc_ctx *ctx, const wc_params *p, const wc_image *img, int on_device,
                     int *synthetic, wc_image *host_copy)
 {
     const uint64_t pixels = (uint64_t)img->width * img->height;
     if (host_copy) memset(host_copy, 0, sizeof *host_copy);
-    if (!by_forward || (pixels <= LC_SMALL_PIXELS && !host_copy)) {
+    if (!on_device || (pixels <= LC_SMALL_PIXELS && !host_copy)) {
         *synthetic = pixels <= LC_SMALL_PIXELS || lc_looks_synthetic(img);
         return WC_OK;
     }
     /* The pixels are where the host cannot read them. Only the rows the
      * check reads come up (a view of every step-th row: the same pixels,
-     * the stride times the step), not the whole image: a photograph in
-     * device memory costs ~2^20 samples across the bus, not all of them.
-     * The whole image comes up only for a synthetic one's host copy. */
+     * the stride times the step), as they are: a photograph in device
+     * memory costs ~2^20 samples across the bus, not all of them (and no
+     * pass of the backend: a 0-level forward of those rows cost ~1.1 ms
+     * on the 8K photo, PERF_NOTES t6). The whole image comes up only for
+     * a synthetic one's host copy. */
     const uint32_t step = lc_row_step(img);
     wc_image rows = *img;
     rows.height = (img->height + step - 1) / step;
     rows.stride = wc_row_stride(img) * step;
-    enc_state st;
-    wc_status s = forward_samples(ctx, p, &rows, &st);
-    if (s == WC_OK)
-        *synthetic = pixels <= LC_SMALL_PIXELS ||
-                     lc_planes_look_synthetic(&rows, (const int32_t *const *)st.raw);
-    if (s == WC_OK && *synthetic && host_copy && step > 1) {
-        free_planes(&st);
-        s = forward_samples(ctx, p, img, &st);
+    wc_image got;
+    WC_FORWARD_IF_ERROR(fetch_samples(ctx, p, &rows, &got));
+    *synthetic = pixels <= LC_SMALL_PIXELS || lc_rows_look_synthetic(&got);
+    if (!*synthetic || !host_copy) {
+        wc_image_free(&got);
+        return WC_OK;
     }
-    if (s == WC_OK && *synthetic && host_copy) {
-        /* The samples back from the level shift: the image, on the host. */
-        *host_copy = (wc_image){img->width, img->height, img->components, img->bit_depth, 0, NULL};
-        if (wc_image_alloc(host_copy) != WC_OK)
-            s = wc_fail(&ctx->err, WC_ERR_NOMEM, "out of memory (host copy of the image)");
-        const int32_t shift = (int32_t)1 << (img->bit_depth - 1);
-        for (uint32_t y = 0; y < img->height && s == WC_OK; y++) {
-            uint8_t *row = (uint8_t *)host_copy->pixels + (size_t)y * wc_row_stride(host_copy);
-            for (uint32_t x = 0; x < img->width; x++)
-                for (uint32_t c = 0; c < img->components; c++) {
-                    const int32_t v = st.raw[c][(size_t)y * img->width + x] + shift;
-                    const size_t i = (size_t)x * img->components + c;
-                    if (img->bit_depth > 8)
-                        ((uint16_t *)(void *)row)[i] = (uint16_t)v;
-                    else
-                        row[i] = (uint8_t)v;
-                }
-        }
+    if (step == 1) {
+        *host_copy = got;
+        return WC_OK;
     }
-    free_planes(&st);
-    return s;
+    wc_image_free(&got);
+    return fetch_samples(ctx, p, img, host_copy);
 }
 
 wc_status lc_encode_candidate(wc_ctx *ctx, const lc_candidate *c, const wc_image *img, void **file,

@@ -4,19 +4,18 @@
 
 #include <string.h>
 
-/* Where the samples are read from: the image's interleaved rows, or the
- * planes of its samples (level-shifted, which changes no equality) that
- * the backend's forward gave for pixels in device memory. Both give the
- * same answer for the same image. */
+/* Where the samples are read from: the image's interleaved rows, every
+ * lc_row_step-th of them, or (sampled) an image of just those rows, which
+ * the encoder brings to the host for pixels in device memory. Both give
+ * the same answer for the same image. */
 typedef struct lc_source {
     const wc_image *img;
-    const int32_t *const *planes;
+    int sampled;
 } lc_source;
 
 static int64_t sample_at(const lc_source *src, uint32_t x, uint32_t y, uint32_t c)
 {
     const wc_image *img = src->img;
-    if (src->planes) return src->planes[c][(size_t)y * img->width + x];
     const uint8_t *row = (const uint8_t *)img->pixels + (size_t)y * wc_row_stride(img);
     const size_t i = (size_t)x * img->components + c;
     if (img->bit_depth > 8) return ((const uint16_t *)(const void *)row)[i];
@@ -66,13 +65,6 @@ static uint64_t same_in_row(const lc_source *src, uint32_t y)
     const wc_image *img = src->img;
     const uint32_t w = img->width, comps = img->components;
     uint64_t same = 0;
-    if (src->planes) {
-        for (uint32_t c = 0; c < comps; c++) {
-            const int32_t *row = src->planes[c] + (size_t)y * w;
-            for (uint32_t x = 1; x < w; x++) same += row[x] == row[x - 1];
-        }
-        return same;
-    }
     const size_t n = (size_t)w * comps;
     const uint8_t *row = (const uint8_t *)img->pixels + (size_t)y * wc_row_stride(img);
     if (img->bit_depth > 8) {
@@ -86,17 +78,17 @@ static uint64_t same_in_row(const lc_source *src, uint32_t y)
     return same;
 }
 
-/* Reads every lc_row_step-th row of an image; planes hold those rows
- * alone (src->img is then their shape), so all of them are read. Stops
+/* Reads every lc_row_step-th row of an image, or every row of a sampled
+ * one (those rows alone). Stops
  * as soon as the answer cannot change: once the set holds more than
  * `few` pixels, the repeats so far (or those still possible) settle it. */
 static int looks_synthetic(const lc_source *src)
 {
     const wc_image *img = src->img;
     const uint64_t pixels = (uint64_t)img->width * img->height;
-    if (!src->planes && pixels <= LC_SMALL_PIXELS) return 1;
+    if (!src->sampled && pixels <= LC_SMALL_PIXELS) return 1;
     const uint32_t w = img->width, comps = img->components;
-    const uint32_t step = src->planes ? 1 : lc_row_step(img);
+    const uint32_t step = src->sampled ? 1 : lc_row_step(img);
     const uint64_t per_row = (uint64_t)(w - 1) * comps;
     const uint64_t rows = (img->height + (uint64_t)step - 1) / step;
     const uint64_t total = rows * per_row; /* what the loop below would sum */
@@ -126,13 +118,13 @@ static int looks_synthetic(const lc_source *src)
 
 int lc_looks_synthetic(const wc_image *img)
 {
-    const lc_source src = {img, NULL};
+    const lc_source src = {img, 0};
     return looks_synthetic(&src);
 }
 
-int lc_planes_look_synthetic(const wc_image *shape, const int32_t *const *planes)
+int lc_rows_look_synthetic(const wc_image *rows)
 {
-    const lc_source src = {shape, planes};
+    const lc_source src = {rows, 1};
     return looks_synthetic(&src);
 }
 

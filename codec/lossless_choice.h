@@ -45,12 +45,10 @@ int lc_looks_synthetic(const wc_image *img);
 /* The rows lc_looks_synthetic reads: every lc_row_step(img)-th from 0. */
 uint32_t lc_row_step(const wc_image *img);
 
-/* The same answer (for an image over LC_SMALL_PIXELS) from the level-
- * shifted sample planes of just those rows (one plane per component,
- * width x rows int32), for pixels in device memory: the encoder has the
- * backend's forward of a 0-level, no-colour lossless plan bring them to
- * the host. shape is those rows' shape (rows = its height). */
-int lc_planes_look_synthetic(const wc_image *shape, const int32_t *const *planes);
+/* The same answer (for an image over LC_SMALL_PIXELS) from an image of
+ * just those rows, for pixels in device memory: the encoder has the
+ * backend bring them to the host (backend.h's fetch). */
+int lc_rows_look_synthetic(const wc_image *rows);
 
 /* The scratch filtered deflate (entropy 4) needs beside an encode's
  * (wc_encode_memory): per component, coded at once, its packed rows,
@@ -61,18 +59,18 @@ uint64_t lc_filtered_memory(const wc_image *img);
 
 /* The parameter sets to try for p (levels WC_LEVELS_AUTO) and img, the
  * default layout first; synthetic is what lc_looks_synthetic (or
- * lc_planes_look_synthetic) said of img. Filtered deflate only where
+ * lc_rows_look_synthetic) said of img. Filtered deflate only where
  * its scratch fits under p->max_memory (when set). Returns how many (1 ..
  * LC_MAX_CANDIDATES). */
 int lc_candidates(const wc_params *p, const wc_image *img, int synthetic, lc_candidate *out);
 
-/* Whether img looks synthetic, read from its pixels, or (by_forward, as
- * for pixels in device memory) from the samples the backend's forward
+/* Whether img looks synthetic, read from its pixels, or (on_device:
+ * pixels in device memory) from the rows it reads, which the backend
  * brings to the host; the same answer either way (codec/encoder.c). With
- * by_forward and host_copy, a synthetic image's samples are also left
+ * on_device and host_copy, a synthetic image's samples are also left
  * there as a host image (free with wc_image_free; else it stays empty),
  * for the palette layout. */
-wc_status lc_detect(wc_ctx *ctx, const wc_params *p, const wc_image *img, int by_forward,
+wc_status lc_detect(wc_ctx *ctx, const wc_params *p, const wc_image *img, int on_device,
                     int *synthetic, wc_image *host_copy);
 
 /* The size of the file candidate c gives for img, as the encoder would

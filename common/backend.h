@@ -167,6 +167,13 @@ typedef struct wc_backend_ops {
      * plan and layout needs, before the samples exist, so that a program
      * can pay the set-up while it reads the image (wc_ctx_prepare). */
     wc_status (*prepare)(void *self, const wc_stage_plan *plan, const wc_chain *chain, wc_err *err);
+    /* in's samples copied as they are into out (host memory, the same
+     * shape), for the encoder's checks that read a few rows of pixels in
+     * device memory (codec/encoder.c, lc_detect): a device backend's from
+     * device memory, after plan->stream's work; the CPU backend's from
+     * host memory, the same route without a device. NULL: none. */
+    wc_status (*fetch)(void *self, const wc_stage_plan *plan, const wc_image *in, wc_image *out,
+                       wc_err *err);
 } wc_backend_ops;
 
 const wc_backend_ops *wc_backend_cpu(void);

@@ -142,13 +142,10 @@ void cuda_destroy(void *self)
 
 /* Selects the device and orders the backend's stream after the work the
  * caller queued on its own stream (the samples a kernel of theirs made). */
-wc_status begin_call(cuda_ctx *c, const wc_stage_plan *p, wc_err *err)
+/* The context's device current, and c->stream behind the caller's
+ * stream's work so far. */
+static wc_status behind_caller(cuda_ctx *c, const wc_stage_plan *p, wc_err *err)
 {
-    c->px_src = NULL; /* a call may change px: an encode says again what it holds */
-    c->sized = 0;     /* and the coder's buffers */
-    c->desc_lay = NULL;
-    c->trace = getenv("WC_CUDA_TIMES") != NULL;
-    c->clocks = getenv("WC_CUDA_CLOCKS") != NULL;
     CUDA_TRY(err, cudaSetDevice(c->device), "selecting the device");
     if (p->stream) {
         CUDA_TRY(err, cudaEventRecord(c->user, (cudaStream_t)p->stream),
@@ -157,6 +154,16 @@ wc_status begin_call(cuda_ctx *c, const wc_stage_plan *p, wc_err *err)
                  "waiting for the caller's stream");
     }
     return WC_OK;
+}
+
+wc_status begin_call(cuda_ctx *c, const wc_stage_plan *p, wc_err *err)
+{
+    c->px_src = NULL; /* a call may change px: an encode says again what it holds */
+    c->sized = 0;     /* and the coder's buffers */
+    c->desc_lay = NULL;
+    c->trace = getenv("WC_CUDA_TIMES") != NULL;
+    c->clocks = getenv("WC_CUDA_CLOCKS") != NULL;
+    return behind_caller(c, p, err);
 }
 
 /* ---- plans ------------------------------------------------------------------ */
@@ -875,6 +882,26 @@ wc_status cuda_inverse(void *self, const wc_stage_plan *p, const wc_coeffs *in, 
     return WC_OK;
 }
 
+/* backend.h's fetch: one strided copy behind the caller's stream. */
+wc_status cuda_fetch(void *self, const wc_stage_plan *p, const wc_image *in, wc_image *out,
+                     wc_err *err)
+{
+    cuda_ctx *c = (cuda_ctx *)self;
+    WC_RETURN_IF(!c || !p || !in || !out || !in->pixels || !out->pixels, err, WC_ERR_ARG,
+                 "CUDA backend: NULL argument");
+    WC_RETURN_IF(out->width != in->width || out->height != in->height ||
+                     out->components != in->components || out->bit_depth != in->bit_depth,
+                 err, WC_ERR_ARG, "CUDA backend: the images' shapes differ");
+    const size_t row = wc_packed_row_bytes(in);
+    WC_FORWARD_IF_ERROR(behind_caller(c, p, err));
+    CUDA_TRY(err,
+             cudaMemcpy2DAsync(out->pixels, wc_row_stride(out), in->pixels, wc_row_stride(in), row,
+                               in->height, cudaMemcpyDefault, c->stream),
+             "reading the samples");
+    CUDA_TRY(err, cudaStreamSynchronize(c->stream), "reading the samples");
+    return WC_OK;
+}
+
 } /* namespace wcgb */
 
 namespace
@@ -882,8 +909,8 @@ namespace
 
 using namespace wcgb;
 
-const wc_backend_ops cuda_ops = {"cuda",       cuda_create, cuda_destroy, cuda_forward,
-                                 cuda_inverse, cuda_encode, cuda_decode,  cuda_prepare};
+const wc_backend_ops cuda_ops = {"cuda",      cuda_create, cuda_destroy, cuda_forward, cuda_inverse,
+                                 cuda_encode, cuda_decode, cuda_prepare, cuda_fetch};
 
 } /* namespace */
 

@@ -246,14 +246,14 @@ static void test_roundtrips(void **state)
     wc_ctx_free(ctx);
 }
 
-/* The forward route (pixels in device memory) answers as the pixels do:
- * here on the CPU backend from host memory, the same planes a device
- * forward brings back. */
-static void test_detect_by_forward(void **state)
+/* The device route (pixels in device memory: the backend brings the rows
+ * the check reads to the host) answers as the pixels do: here on the CPU
+ * backend from host memory, the same rows a device's fetch brings up. */
+static void test_detect_on_device(void **state)
 {
     (void)state;
     /* The last two are large enough that the check reads every 3rd and
-     * every 2nd row: the forward then brings up those rows alone. */
+     * every 2nd row: the fetch then brings up those rows alone. */
     static const uint32_t shapes[][4] = {{200, 100, 3, 8},   {130, 90, 1, 8},    {97, 61, 4, 16},
                                          {64, 129, 2, 12},   {3000, 2, 1, 16},   {50, 50, 3, 8},
                                          {1100, 1000, 3, 8}, {1500, 1500, 1, 16}};
@@ -309,7 +309,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_detector),        cmocka_unit_test(test_picks_smallest),
         cmocka_unit_test(test_photo_unchanged), cmocka_unit_test(test_roundtrips),
-        cmocka_unit_test(test_levels_range),    cmocka_unit_test(test_detect_by_forward),
+        cmocka_unit_test(test_levels_range),    cmocka_unit_test(test_detect_on_device),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
