@@ -195,19 +195,29 @@ void set_variant(const char *v, bool on)
     }
 }
 
-/* fn(v) for each space-separated variant v of environment variable env,
- * with v's switches set (set_variant) while it runs. */
+/* The space-separated variants of environment variable env (none where
+ * it is unset). */
+std::vector<std::string> variants_of(const char *env)
+{
+    std::vector<std::string> out;
+    const char *all = getenv(env);
+    for (const char *a = all ? all : ""; *a;) {
+        const char *b = strchr(a, ' ');
+        const size_t n = b ? (size_t)(b - a) : strlen(a);
+        if (n) out.emplace_back(a, n);
+        a += n + (b ? 1 : 0);
+    }
+    return out;
+}
+
+/* fn(v) for each variant v of environment variable env, with v's
+ * switches set (set_variant) while it runs. */
 template <class F> void each_variant(const char *env, F fn)
 {
-    const char *all = getenv(env);
-    if (!all) return;
-    char list[512];
-    snprintf(list, sizeof list, "%s", all);
-    char *save = NULL;
-    for (char *v = strtok_r(list, " ", &save); v; v = strtok_r(NULL, " ", &save)) {
-        set_variant(v, true);
-        fn(v);
-        set_variant(v, false);
+    for (const std::string &v : variants_of(env)) {
+        set_variant(v.c_str(), true);
+        fn(v.c_str());
+        set_variant(v.c_str(), false);
     }
 }
 
@@ -262,9 +272,9 @@ void trace_variants(wc_ctx *ctx, const wc_params *p, const wc_image *img,
     });
 }
 
-/* wc_decode_into a buffer of the caller's (pinned host or device). */
-/* The median of n decodes into buf (n 0: reps, at least 5; the decodes
- * are short, and three left the rows at the host's mercy). */
+/* wc_decode_into a buffer of the caller's (pinned host or device): the
+ * median of n decodes (n 0: reps, at least 5; the decodes are short, and
+ * three left the rows at the host's mercy). */
 double time_decode_into(wc_ctx *ctx, wc_memory mem, const std::vector<uint8_t> &file,
                         const wc_image &like, void *buf, int n = 0)
 {
@@ -294,15 +304,8 @@ double time_decode_into(wc_ctx *ctx, wc_memory mem, const std::vector<uint8_t> &
 void dec_ab(wc_ctx *ctx, const std::vector<uint8_t> &file, const wc_image &like, void *pinned,
             void *dev, const std::vector<uint8_t> &want)
 {
-    const char *all = getenv("WC_BENCH_DEC_AB");
-    if (!all) return;
-    std::vector<std::string> sets;
-    for (const char *a = all; *a;) {
-        const char *b = strchr(a, ' ');
-        const size_t n = b ? (size_t)(b - a) : strlen(a);
-        if (n) sets.emplace_back(a, n);
-        a += n + (b ? 1 : 0);
-    }
+    const std::vector<std::string> sets = variants_of("WC_BENCH_DEC_AB");
+    if (sets.empty()) return;
     std::vector<std::vector<double>> tp(sets.size()), td(sets.size());
     std::vector<bool> same(sets.size(), true);
     for (int r = 0; r < g_reps; r++)

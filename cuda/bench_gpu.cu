@@ -120,6 +120,14 @@ struct result {
     const char *tx = nullptr; /* block transform rows: "dct" or "lot" */
 };
 
+/* A row: ms for px samples that moved io bytes. */
+result row_of(unsigned n, unsigned bits, unsigned wavelet, const char *what, float ms, double px,
+              double io, float copy_gbs, const char *tx = nullptr)
+{
+    return {n,        bits, wavelet, what, ms, (float)(px / (ms * 1e6)), (float)(io / (ms * 1e6)),
+            copy_gbs, tx};
+}
+
 /* The transform column: the wavelet, or the block transform's name. */
 const char *tx_label(const result &r)
 {
@@ -212,9 +220,7 @@ void bench_size(unsigned n, unsigned only_bits, int reps, cudaStream_t st, resul
                 CHECK(cudaGetLastError());
             });
             const double io = (double)px * bytes + (double)px * 4;
-            out[(*nout)++] = {
-                n,        bits, 0, "floor", fl, (float)(px / (fl * 1e6)), (float)(io / (fl * 1e6)),
-                copy_gbs, "-"};
+            out[(*nout)++] = row_of(n, bits, 0, "floor", fl, px, io, copy_gbs, "-");
         }
         /* Separable 5/3 and 9/7, then the same in the Monolithic and the
          * Explosive schemes. */
@@ -245,28 +251,14 @@ void bench_size(unsigned n, unsigned only_bits, int reps, cudaStream_t st, resul
                 });
             };
             const float fwd = time_forward();
-            out[(*nout)++] = {n,
-                              bits,
-                              (unsigned)wav,
-                              "forward",
-                              fwd,
-                              (float)(px / (fwd * 1e6)),
-                              (float)(io / (fwd * 1e6)),
-                              copy_gbs};
+            out[(*nout)++] = row_of(n, bits, (unsigned)wav, "forward", fwd, px, io, copy_gbs);
             if (wcg_ll16(&j)) {
                 /* The same with the LL planes forced back to int32. */
                 setenv("WCG_LL32", "1", 1);
                 const float f32 = time_forward();
                 unsetenv("WCG_LL32");
-                out[(*nout)++] = {n,
-                                  bits,
-                                  (unsigned)wav,
-                                  "forward",
-                                  f32,
-                                  (float)(px / (f32 * 1e6)),
-                                  (float)(io / (f32 * 1e6)),
-                                  copy_gbs,
-                                  "53-ll32"};
+                out[(*nout)++] =
+                    row_of(n, bits, (unsigned)wav, "forward", f32, px, io, copy_gbs, "53-ll32");
             }
 
             /* The inverse starts from quantized (step 1) coefficients. */
@@ -283,14 +275,7 @@ void bench_size(unsigned n, unsigned only_bits, int reps, cudaStream_t st, resul
                 k.coef = s[i].coef;
                 CHECK(wcg_inverse_component(&k, st));
             });
-            out[(*nout)++] = {n,
-                              bits,
-                              (unsigned)wav,
-                              "inverse",
-                              inv,
-                              (float)(px / (inv * 1e6)),
-                              (float)(io / (inv * 1e6)),
-                              copy_gbs};
+            out[(*nout)++] = row_of(n, bits, (unsigned)wav, "inverse", inv, px, io, copy_gbs);
         }
         for (int tx = WC_TRANSFORM_DCT; tx <= WC_TRANSFORM_LOT; ++tx) {
             const char *name = tx == WC_TRANSFORM_DCT ? "dct" : "lot";
@@ -315,26 +300,10 @@ void bench_size(unsigned n, unsigned only_bits, int reps, cudaStream_t st, resul
                     CHECK(inverse ? wcg_lot8_inverse(&k, st) : wcg_lot8_forward(&k, st));
             };
             const float fwd = time_ms(st, sets, reps, [&](int i) { run(i, 0); });
-            out[(*nout)++] = {n,
-                              bits,
-                              0,
-                              "forward",
-                              fwd,
-                              (float)(px / (fwd * 1e6)),
-                              (float)(io / (fwd * 1e6)),
-                              copy_gbs,
-                              name};
+            out[(*nout)++] = row_of(n, bits, 0, "forward", fwd, px, io, copy_gbs, name);
             /* The inverse reads the coefficients the forward left. */
             const float inv = time_ms(st, sets, reps, [&](int i) { run(i, 1); });
-            out[(*nout)++] = {n,
-                              bits,
-                              0,
-                              "inverse",
-                              inv,
-                              (float)(px / (inv * 1e6)),
-                              (float)(io / (inv * 1e6)),
-                              copy_gbs,
-                              name};
+            out[(*nout)++] = row_of(n, bits, 0, "inverse", inv, px, io, copy_gbs, name);
         }
     }
     for (int i = 0; i < sets; ++i) {
