@@ -348,10 +348,10 @@ wc_status upload_samples(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in
 
 /* Bytes gathered from up to four host pieces (the components' payloads in
  * the file) into dst on the device; pageable ones staged through the
- * pinned buffer in one parallel loop, whose workers each copy a chunk and
- * start its transfer (one start-up of the threads: a loop of their own a
- * piece cost ~0.5 ms each on the H100 host, PERF_NOTES t2). The loop's
- * first `nside` items are the caller's host work, beside the copies. */
+ * pinned buffer in a parallel loop a piece, whose workers each copy a
+ * chunk and start its transfer (a loop a piece lets the decode of one
+ * piece overlap the staging of the next: PERF_NOTES t2). The first loop's
+ * first items are the caller's host work (`side`), beside the copies. */
 struct gather {
     cuda_ctx *c;
     const uint8_t *src[4];
@@ -360,7 +360,6 @@ struct gather {
     uint8_t *stage, *dst;
     size_t total, chunk;
     const gather_side *side;
-    cudaStream_t on;    /* the copies' stream */
     size_t first;       /* chunk index of the first item's chunk */
     cudaError_t failed; /* a worker's failed transfer (any one) */
 };
@@ -388,53 +387,14 @@ void gather_item(void *arg, size_t i, int worker)
     /* A new thread's current device is device 0. */
     cudaError_t e = cudaSetDevice(g->c->device);
     if (e == cudaSuccess)
-        e = cudaMemcpyAsync(g->dst + a, g->stage + a, b - a, cudaMemcpyHostToDevice, g->on);
+        e = cudaMemcpyAsync(g->dst + a, g->stage + a, b - a, cudaMemcpyHostToDevice, g->c->side);
     if (e != cudaSuccess) __atomic_store_n(&g->failed, e, __ATOMIC_RELAXED);
 }
 
-/* upload_gather piece by piece (gather_ready): piece k's chunks (the
- * chunks that hold its bytes; a chunk shared with piece k + 1 goes up
- * with k), staged on all threads, or one copy where no staging is
- * wanted; then an event on c->side that c->stream waits for, then fn. */
-wc_status ensure_strips(cuda_ctx *c, wc_err *err);
-
-static wc_status upload_pieces(cuda_ctx *c, gather *g, bool stage, int threads,
-                               const gather_ready *ready, wc_err *err)
-{
-    size_t next = 0; /* the first chunk not yet sent */
-    wc_status s = WC_OK;
-    for (int k = 0; k < g->n && s == WC_OK; k++) {
-        const gather_side *side = k == 0 ? g->side : NULL;
-        const size_t end = g->base[k] + g->size[k];
-        if (!stage) {
-            if (side) wc_parallel_for(threads, side->n, side->fn, side->arg);
-            if (g->size[k]) {
-                const cudaError_t e = cudaMemcpyAsync(g->dst + g->base[k], g->src[k], g->size[k],
-                                                      cudaMemcpyDefault, c->side);
-                if (e != cudaSuccess) s = cuda_fail(err, e, "uploading the payload");
-            }
-        } else {
-            const size_t last = k + 1 == g->n ? (g->total + g->chunk - 1) / g->chunk
-                                              : (end + g->chunk - 1) / g->chunk;
-            gather part = *g;
-            part.side = side;
-            part.first = next;
-            wc_parallel_for(threads, (side ? side->n : 0) + (last > next ? last - next : 0),
-                            gather_item, &part);
-            next = last > next ? last : next;
-            if (part.failed != cudaSuccess)
-                s = cuda_fail(err, part.failed, "uploading the payload");
-        }
-        if (s != WC_OK) break;
-        cudaError_t e = cudaEventRecord(c->strip_ev[k], c->side);
-        if (e == cudaSuccess) e = cudaStreamWaitEvent(c->stream, c->strip_ev[k], 0);
-        s = e != cudaSuccess ? cuda_fail(err, e, "uploading the payload")
-                             : ready->fn(ready->arg, k, err);
-    }
-    if (s != WC_OK) cudaStreamSynchronize(c->side); /* nothing left reading the stage */
-    return s;
-}
-
+/* Piece k's chunks (the chunks that hold its bytes; a chunk shared with
+ * piece k + 1 goes up with k) staged on all threads and sent on c->side,
+ * or one copy where no staging is wanted; then an event on c->side that
+ * c->stream waits for, then ready's fn. */
 wc_status upload_gather(cuda_ctx *c, uint8_t *dst, const uint8_t *const *src, const size_t *size,
                         int n, int threads, const gather_side *side, const gather_ready *ready,
                         wc_err *err)
@@ -442,8 +402,6 @@ wc_status upload_gather(cuda_ctx *c, uint8_t *dst, const uint8_t *const *src, co
     gather g = {};
     g.c = c;
     g.dst = dst;
-    g.side = side && side->n ? side : NULL;
-    g.on = c->stream;
     g.failed = cudaSuccess;
     bool stage = false;
     for (int k = 0; k < n; k++) {
@@ -462,28 +420,43 @@ wc_status upload_gather(cuda_ctx *c, uint8_t *dst, const uint8_t *const *src, co
         g.chunk =
             e && *e && strtoull(e, NULL, 10) >= 4096 ? (size_t)strtoull(e, NULL, 10) : kGatherChunk;
     }
-    if (ready) {
-        WC_FORWARD_IF_ERROR(ensure_strips(c, err));
-        /* the stage is c->stream's until now (an earlier call's copies) */
-        CUDA_TRY(err, cudaEventRecord(c->strip_ev[16], c->stream), "uploading the payload");
-        CUDA_TRY(err, cudaStreamWaitEvent(c->side, c->strip_ev[16], 0), "uploading the payload");
-        g.on = c->side;
-        return upload_pieces(c, &g, stage, threads, ready, err);
+    WC_FORWARD_IF_ERROR(ensure_strips(c, err));
+    /* the stage is c->stream's until now (an earlier call's copies) */
+    CUDA_TRY(err, cudaEventRecord(c->strip_ev[16], c->stream), "uploading the payload");
+    CUDA_TRY(err, cudaStreamWaitEvent(c->side, c->strip_ev[16], 0), "uploading the payload");
+    size_t next = 0; /* the first chunk not yet sent */
+    wc_status s = WC_OK;
+    for (int k = 0; k < g.n && s == WC_OK; k++) {
+        const gather_side *first_side = k == 0 && side && side->n ? side : NULL;
+        if (!stage) {
+            if (first_side)
+                wc_parallel_for(threads, first_side->n, first_side->fn, first_side->arg);
+            if (g.size[k]) {
+                const cudaError_t e = cudaMemcpyAsync(g.dst + g.base[k], g.src[k], g.size[k],
+                                                      cudaMemcpyDefault, c->side);
+                if (e != cudaSuccess) s = cuda_fail(err, e, "uploading the payload");
+            }
+        } else {
+            const size_t end = k + 1 == g.n ? g.total : g.base[k] + g.size[k];
+            const size_t last = (end + g.chunk - 1) / g.chunk;
+            gather part = g;
+            part.side = first_side;
+            part.first = next;
+            wc_parallel_for(threads,
+                            (first_side ? first_side->n : 0) + (last > next ? last - next : 0),
+                            gather_item, &part);
+            next = last > next ? last : next;
+            if (part.failed != cudaSuccess)
+                s = cuda_fail(err, part.failed, "uploading the payload");
+        }
+        if (s != WC_OK) break;
+        cudaError_t e = cudaEventRecord(c->strip_ev[k], c->side);
+        if (e == cudaSuccess) e = cudaStreamWaitEvent(c->stream, c->strip_ev[k], 0);
+        s = e != cudaSuccess ? cuda_fail(err, e, "uploading the payload")
+                             : ready->fn(ready->arg, k, err);
     }
-    if (!stage) {
-        for (int k = 0; k < n; k++)
-            if (size[k])
-                CUDA_TRY(
-                    err,
-                    cudaMemcpyAsync(dst + g.base[k], src[k], size[k], cudaMemcpyDefault, c->stream),
-                    "uploading the payload");
-        if (g.side) wc_parallel_for(threads, g.side->n, g.side->fn, g.side->arg);
-        return WC_OK;
-    }
-    const size_t chunks = (g.total + g.chunk - 1) / g.chunk;
-    wc_parallel_for(threads, (g.side ? g.side->n : 0) + chunks, gather_item, &g);
-    if (g.failed != cudaSuccess) return cuda_fail(err, g.failed, "uploading the payload");
-    return WC_OK;
+    if (s != WC_OK) cudaStreamSynchronize(c->side); /* nothing left reading the stage */
+    return s;
 }
 
 /* Whether samples of this plan come down straight into `pixels` (device,

@@ -783,8 +783,9 @@ template <bool kLean> static cudaError_t launch(const wcg_dec_job *job, cudaStre
     const uint32_t threads = job->norder ? job->norder : job->nblocks;
     const unsigned eb = (threads + lanes - 1) / lanes;
     if (job->tiled) {
-        /* G warps of L lanes a block (powers of two, G * L >= the largest
-         * block's tiles), thread blocks of max(kTileWarps, G) warps */
+        /* G warps of L lanes a block (powers of two, G * L covering the
+         * largest block's tiles where G <= 8 can; past that a lane takes
+         * several), thread blocks of max(kTileWarps, G) warps */
         const unsigned most = job->tiles_max ? job->tiles_max : 32;
         unsigned L = job->tile_lanes ? job->tile_lanes : 32, G = 1;
         if (L > 32 || (L & (L - 1))) L = 32;

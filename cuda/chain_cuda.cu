@@ -1045,7 +1045,6 @@ struct dec_pipe {
     uint16_t *fast16;
     size_t desc;
     size_t total; /* the payload's bytes */
-    size_t at[5]; /* component k's entries of the launch: at[k] .. at[k + 1] */
     int split;    /* a launch a component */
 };
 
@@ -1059,24 +1058,6 @@ static size_t pipe_min()
 {
     const char *e = getenv("WC_CUDA_DEC_PIPE_MIN");
     return e && *e ? (size_t)strtoull(e, NULL, 10) : kPipeMin;
-}
-
-/* pipe->at from the descriptors (blocks in layout order); 0 where a
- * component's blocks are not one run. */
-static int component_runs(dec_pipe *pipe)
-{
-    const wcg_dec_job *job = pipe->job;
-    const wcg_cblk *d = pipe->w->d;
-    const uint32_t ncomp = pipe->h->components;
-    uint32_t last = 0;
-    for (uint32_t k = 0; k <= ncomp; k++) pipe->at[k] = job->nblocks;
-    pipe->at[0] = 0;
-    for (uint32_t i = 0; i < job->nblocks; i++) {
-        const uint32_t k = d[i].comp;
-        if (k < last || k >= ncomp) return 0;
-        for (; last < k; last++) pipe->at[last + 1] = i;
-    }
-    return 1;
 }
 
 static wc_status dec_piece_ready(void *arg, int k, wc_err *err)
@@ -1106,15 +1087,16 @@ static wc_status dec_piece_ready(void *arg, int k, wc_err *err)
             "uploading block descriptors");
         CUDA_TRY(err, cudaMemsetAsync(c->sizes, 0, job->nblocks * 16, c->stream),
                  "clearing block status");
-        pipe->split = job->tiled && !job->order && last > 0 && pipe->total >= pipe_min() &&
-                      component_runs(pipe);
+        pipe->split = job->tiled && !job->order && last > 0 && pipe->total >= pipe_min();
         c->host_t[3] = now_s();
         CUDA_TRY(err, mark(c, 1), "timing");
     }
     if (!pipe->split && k < last) return WC_OK;
     wcg_dec_job sub = *job;
-    if (pipe->split) {
-        const size_t a = pipe->at[k], b = pipe->at[k + 1];
+    if (pipe->split) { /* component k's blocks (layout.c: components in turn) */
+        const wc_layout *lay = pipe->ch->layout;
+        const size_t a = lay->first_block[k];
+        const size_t b = k < last ? lay->first_block[k + 1] : lay->nblocks;
         if (a == b) return WC_OK;
         sub.blocks = job->blocks + a;
         sub.nblocks = (uint32_t)(b - a);
@@ -1236,7 +1218,7 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     w.tables = {in, (bc_dectab *)c->h_tabs, 0};
     const size_t ntables = arith_of(ch) ? 0u : (size_t)h->components * WC_NCLASS;
     const gather_side side = {dec_host_item, &w, 1 + ntables};
-    dec_pipe pipe = {c, ch, h, &w, &job, ntab, tab, fast16, desc, total, {}, 0};
+    dec_pipe pipe = {c, ch, h, &w, &job, ntab, tab, fast16, desc, total, 0};
     const gather_ready ready = {dec_piece_ready, &pipe};
     WC_FORWARD_IF_ERROR(upload_gather(c, (uint8_t *)c->payload, in->data, in->data_size,
                                       (int)h->components, p->threads, &side, &ready, err));

@@ -134,6 +134,8 @@ wc_status ensure_buffers(cuda_ctx *c, const wc_stage_plan *p, int inverse, wc_er
 cudaError_t forward_component(cuda_ctx *c, const wc_stage_plan *p, uint32_t k);
 /* The pinned stage for pageable samples or payloads of `bytes`. */
 wc_status ensure_stage(cuda_ctx *c, size_t bytes, wc_err *err);
+/* c->side and c->strip_ev[0..16], made on first use. */
+wc_status ensure_strips(cuda_ctx *c, wc_err *err);
 /* Rows y0 + i between host buffers of other strides (a pinned stage and
  * the caller's image, either way), a row an item of wc_parallel_for: the
  * whole-image staging and the strips' (strip_encode.cu, strip_decode.cu). */
@@ -171,18 +173,18 @@ struct gather_side {
     void *arg;
     size_t n;
 };
-/* Piece by piece instead (upload_gather's ready): the pieces go up on
- * c->side one after the other, and once piece k's copies are issued
- * (side's items done first, with piece 0's), fn(arg, k, err) runs on the
- * calling thread with c->stream made to wait for them, so that piece k's
- * work on the device overlaps piece k + 1's staging and copy. An error
- * from fn stops the upload and is returned, c->side synchronized. */
+/* What runs as each piece's copies are issued (upload_gather):
+ * fn(arg, k, err), on the calling thread, with c->stream made to wait for
+ * piece k, so that its work on the device overlaps piece k + 1's staging
+ * and copy. An error from fn stops the upload and is returned. */
 struct gather_ready {
     wc_status (*fn)(void *arg, int k, wc_err *err);
     void *arg;
 };
-/* The n host pieces end to end into dst (device), and side's items;
- * ready: NULL (all on c->stream) or as above. */
+/* The n host pieces end to end into dst (device), one after the other on
+ * c->side, side's items beside piece 0's copies, ready's fn after each
+ * piece (after an error c->side is synchronized: nothing still reads the
+ * pinned stage). */
 wc_status upload_gather(cuda_ctx *c, uint8_t *dst, const uint8_t *const *src, const size_t *size,
                         int n, int threads, const gather_side *side, const gather_ready *ready,
                         wc_err *err);
