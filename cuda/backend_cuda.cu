@@ -135,6 +135,8 @@ void cuda_destroy(void *self)
     for (int i = 0; i < c->events; i++) cudaEventDestroy(c->ev[i]);
     for (int i = 0; i < c->strip_evs; i++) cudaEventDestroy(c->strip_ev[i]);
     if (c->side) cudaStreamDestroy(c->side);
+    if (c->tail) cudaStreamDestroy(c->tail);
+    cudaFree(c->done);
     cudaEventDestroy(c->user);
     cudaStreamDestroy(c->stream);
     wc_free(c);

@@ -766,6 +766,18 @@ __device__ bool tile_zero(const wcg_bc_job &j, const wcg_cblk &k)
     return !__any_sync(kFull, nz);
 }
 
+/* After a warp has written block i's bytes and lane 0 its size: the
+ * block counted in its component's j.done word, the writes made visible
+ * to the whole device first (another stream's pack reads them as soon as
+ * the count is reached). Every lane calls it. */
+__device__ __forceinline__ void count_done(const wcg_bc_job &j, uint32_t comp)
+{
+    if (!j.done) return;
+    __threadfence();
+    __syncwarp();
+    if ((threadIdx.x & 31) == 0) atomicAdd(j.done + comp, 1u);
+}
+
 /* A tiled block into its slot, as pieces the pack kernel joins: the
  * tiles' bit lengths in the slot's first n words, then each tile's bits
  * from a word boundary of their own. sizes[i] gets the payload's bytes
@@ -795,12 +807,14 @@ __device__ void emit_tiles(const wcg_bc_job &j, const wcg_cblk &b, const wcg_huf
         sum += bits;
     }
     __syncwarp();
-    if (lane != 0) return;
-    const unsigned width = longest ? 32u - __clz(longest) : 0u;
-    const unsigned long long total = BCT_WIDTH_BITS + (unsigned long long)n * width + sum;
-    over = over || width > BCT_MAX_WIDTH || (total + 7) / 8 > b.cap;
-    if (over) atomicOr(&sizes[j.nblocks], 1u);
-    sizes[i] = over ? 0u : (uint32_t)((total + 7) / 8);
+    if (lane == 0) {
+        const unsigned width = longest ? 32u - __clz(longest) : 0u;
+        const unsigned long long total = BCT_WIDTH_BITS + (unsigned long long)n * width + sum;
+        over = over || width > BCT_MAX_WIDTH || (total + 7) / 8 > b.cap;
+        if (over) atomicOr(&sizes[j.nblocks], 1u);
+        sizes[i] = over ? 0u : (uint32_t)((total + 7) / 8);
+    }
+    count_done(j, b.comp);
 }
 
 constexpr int kCountWarps = 8, kEmitWarps = 4;
@@ -995,6 +1009,7 @@ __global__ void __launch_bounds__(kEmitWarps * 32, MINB)
         if (n > b.cap) atomicOr(&sizes[j.nblocks], 1u);
         sizes[i] = n > b.cap ? 0 : n;
     }
+    count_done(j, b.comp);
 }
 
 /* Exclusive scan of the sizes by one thread block: each thread sums a

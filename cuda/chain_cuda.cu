@@ -27,6 +27,7 @@ extern "C" {
 #include "parallel.h"
 }
 
+#include <cuda.h> /* CUresult, cuStreamWaitValue32's types */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -399,8 +400,11 @@ static const char *payload_wait(void *arg, uint32_t comp, size_t end)
     cuda_ctx *c = (cuda_ctx *)arg;
     if (end == 0) return NULL;
     const size_t last = c->payload_base[comp] + end - 1;
+    const int piece = c->payload_by_comp
+                          ? c->comp_first[comp] + (int)((end - 1) / c->comp_piece[comp])
+                          : (int)(last / c->payload_piece);
     cudaError_t e = cudaSetDevice(c->device);
-    if (e == cudaSuccess) e = cudaEventSynchronize(c->payload_ev[1 + last / c->payload_piece]);
+    if (e == cudaSuccess) e = cudaEventSynchronize(c->payload_ev[1 + piece]);
     return e == cudaSuccess ? NULL : cudaGetErrorString(e);
 }
 
@@ -461,6 +465,7 @@ wc_status device_finish(cuda_ctx *c, const wc_chain *ch, es_output *out, size_t 
     wcg_crc_parts parts = {};
     const bool crc = !packed_on_host && total >= host_crcs_below && !host_crc();
     if (crc) WC_FORWARD_IF_ERROR(device_crc(c, nb, size, lay->components, &parts, err));
+    c->payload_by_comp = 0;
     const int pieces = crc ? payload_pieces(total) : 1;
     WC_FORWARD_IF_ERROR(ensure_payload_events(c, pieces, err));
     CUDA_TRY(err, cudaEventRecord(c->payload_ev[0], c->stream), "downloading the CRCs");
@@ -508,6 +513,298 @@ wc_status device_finish(cuda_ctx *c, const wc_chain *ch, es_output *out, size_t 
         out->data_wait_arg = c;
     }
     out->have_data_crc = crc;
+    return WC_OK;
+}
+
+/* device_code with the payload going down while the blocks are coded
+ * (PERF_NOTES s1), for lossless images of at least split_code_min() bytes of
+ * samples. One emit launch counts each component's finished blocks
+ * (wcg_bc_job.done); c->tail waits on each count in turn
+ * (cuStreamWaitValue32), packs that component at its first slot's offset
+ * in c->payload and brings its sizes down behind strip_ev[k]; the host,
+ * once it has them, sends its CRC-32 and payload down on c->side while
+ * the launch codes the next components, and the container copies each
+ * component as it lands (payload_wait). One launch, not one a component:
+ * t4's three emits cost their launches' tails three times (1.52 ms
+ * against 0.95). The pinned payload is sized from component 0's bytes
+ * (times the components, twice over); a later component that does not
+ * fit waits for the copies in flight, and the components before it come
+ * down again into the larger buffer (WC_CUDA_ENC_SPLIT_TIGHT=1, for
+ * tests: each time). */
+constexpr size_t kSplitCodeMin = (size_t)16 << 20;
+static size_t split_code_min()
+{
+    const char *e = getenv("WC_CUDA_ENC_SPLIT_MIN"); /* bytes, for tests and comparisons */
+    return e && *e ? (size_t)strtoull(e, NULL, 10) : kSplitCodeMin;
+}
+
+/* WC_CUDA_ENC_SPLIT_MIN set: lossy files too (tests, comparisons). */
+static bool split_forced()
+{
+    const char *e = getenv("WC_CUDA_ENC_SPLIT_MIN");
+    return e && *e;
+}
+
+/* The driver's cuStreamWaitValue32 (stream memory operations, on by
+ * default since the v2 entry points of CUDA 11.7), through the runtime
+ * so that nothing links libcuda itself; NULL where the driver lacks it,
+ * and device_code runs instead. */
+typedef CUresult (*wait_value_fn)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
+static wait_value_fn load_wait_value()
+{
+#if CUDART_VERSION >= 12050
+    void *fn = NULL;
+    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion("cuStreamWaitValue32", &fn, 12000, cudaEnableDefault,
+                                         &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess)
+        return NULL;
+    return (wait_value_fn)fn;
+#else
+    return NULL;
+#endif
+}
+
+static wait_value_fn wait_value()
+{
+    static const wait_value_fn fn = load_wait_value(); /* once, thread-safe (C++11) */
+    return fn;
+}
+
+/* Lossless files only: their payload is ~40% of the samples' bytes (the
+ * 8K photo's 41 MB: 0.94 ms down), and the gain is that download beside
+ * the emit; a lossy payload's few MB gain less than the container loses
+ * waiting for the last CRC behind the other components' copies (s1: 9/7
+ * at 1.59 bpp 4.98-5.10 ms against 4.83-4.87). */
+static bool split_code(const wc_stage_plan *p, const wc_chain *ch)
+{
+    const uint32_t nc = ch->layout->components;
+    const bool lossless = ch->header->flags & 1;
+    return nc > 1 && nc <= 4 && !arith_of(ch) && !host_crc() && (lossless || split_forced()) &&
+           host_row_bytes(p) * p->height >= split_code_min() && wait_value();
+}
+
+/* c->tail and the emit's counts, made on first use (with c->side and
+ * strip_ev: ensure_strips). */
+static wc_status ensure_tail(cuda_ctx *c, wc_err *err)
+{
+    WC_FORWARD_IF_ERROR(ensure_strips(c, err));
+    if (!c->tail)
+        CUDA_TRY(err, cudaStreamCreateWithFlags(&c->tail, cudaStreamNonBlocking),
+                 "creating the pack stream");
+    if (!c->done) CUDA_TRY(err, cudaMalloc(&c->done, 16), "allocating block counts");
+    return WC_OK;
+}
+
+/* Component k's payload down on c->side into h_payload + at, behind its
+ * sizes (strip_ev[k]) and its CRC-32 (crc: computed and brought down;
+ * else its payload again). */
+static wc_status component_down(cuda_ctx *c, size_t nb, uint32_t k, size_t region, size_t size,
+                                size_t at, bool crc, wc_err *err)
+{
+    uint32_t *acc = (uint32_t *)c->sizes + nb + 1 + k;
+    wcg_crc_parts part = {};
+    part.n = 1;
+    part.start[0] = region;
+    part.end[0] = region + size;
+    CUDA_TRY(err, cudaStreamWaitEvent(c->side, c->strip_ev[k], 0), "packing the payload");
+    if (crc) {
+        CUDA_TRY(err, wcg_crc32_parts((const uint8_t *)c->payload, &part, acc, c->side),
+                 "checksumming the payload");
+        CUDA_TRY(err,
+                 cudaMemcpyAsync((uint32_t *)c->h_sizes + nb + 1 + k, acc, 4,
+                                 cudaMemcpyDeviceToHost, c->side),
+                 "downloading the CRCs");
+        CUDA_TRY(err, cudaEventRecord(c->strip_ev[8 + k], c->side), "downloading the CRCs");
+    }
+    /* In pieces (payload_pieces' share of the component), each behind an
+     * event, so that the container copies the first while the rest come. */
+    const int pieces = (int)((size + c->comp_piece[k] - 1) / c->comp_piece[k]);
+    for (int q = 0; q < (pieces ? pieces : 1); q++) {
+        const size_t a = (size_t)q * c->comp_piece[k];
+        const size_t n = size - a < c->comp_piece[k] ? size - a : c->comp_piece[k];
+        if (n)
+            CUDA_TRY(err,
+                     cudaMemcpyAsync((uint8_t *)c->h_payload + at + a,
+                                     (const uint8_t *)c->payload + region + a, n,
+                                     cudaMemcpyDeviceToHost, c->side),
+                     "downloading the payload");
+        CUDA_TRY(err, cudaEventRecord(c->payload_ev[1 + c->comp_first[k] + q], c->side),
+                 "downloading the payload");
+    }
+    return WC_OK;
+}
+
+/* Component k's pieces: payload_pieces' count over the components, at
+ * least one each (payload_ev holds 16 after the CRCs' one). */
+static void split_pieces(cuda_ctx *c, uint32_t k, uint32_t nc, size_t size)
+{
+    const int most = 16 / (int)nc;
+    int n = payload_pieces(size);
+    n = n > most ? most : n;
+    c->comp_first[k] = (int)k * most;
+    c->comp_piece[k] = size ? (size + n - 1) / n : 1;
+}
+
+/* The host's part: each component's sizes as strip_ev[k] brings them,
+ * its payload sent down, the tables written after the first. */
+static wc_status code_split_host(cuda_ctx *c, const wc_chain *ch, es_output *out,
+                                 const size_t *first, const size_t *count, const size_t *region,
+                                 wc_err *err)
+{
+    const wc_layout *lay = ch->layout;
+    const size_t nb = lay->nblocks;
+    const uint32_t nc = lay->components;
+    const uint32_t *hs = (const uint32_t *)c->h_sizes;
+    const char *e = getenv("WC_CUDA_ENC_SPLIT_TIGHT");
+    const bool tight = e && strcmp(e, "1") == 0;
+    size_t size[4] = {0, 0, 0, 0}, at = 0;
+    for (uint32_t k = 0; k < nc; k++) {
+        CUDA_TRY(err, cudaEventSynchronize(c->strip_ev[k]), "coding blocks");
+        if (k == 0) c->clk_t[2] = now_s();
+        for (size_t i = first[k]; i < first[k] + count[k]; i++) size[k] += hs[i];
+        WC_RETURN_IF(size[k] > WCX_MAX_CHUNK_SIZE, err, WC_ERR_LIMIT,
+                     "component %u: %zu bytes of data exceed one chunk's limit", k, size[k]);
+        if (k == 0 && tight) { /* tests: every later component grows the buffer */
+            CUDA_TRY(err, cudaStreamSynchronize(c->side), "downloading the payload");
+            cudaFreeHost(c->h_payload);
+            c->h_payload = NULL;
+            c->h_payload_cap = 0;
+        }
+        if (at + size[k] > c->h_payload_cap) {
+            /* a larger pinned payload: what is in flight lands first, and
+             * the components before k come down again into the new one */
+            CUDA_TRY(err, cudaStreamSynchronize(c->side), "downloading the payload");
+            const size_t want = tight    ? at + size[k] + 1
+                                : k == 0 ? 2 * nc * (size[0] ? size[0] : 1)
+                                         : 2 * (at + size[k]);
+            WC_FORWARD_IF_ERROR(grow_pinned(&c->h_payload, &c->h_payload_cap, want, err,
+                                            "allocating the pinned payload"));
+            for (uint32_t q = 0; q < k; q++)
+                WC_FORWARD_IF_ERROR(
+                    component_down(c, nb, q, region[q], size[q], c->payload_base[q], false, err));
+        }
+        c->payload_base[k] = at;
+        split_pieces(c, k, nc, size[k]);
+        WC_FORWARD_IF_ERROR(component_down(c, nb, k, region[k], size[k], at, true, err));
+        at += size[k];
+        if (k == 0) { /* the code lengths came down before the sizes */
+            c->host_t[1] = now_s();
+            if (!arith_of(ch))
+                WC_FORWARD_IF_ERROR(write_tables(ch->header, (const uint8_t *)c->h_lens, out, err));
+            c->host_t[2] = now_s();
+        }
+    }
+    if (c->trace) CUDA_TRY(err, cudaEventRecord(c->ev[7], c->side), "timing");
+    CUDA_TRY(err, cudaEventSynchronize(c->strip_ev[12]), "coding blocks");
+    WC_RETURN_IF(hs[nb] != 0, err, WC_ERR_BACKEND,
+                 "CUDA backend: a code block overflowed its slot");
+    out->block_size = (uint32_t *)wc_malloc_array(nb ? nb : 1, sizeof(uint32_t));
+    WC_RETURN_IF(!out->block_size, err, WC_ERR_NOMEM, "out of memory (block sizes)");
+    memcpy(out->block_size, hs, nb * 4);
+    /* The CRCs, which the container's chunk heads need first (the last
+     * one's copy follows the other components' payloads on c->side). */
+    CUDA_TRY(err, cudaEventSynchronize(c->strip_ev[8 + nc - 1]), "downloading the CRCs");
+    return WC_OK;
+}
+
+/* On c->tail, component by component: the wait for its last block, its
+ * pack and its sizes down, then strip_ev[k]; the overflow flag down
+ * behind the launch on c->stream, then strip_ev[12]. */
+static wc_status queue_packs(cuda_ctx *c, const wcg_bc_job *job, uint32_t nc, const size_t *first,
+                             const size_t *count, const size_t *region, wc_err *err)
+{
+    const size_t nb = job->nblocks;
+    uint32_t *ds = (uint32_t *)c->sizes, *done = (uint32_t *)c->done;
+    CUDA_TRY(err, mark(c, 5), "timing");
+    for (uint32_t k = 0; k < nc; k++) {
+        wcg_bc_job sub = *job;
+        sub.blocks = job->blocks + first[k];
+        sub.nblocks = (uint32_t)count[k];
+        const CUresult r = wait_value()((CUstream)c->tail, (CUdeviceptr)(done + k),
+                                        (cuuint32_t)count[k], CU_STREAM_WAIT_VALUE_GEQ);
+        WC_RETURN_IF(r != CUDA_SUCCESS, err, WC_ERR_BACKEND,
+                     "CUDA backend: waiting on coded blocks failed (driver error %d)", (int)r);
+        CUDA_TRY(err,
+                 wcg_bc_pack(&sub, (const uint8_t *)c->slots, ds + first[k],
+                             (unsigned long long *)c->offsets + first[k],
+                             (uint8_t *)c->payload + region[k], c->tail),
+                 "packing the payload");
+        CUDA_TRY(err,
+                 cudaMemcpyAsync((uint32_t *)c->h_sizes + first[k], ds + first[k], count[k] * 4,
+                                 cudaMemcpyDeviceToHost, c->tail),
+                 "downloading block sizes");
+        CUDA_TRY(err, cudaEventRecord(c->strip_ev[k], c->tail), "coding blocks");
+    }
+    CUDA_TRY(err, mark(c, 6), "timing");
+    CUDA_TRY(
+        err,
+        cudaMemcpyAsync((uint32_t *)c->h_sizes + nb, ds + nb, 4, cudaMemcpyDeviceToHost, c->stream),
+        "downloading block sizes");
+    CUDA_TRY(err, cudaEventRecord(c->strip_ev[12], c->stream), "coding blocks");
+    return WC_OK;
+}
+
+static wc_status device_code_split(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job,
+                                   es_output *out, wc_err *err)
+{
+    const wc_layout *lay = ch->layout;
+    const size_t nb = lay->nblocks;
+    const uint32_t nc = lay->components;
+    uint32_t *ds = (uint32_t *)c->sizes;
+    const wcg_cblk *hb = (const wcg_cblk *)c->h_blocks;
+    WC_FORWARD_IF_ERROR(ensure_tail(c, err));
+    uint32_t *done = (uint32_t *)c->done;
+    WC_FORWARD_IF_ERROR(ensure_payload_events(c, 16, err));
+    c->payload_by_comp = 1;
+    size_t first[4], count[4], region[4];
+    for (uint32_t k = 0; k < nc; k++) {
+        first[k] = lay->first_block[k];
+        count[k] = (k + 1 < nc ? lay->first_block[k + 1] : nb) - first[k];
+        region[k] = count[k] ? hb[first[k]].slot : 0;
+    }
+    /* The flag, the CRC words and the counts cleared before c->tail
+     * waits on any count (a count left from the last call would pass). */
+    CUDA_TRY(err, cudaMemsetAsync(ds + nb, 0, 20, c->stream), "clearing a flag");
+    CUDA_TRY(err, cudaMemsetAsync(done, 0, 16, c->stream), "clearing block counts");
+    CUDA_TRY(err, cudaEventRecord(c->strip_ev[13], c->stream), "clearing block counts");
+    CUDA_TRY(err, cudaStreamWaitEvent(c->tail, c->strip_ev[13], 0), "clearing block counts");
+    CUDA_TRY(err, mark(c, 4), "timing");
+    wcg_bc_job counted = *job;
+    counted.done = done;
+    /* The launch first: a wait queued on a count that no launch will
+     * reach would hang c->tail. */
+    CUDA_TRY(err,
+             wcg_bc_emit(&counted, (const wcg_huf *)c->tabs, (uint8_t *)c->slots, ds, c->stream),
+             "coding blocks");
+    wc_status s = queue_packs(c, job, nc, first, count, region, err);
+    if (s == WC_OK) {
+        c->clk_t[1] = now_s();
+        s = code_split_host(c, ch, out, first, count, region, err);
+    }
+    /* The next call's work on c->stream after this one's packs and copies
+     * (they read the slots and payload it will overwrite). */
+    cudaEventRecord(c->strip_ev[14], c->tail);
+    cudaStreamWaitEvent(c->stream, c->strip_ev[14], 0);
+    cudaEventRecord(c->strip_ev[15], c->side);
+    cudaStreamWaitEvent(c->stream, c->strip_ev[15], 0);
+    if (s != WC_OK) {
+        cudaStreamSynchronize(c->tail);
+        cudaStreamSynchronize(c->side); /* nothing may land in h_payload later */
+        return s;
+    }
+    uint8_t *h = (uint8_t *)c->h_payload;
+    out->data_borrowed = 1;
+    for (uint32_t k = 0; k < nc; k++) {
+        out->data[k] = h + c->payload_base[k];
+        out->data_size[k] = 0;
+        for (size_t i = first[k]; i < first[k] + count[k]; i++)
+            out->data_size[k] += out->block_size[i];
+        out->data_crc[k] = out->data_size[k] ? ~((const uint32_t *)c->h_sizes)[nb + 1 + k] : 0;
+    }
+    out->data_wait = payload_wait;
+    out->data_wait_arg = c;
+    out->have_data_crc = 1;
     return WC_OK;
 }
 
@@ -733,7 +1030,8 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
         WC_FORWARD_IF_ERROR(device_sizes(c, ch, &job, probe_totals(), out, err));
         if (check_sizes()) WC_FORWARD_IF_ERROR(check_against_emit(c, ch, &job, out, err));
     } else {
-        WC_FORWARD_IF_ERROR(device_code(c, ch, &job, out, err));
+        WC_FORWARD_IF_ERROR(split_code(p, ch) ? device_code_split(c, ch, &job, out, err)
+                                              : device_code(c, ch, &job, out, err));
     }
     c->sized = sized;
     described_as(c, lay, slots);

@@ -76,6 +76,12 @@ struct cuda_ctx {
     int payload_events;     /* created so far */
     size_t payload_piece;   /* bytes a piece */
     size_t payload_base[4]; /* each component's offset in h_payload */
+    /* 1: pieces a component (device_code_split): component k's piece q,
+     * of comp_piece[k] bytes, is followed by payload_ev[1 + comp_first[k]
+     * + q] */
+    int payload_by_comp;
+    int comp_first[4];
+    size_t comp_piece[4];
     int events;
     /* The image whose samples px holds after an encode (NULL: none, or
      * px used since), so that a rate-control probe skips the upload. */
@@ -88,6 +94,11 @@ struct cuda_ctx {
     cudaStream_t side;
     cudaEvent_t strip_ev[17];
     int strip_evs;
+    /* A large encode's packs beside its emit (chain_cuda.cu,
+     * device_code_split), and the emit's count of each component's
+     * finished blocks (4 words, device memory); made on first use. */
+    cudaStream_t tail;
+    void *done;
     /* The last call was a size-only probe (wc_chain.size_only) whose
      * planes, tokens and tables are still on the device, for emit_last;
      * every call clears it (begin_call). */

@@ -50,6 +50,12 @@ typedef struct wcg_huf {
 typedef struct wcg_bc_job {
     const wcg_cblk *blocks;
     uint32_t nblocks;
+    /* Or NULL: emit counts each component's finished blocks here (a word
+     * a component), each block's bytes and size visible on the device
+     * before its count, so that another stream waiting on a count
+     * (cuStreamWaitValue32) packs and sends that component down while
+     * the launch goes on (chain_cuda.cu, device_code_split). */
+    uint32_t *done;
     uint32_t first[4], count[4]; /* each component's blocks */
     uint32_t components;
     const int32_t *plane[4]; /* quantized coefficients, band layout */
