@@ -162,6 +162,7 @@ wc_status begin_call(cuda_ctx *c, const wc_stage_plan *p, wc_err *err)
 {
     c->px_src = NULL; /* a call may change px: an encode says again what it holds */
     c->sized = 0;     /* and the coder's buffers */
+    c->emitted = 0;
     c->desc_lay = NULL;
     c->trace = getenv("WC_CUDA_TIMES") != NULL;
     c->clocks = getenv("WC_CUDA_CLOCKS") != NULL;

@@ -312,9 +312,12 @@ static wc_status take_sizes(const wc_layout *lay, const uint32_t *hs, es_output 
  * block histograms and the tables (wcg_bc_sizes, the sizes emit would
  * give), down with the overflow flag, and the file's tables: all of
  * es_output but the payload, data[] NULL. Emit, pack and the payload's
- * download wait for the probe the search keeps (emit_last). */
+ * download wait for the probe the search keeps (emit_last). emit: the
+ * sizes from emit itself (entropy 2, whose tiles' widths need each tile's
+ * bits, or a count without block histograms): no pack, no CRC, no
+ * payload down (PERF_NOTES s2). */
 static wc_status device_sizes(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, bool totals,
-                              es_output *out, wc_err *err)
+                              bool emit, es_output *out, wc_err *err)
 {
     const wc_layout *lay = ch->layout;
     const size_t nb = lay->nblocks;
@@ -325,8 +328,10 @@ static wc_status device_sizes(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job 
     if (totals) CUDA_TRY(err, cudaMemsetAsync(dt, 0, 48, c->stream), "clearing the totals");
     CUDA_TRY(err, mark(c, 4), "timing");
     CUDA_TRY(err,
-             wcg_bc_sizes(job, (const wcg_huf *)c->tabs, (uint32_t *)c->sizes,
-                          totals ? dt : nullptr, c->stream),
+             emit ? wcg_bc_emit(job, (const wcg_huf *)c->tabs, (uint8_t *)c->slots,
+                                (uint32_t *)c->sizes, c->stream)
+                  : wcg_bc_sizes(job, (const wcg_huf *)c->tabs, (uint32_t *)c->sizes,
+                                 totals ? dt : nullptr, c->stream),
              "sizing blocks");
     CUDA_TRY(err, mark(c, 5), "timing");
     CUDA_TRY(err, mark(c, 6), "timing");
@@ -414,18 +419,21 @@ static const char *payload_wait(void *arg, uint32_t comp, size_t end)
  * too (ac_bound is a far looser bound): a block past it fails with
  * WC_ERR_BUFFER, and cuda_encode codes the image on the host instead. */
 wc_status device_emit(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, uint8_t *pack_to,
-                      wc_err *err)
+                      bool emitted, wc_err *err)
 {
     const size_t nb = ch->layout->nblocks;
     const int arith = arith_of(ch);
-    CUDA_TRY(err, cudaMemsetAsync((uint32_t *)c->sizes + nb, 0, 4, c->stream), "clearing a flag");
     CUDA_TRY(err, mark(c, 4), "timing");
-    CUDA_TRY(
-        err,
-        arith ? wcg_ac_emit(job, (uint8_t *)c->slots, (uint32_t *)c->sizes, c->ac_work, c->stream)
-              : wcg_bc_emit(job, (const wcg_huf *)c->tabs, (uint8_t *)c->slots,
-                            (uint32_t *)c->sizes, c->stream),
-        "coding blocks");
+    if (!emitted) { /* else the slots, sizes and flag hold the last probe's */
+        CUDA_TRY(err, cudaMemsetAsync((uint32_t *)c->sizes + nb, 0, 4, c->stream),
+                 "clearing a flag");
+        CUDA_TRY(err,
+                 arith ? wcg_ac_emit(job, (uint8_t *)c->slots, (uint32_t *)c->sizes, c->ac_work,
+                                     c->stream)
+                       : wcg_bc_emit(job, (const wcg_huf *)c->tabs, (uint8_t *)c->slots,
+                                     (uint32_t *)c->sizes, c->stream),
+                 "coding blocks");
+    }
     CUDA_TRY(err, mark(c, 5), "timing");
     CUDA_TRY(err,
              wcg_bc_pack(job, (const uint8_t *)c->slots, (const uint32_t *)c->sizes,
@@ -816,11 +824,12 @@ static wc_status device_code_split(cuda_ctx *c, const wc_chain *ch, const wcg_bc
     return WC_OK;
 }
 
-/* Codes every block, packs the payload and brings it and the sizes back. */
+/* Codes every block (emitted: the last probe did), packs the payload and
+ * brings it and the sizes back. */
 wc_status device_code(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, es_output *out,
-                      wc_err *err)
+                      bool emitted, wc_err *err)
 {
-    WC_FORWARD_IF_ERROR(device_emit(c, ch, job, (uint8_t *)c->payload, err));
+    WC_FORWARD_IF_ERROR(device_emit(c, ch, job, (uint8_t *)c->payload, emitted, err));
     c->clk_t[1] = now_s();
     return device_finish(c, ch, out, 0, false, err);
 }
@@ -830,7 +839,7 @@ static wc_status check_against_emit(cuda_ctx *c, const wc_chain *ch, const wcg_b
 {
     es_output full;
     memset(&full, 0, sizeof full);
-    wc_status s = device_code(c, ch, job, &full, err);
+    wc_status s = device_code(c, ch, job, &full, false, err);
     for (size_t i = 0; s == WC_OK && i < ch->layout->nblocks; i++)
         if (full.block_size[i] != sized->block_size[i])
             s = wc_fail(err, WC_ERR_BACKEND,
@@ -889,7 +898,7 @@ static wc_status queue_chain(void *arg, wc_err *err)
                              cudaMemcpyHostToDevice, c->stream),
              "uploading block descriptors");
     WC_FORWARD_IF_ERROR(device_tables(c, q->ch, q->job, err));
-    return device_emit(c, q->ch, q->job, q->pack_to, err);
+    return device_emit(c, q->ch, q->job, q->pack_to, false, err);
 }
 
 /* Payloads under this size get their CRCs from the container on the host
@@ -966,8 +975,13 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
     /* The payload of the size-only probe just made (still on the device),
      * or a size-only probe: entropy 0 with count's block histograms. */
     const bool reuse = ch->emit_last && c->sized && keep;
+    /* and its blocks are in the slots already (an emitting probe's) */
+    const bool reuse_emitted = reuse && c->emitted;
     const bool sized = !reuse && ch->size_only && ch->header->entropy == 0 &&
                        wcg_bc_count_keeps_blocks() && size_probes();
+    /* Other Huffman probes emit, but only their sizes come back. */
+    const bool emitted = !reuse && !sized && ch->size_only && !arith_of(ch) && size_probes();
+    const bool probe = sized || emitted;
     /* The blocks the last encode described and uploaded are these. */
     const bool described = keep && c->desc_lay == lay && c->desc_n == lay->nblocks && probe_desc();
     const double since_last = now_s() - c->last_end;
@@ -1001,7 +1015,7 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
     const double t_start = now_s();
     c->host_t[0] = t_start;
     const int graph =
-        ch->repeats && !sized && !reuse && !arith_of(ch) ? graph_mode(slots) : GRAPH_OFF;
+        ch->repeats && !probe && !reuse && !arith_of(ch) ? graph_mode(slots) : GRAPH_OFF;
     if (graph != GRAPH_OFF) {
         WC_FORWARD_IF_ERROR(
             encode_graph(c, p, in, ch, &job, slots, graph == GRAPH_MAPPED, out, err));
@@ -1034,16 +1048,17 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
                      "uploading block descriptors");
         if (!arith_of(ch)) WC_FORWARD_IF_ERROR(device_tables(c, ch, &job, err));
     }
-    if (sized) {
-        WC_FORWARD_IF_ERROR(device_sizes(c, ch, &job, probe_totals(), out, err));
-        if (check_sizes()) WC_FORWARD_IF_ERROR(check_against_emit(c, ch, &job, out, err));
+    if (probe) {
+        WC_FORWARD_IF_ERROR(device_sizes(c, ch, &job, sized && probe_totals(), emitted, out, err));
+        if (sized && check_sizes()) WC_FORWARD_IF_ERROR(check_against_emit(c, ch, &job, out, err));
     } else {
         WC_FORWARD_IF_ERROR(split_code(p, ch) ? device_code_split(c, ch, &job, out, err)
-                                              : device_code(c, ch, &job, out, err));
+                                              : device_code(c, ch, &job, out, reuse_emitted, err));
     }
-    c->sized = sized;
+    c->sized = probe;
+    c->emitted = emitted;
     described_as(c, lay, slots);
-    if (!sized) add_clocks(c);
+    if (!probe) add_clocks(c);
     ch->t_transform = elapsed_s(c->ev[0], c->ev[1]);
     ch->t_entropy = now_s() - t_start - ch->t_transform;
     if (ch->t_entropy < 0) ch->t_entropy = 0;
@@ -1060,12 +1075,12 @@ wc_status encode_on_device(cuda_ctx *c, const wc_stage_plan *p, const wc_image *
                 1e3 * ch->t_entropy, 1e3 * (c->host_t[1] - c->host_t[0]),
                 1e3 * (c->host_t[2] - c->host_t[1]), 1e3 * (now_s() - c->host_t[2]),
                 1e3 * since_last,
-                sized   ? " (sizes only)"
+                probe   ? " (sizes only)"
                 : reuse ? " (the last probe's)"
                         : "");
     c->last_end = now_s();
     ch->where = reuse   ? "device (the last probe's payload)"
-                : sized ? "device (sizes only)"
+                : probe ? "device (sizes only)"
                         : "device";
     return WC_OK;
 }

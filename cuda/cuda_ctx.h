@@ -103,6 +103,7 @@ struct cuda_ctx {
      * planes, tokens and tables are still on the device, for emit_last;
      * every call clears it (begin_call). */
     int sized;
+    int emitted; /* and that probe emitted its blocks into the slots */
     /* The layout whose blocks c->blocks and h_blocks describe after the
      * last encode (desc_slots: describe_blocks' total), so that a probe
      * of the same samples and layout neither describes nor uploads them

@@ -342,14 +342,15 @@ static void test_decode_switches(void **state)
 }
 
 /* A --bpp encode on the device (wc_params.bpp): each probe of the step
- * search measures only the file's size where the file is plain Huffman
+ * search measures only the file's size where the file is Huffman coded
  * (entropy 0: every block's size from count's per-block histograms and
- * the tables, cuda/chain_cuda.cu device_sizes), and the probe kept gets
+ * the tables, cuda/chain_cuda.cu device_sizes; entropy 2: the sizes of
+ * an emit, its payload left on the device), and the probe kept gets
  * its payload afterwards: emitted from what the device still holds when
  * it was the last probe, coded again otherwise. The file must be the
  * CPU's search's byte for byte (the same status where the target is
  * out of reach). *how: 1 sized, emitted from the last probe; 2 sized,
- * coded again; 0 full probes (the other entropy modes); -1 failed. */
+ * coded again; 0 full probes (arithmetic coding); -1 failed. */
 static int bpp_case(const tcase *t, float bpp, int *how)
 {
     wc_image img;
@@ -387,7 +388,8 @@ static int bpp_case(const tcase *t, float bpp, int *how)
  * and without the check) probe as before PERF_NOTES' "Probes that bring
  * back six words" (a size a block down, histograms unpacked, descriptors
  * each probe); the other device modes keep full probes and the same
- * bytes. */
+ * bytes; tiled files (entropy 2) from probes that emit but bring back
+ * only their sizes. */
 static void test_bpp_sizes_only(void **state)
 {
     (void)state;
@@ -428,11 +430,35 @@ static void test_bpp_sizes_only(void **state)
                   by[2]);
     assert_true(done >= n / 2);
     assert_true(by[1] >= 1 && by[2] >= 1);
-    static const int full[] = {M_TILES97, M_ARITH97};
-    for (int i = 0; i < 4; i++) {
-        tcase t = {131, 67, 3, 8, full[i % 2], 64, 75.0f, 21000u + (uint64_t)i, 0};
+    /* Tiled files: probes that emit but bring back only the sizes
+     * (device_sizes' emit), finished like the others; arithmetic coding
+     * keeps full probes. */
+    int tiled[3] = {0, 0, 0};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int i = 0; i < 3; i++) {
+            static const float tiled_bpp[] = {0.5f, 1.5f, 4.0f};
+            tcase t = {shapes[s][0],
+                       shapes[s][1],
+                       shapes[s][2],
+                       8,
+                       M_TILES97,
+                       32 << i,
+                       75.0f,
+                       21000u + (uint64_t)(3 * s + (size_t)i),
+                       0};
+            int how = -1;
+            assert_true(bpp_case(&t, tiled_bpp[i], &how));
+            if (how < 0) continue; /* out of reach on both */
+            assert_true(how > 0);
+            tiled[how]++;
+        }
+    print_message("bpp, tiled: %d emitted from the last probe, %d coded again\n", tiled[1],
+                  tiled[2]);
+    assert_true(tiled[1] + tiled[2] >= 7); /* the rest are out of reach on both */
+    for (int i = 0; i < 2; i++) {
+        tcase t = {131, 67, 3, 8, M_ARITH97, 64, 75.0f, 21100u + (uint64_t)i, 0};
         int how = -1;
-        assert_true(bpp_case(&t, i < 2 ? 1.0f : 3.0f, &how));
+        assert_true(bpp_case(&t, i == 0 ? 1.0f : 3.0f, &how));
         assert_int_equal(how, 0);
     }
 }
