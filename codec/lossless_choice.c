@@ -56,8 +56,27 @@ uint32_t lc_row_step(const wc_image *img)
     return step < 1 ? 1 : step;
 }
 
+/* Equal bytes of a[0..n) and b[0..n): 16 byte-wide counters a step,
+ * each over at most 255 steps (4,080 bytes), then added up. The loop
+ * vectorizes at -O2 too, where `count += a[i] == b[i]` does not: the
+ * 8K photo's check took 0.43 ms at -O2 against 0.03 (0.06 at -O3). */
+static uint64_t equal_bytes(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    uint64_t same = 0;
+    size_t i = 0;
+    while (n - i >= 16) {
+        const size_t end = i + (n - i < 4080 ? (n - i) / 16 * 16 : 4080);
+        uint8_t lane[16] = {0};
+        for (; i < end; i += 16)
+            for (int l = 0; l < 16; l++) lane[l] += (uint8_t)(a[i + l] == b[i + l]);
+        for (int l = 0; l < 16; l++) same += lane[l];
+    }
+    for (; i < n; i++) same += a[i] == b[i];
+    return same;
+}
+
 /* Samples of row y equal to their left neighbour (same component):
- * interleaved rows compared with themselves one pixel on, a loop the
+ * interleaved rows compared with themselves one pixel on, loops the
  * compiler vectorizes (a call per sample cost ~4 ms on a Kodak image, a
  * large part of a lossless encode's host time in a batch). */
 static uint64_t same_in_row(const lc_source *src, uint32_t y)
@@ -70,10 +89,8 @@ static uint64_t same_in_row(const lc_source *src, uint32_t y)
     if (img->bit_depth > 8) {
         const uint16_t *r = (const uint16_t *)(const void *)row;
         for (size_t i = comps; i < n; i++) same += r[i] == r[i - comps];
-    } else {
-        uint32_t part = 0; /* counts of at most n - comps < 2^32 */
-        for (size_t i = comps; i < n; i++) part += row[i] == row[i - comps];
-        same = part;
+    } else if (n > comps) {
+        same = equal_bytes(row + comps, row, n - comps);
     }
     return same;
 }

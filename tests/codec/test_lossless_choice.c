@@ -107,6 +107,47 @@ static void test_detector(void **state)
     wc_image_free(&tiny);
 }
 
+/* The detector's count of samples equal to their left neighbour, exact
+ * at its threshold (a quarter of them: synthetic) for rows whose lengths
+ * leave every tail of its counting loop (16-byte steps in runs of 4,080
+ * bytes): an 8-bit image of many colours whose neighbours all differ,
+ * then made to repeat exactly total / 4 samples, or one fewer. */
+static void test_repeat_threshold(void **state)
+{
+    (void)state;
+    static const uint32_t shapes[][3] = {
+        {4097, 3, 3}, {1361, 5, 3}, {4096, 4, 1}, {5000, 2, 4}, {1366, 7, 2}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int fewer = 0; fewer < 2; fewer++) {
+            const uint32_t w = shapes[s][0], h = shapes[s][1], comps = shapes[s][2];
+            wc_image img = {w, h, comps, 8, 0, NULL};
+            assert_int_equal(wc_image_alloc(&img), WC_OK);
+            uint8_t *px = img.pixels;
+            /* steps 37, 39, ...: odd, so neighbours differ and so do the
+             * samples two apart; rows shift the colours (more than 256) */
+            for (uint32_t y = 0; y < h; y++)
+                for (uint32_t x = 0; x < w; x++)
+                    for (uint32_t c = 0; c < comps; c++)
+                        px[((size_t)y * w + x) * comps + c] =
+                            (uint8_t)(x * (37 + 2 * c) + y * 11 + c * 64);
+            const uint64_t total = (uint64_t)h * (w - 1) * comps;
+            uint64_t want = (total + 3) / 4 - (uint64_t)fewer, made = 0;
+            /* a repeat at odd x copies x - 1: never two in a row */
+            for (uint32_t y = 0; y < h && made < want; y++)
+                for (uint32_t x = 1; x < w && made < want; x += 2)
+                    for (uint32_t c = 0; c < comps && made < want; c++, made++) {
+                        uint8_t *q = px + ((size_t)y * w + x) * comps + c;
+                        q[0] = q[-(ptrdiff_t)comps];
+                    }
+            assert_true(made == want);
+            if (fewer)
+                assert_false(lc_looks_synthetic(&img));
+            else
+                assert_true(lc_looks_synthetic(&img));
+            wc_image_free(&img);
+        }
+}
+
 /* The smallest file of the plain candidates (*first: the 5-level one) and
  * of the palette candidates (SIZE_MAX for an image of more than 256
  * colours), each coded on its own. */
@@ -307,9 +348,10 @@ static void test_levels_range(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_detector),        cmocka_unit_test(test_picks_smallest),
-        cmocka_unit_test(test_photo_unchanged), cmocka_unit_test(test_roundtrips),
-        cmocka_unit_test(test_levels_range),    cmocka_unit_test(test_detect_on_device),
+        cmocka_unit_test(test_detector),         cmocka_unit_test(test_repeat_threshold),
+        cmocka_unit_test(test_picks_smallest),   cmocka_unit_test(test_photo_unchanged),
+        cmocka_unit_test(test_roundtrips),       cmocka_unit_test(test_levels_range),
+        cmocka_unit_test(test_detect_on_device),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
