@@ -59,7 +59,7 @@ uint32_t lc_row_step(const wc_image *img)
 /* Equal bytes of a[0..n) and b[0..n): 16 byte-wide counters a step,
  * each over at most 255 steps (4,080 bytes), then added up. The loop
  * vectorizes at -O2 too, where `count += a[i] == b[i]` does not: the
- * 8K photo's check took 0.43 ms at -O2 against 0.03 (0.06 at -O3). */
+ * 8K photo's check took 0.43 ms at -O2 against 0.035 (0.06 at -O3). */
 static uint64_t equal_bytes(const uint8_t *a, const uint8_t *b, size_t n)
 {
     uint64_t same = 0;
@@ -70,6 +70,22 @@ static uint64_t equal_bytes(const uint8_t *a, const uint8_t *b, size_t n)
         for (; i < end; i += 16)
             for (int l = 0; l < 16; l++) lane[l] += (uint8_t)(a[i + l] == b[i + l]);
         for (int l = 0; l < 16; l++) same += lane[l];
+    }
+    for (; i < n; i++) same += a[i] == b[i];
+    return same;
+}
+
+/* The same over 16-bit samples: 8 counters of 16 bits, runs of 32,760. */
+static uint64_t equal_words(const uint16_t *a, const uint16_t *b, size_t n)
+{
+    uint64_t same = 0;
+    size_t i = 0;
+    while (n - i >= 8) {
+        const size_t end = i + (n - i < 32760 ? (n - i) / 8 * 8 : 32760);
+        uint16_t lane[8] = {0};
+        for (; i < end; i += 8)
+            for (int l = 0; l < 8; l++) lane[l] += (uint16_t)(a[i + l] == b[i + l]);
+        for (int l = 0; l < 8; l++) same += lane[l];
     }
     for (; i < n; i++) same += a[i] == b[i];
     return same;
@@ -86,10 +102,11 @@ static uint64_t same_in_row(const lc_source *src, uint32_t y)
     uint64_t same = 0;
     const size_t n = (size_t)w * comps;
     const uint8_t *row = (const uint8_t *)img->pixels + (size_t)y * wc_row_stride(img);
+    if (n <= comps) return 0;
     if (img->bit_depth > 8) {
         const uint16_t *r = (const uint16_t *)(const void *)row;
-        for (size_t i = comps; i < n; i++) same += r[i] == r[i - comps];
-    } else if (n > comps) {
+        same = equal_words(r + comps, r, n - comps);
+    } else {
         same = equal_bytes(row + comps, row, n - comps);
     }
     return same;

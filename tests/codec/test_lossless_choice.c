@@ -109,35 +109,40 @@ static void test_detector(void **state)
 
 /* The detector's count of samples equal to their left neighbour, exact
  * at its threshold (a quarter of them: synthetic) for rows whose lengths
- * leave every tail of its counting loop (16-byte steps in runs of 4,080
- * bytes): an 8-bit image of many colours whose neighbours all differ,
+ * leave every tail of its counting loops (16 bytes a step in runs of
+ * 4,080; 8 words a step in runs of 32,760): an image of many colours
+ * (8, 12 and 16 bits) whose neighbours all differ,
  * then made to repeat exactly total / 4 samples, or one fewer. */
 static void test_repeat_threshold(void **state)
 {
     (void)state;
-    static const uint32_t shapes[][3] = {
-        {4097, 3, 3}, {1361, 5, 3}, {4096, 4, 1}, {5000, 2, 4}, {1366, 7, 2}};
+    static const uint32_t shapes[][4] = {{4097, 3, 3, 8},  {1361, 5, 3, 8}, {4096, 4, 1, 8},
+                                         {5000, 2, 4, 8},  {1366, 7, 2, 8}, {11001, 2, 3, 16},
+                                         {4099, 3, 1, 12}, {2731, 4, 3, 16}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
         for (int fewer = 0; fewer < 2; fewer++) {
             const uint32_t w = shapes[s][0], h = shapes[s][1], comps = shapes[s][2];
-            wc_image img = {w, h, comps, 8, 0, NULL};
+            const uint32_t depth = shapes[s][3];
+            wc_image img = {w, h, comps, depth, 0, NULL};
             assert_int_equal(wc_image_alloc(&img), WC_OK);
-            uint8_t *px = img.pixels;
             /* steps 37, 39, ...: odd, so neighbours differ and so do the
              * samples two apart; rows shift the colours (more than 256) */
             for (uint32_t y = 0; y < h; y++)
                 for (uint32_t x = 0; x < w; x++)
                     for (uint32_t c = 0; c < comps; c++)
-                        px[((size_t)y * w + x) * comps + c] =
-                            (uint8_t)(x * (37 + 2 * c) + y * 11 + c * 64);
+                        test_put_sample(img.pixels, ((size_t)y * w + x) * comps + c, depth,
+                                        (x * (37 + 2 * c) + y * 11 + c * 64) & ((1u << depth) - 1));
             const uint64_t total = (uint64_t)h * (w - 1) * comps;
             uint64_t want = (total + 3) / 4 - (uint64_t)fewer, made = 0;
             /* a repeat at odd x copies x - 1: never two in a row */
             for (uint32_t y = 0; y < h && made < want; y++)
                 for (uint32_t x = 1; x < w && made < want; x += 2)
                     for (uint32_t c = 0; c < comps && made < want; c++, made++) {
-                        uint8_t *q = px + ((size_t)y * w + x) * comps + c;
-                        q[0] = q[-(ptrdiff_t)comps];
+                        const size_t i = ((size_t)y * w + x) * comps + c;
+                        if (depth > 8)
+                            ((uint16_t *)img.pixels)[i] = ((uint16_t *)img.pixels)[i - comps];
+                        else
+                            ((uint8_t *)img.pixels)[i] = ((uint8_t *)img.pixels)[i - comps];
                     }
             assert_true(made == want);
             if (fewer)
@@ -146,6 +151,21 @@ static void test_repeat_threshold(void **state)
                 assert_true(lc_looks_synthetic(&img));
             wc_image_free(&img);
         }
+    /* Rows of one colour each, 300 colours: every sample repeats, runs of
+     * equal bytes longer than a counter's 255 steps. */
+    for (uint32_t depth = 8; depth <= 16; depth += 8) {
+        wc_image img = {1400, 300, 3, depth, 0, NULL};
+        assert_int_equal(wc_image_alloc(&img), WC_OK);
+        for (uint32_t y = 0; y < img.height; y++)
+            for (uint32_t x = 0; x < img.width; x++)
+                for (uint32_t c = 0; c < 3; c++)
+                    test_put_sample(img.pixels, ((size_t)y * img.width + x) * 3 + c, depth,
+                                    c == 0   ? y & 255
+                                    : c == 1 ? y >> 8
+                                             : 7);
+        assert_true(lc_looks_synthetic(&img));
+        wc_image_free(&img);
+    }
 }
 
 /* The smallest file of the plain candidates (*first: the 5-level one) and
