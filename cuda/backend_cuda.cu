@@ -142,10 +142,9 @@ void cuda_destroy(void *self)
     wc_free(c);
 }
 
-/* Selects the device and orders the backend's stream after the work the
- * caller queued on its own stream (the samples a kernel of theirs made). */
-/* The context's device current, and c->stream behind the caller's
- * stream's work so far. */
+/* The context's device current, and c->stream behind the work the
+ * caller queued on its own stream so far (the samples a kernel of theirs
+ * made). */
 static wc_status behind_caller(cuda_ctx *c, const wc_stage_plan *p, wc_err *err)
 {
     CUDA_TRY(err, cudaSetDevice(c->device), "selecting the device");
@@ -158,6 +157,8 @@ static wc_status behind_caller(cuda_ctx *c, const wc_stage_plan *p, wc_err *err)
     return WC_OK;
 }
 
+/* A call's start: what the last call left is forgotten, then
+ * behind_caller. */
 wc_status begin_call(cuda_ctx *c, const wc_stage_plan *p, wc_err *err)
 {
     c->px_src = NULL; /* a call may change px: an encode says again what it holds */

@@ -525,7 +525,7 @@ wc_status device_finish(cuda_ctx *c, const wc_chain *ch, es_output *out, size_t 
 }
 
 /* device_code with the payload going down while the blocks are coded
- * (PERF_NOTES s1), for lossless images of at least split_code_min() bytes of
+ * (PERF_NOTES s1), for lossless images of at least kSplitCodeMin bytes of
  * samples. One emit launch counts each component's finished blocks
  * (wcg_bc_job.done); c->tail waits on each count in turn
  * (cuStreamWaitValue32), packs that component at its first slot's offset
@@ -540,17 +540,13 @@ wc_status device_finish(cuda_ctx *c, const wc_chain *ch, es_output *out, size_t 
  * down again into the larger buffer (WC_CUDA_ENC_SPLIT_TIGHT=1, for
  * tests: each time). */
 constexpr size_t kSplitCodeMin = (size_t)16 << 20;
-static size_t split_code_min()
-{
-    const char *e = getenv("WC_CUDA_ENC_SPLIT_MIN"); /* bytes, for tests and comparisons */
-    return e && *e ? (size_t)strtoull(e, NULL, 10) : kSplitCodeMin;
-}
-
-/* WC_CUDA_ENC_SPLIT_MIN set: lossy files too (tests, comparisons). */
-static bool split_forced()
+/* WC_CUDA_ENC_SPLIT_MIN (bytes, for tests and comparisons) sets it, and
+ * *forced: lossy files too. */
+static size_t split_code_min(bool *forced)
 {
     const char *e = getenv("WC_CUDA_ENC_SPLIT_MIN");
-    return e && *e;
+    *forced = e && *e;
+    return *forced ? (size_t)strtoull(e, NULL, 10) : kSplitCodeMin;
 }
 
 /* The driver's cuStreamWaitValue32 (stream memory operations, on by
@@ -587,9 +583,11 @@ static wait_value_fn wait_value()
 static bool split_code(const wc_stage_plan *p, const wc_chain *ch)
 {
     const uint32_t nc = ch->layout->components;
+    bool forced = false;
+    const size_t least = split_code_min(&forced);
     const bool lossless = ch->header->flags & 1;
-    return nc > 1 && nc <= 4 && !arith_of(ch) && !host_crc() && (lossless || split_forced()) &&
-           host_row_bytes(p) * p->height >= split_code_min() && wait_value();
+    return nc > 1 && nc <= 4 && !arith_of(ch) && !host_crc() && (lossless || forced) &&
+           host_row_bytes(p) * p->height >= least && wait_value();
 }
 
 /* c->tail and the emit's counts, made on first use (with c->side and
@@ -655,7 +653,8 @@ static void split_pieces(cuda_ctx *c, uint32_t k, uint32_t nc, size_t size)
 }
 
 /* The host's part: each component's sizes as strip_ev[k] brings them,
- * its payload sent down, the tables written after the first. */
+ * its payload sent down, the tables written after the first; the block
+ * sizes and each component's bytes into out. */
 static wc_status code_split_host(cuda_ctx *c, const wc_chain *ch, es_output *out,
                                  const size_t *first, const size_t *count, const size_t *region,
                                  wc_err *err)
@@ -710,6 +709,7 @@ static wc_status code_split_host(cuda_ctx *c, const wc_chain *ch, es_output *out
     out->block_size = (uint32_t *)wc_malloc_array(nb ? nb : 1, sizeof(uint32_t));
     WC_RETURN_IF(!out->block_size, err, WC_ERR_NOMEM, "out of memory (block sizes)");
     memcpy(out->block_size, hs, nb * 4);
+    for (uint32_t k = 0; k < nc; k++) out->data_size[k] = size[k];
     /* The CRCs, which the container's chunk heads need first (the last
      * one's copy follows the other components' payloads on c->side). */
     CUDA_TRY(err, cudaEventSynchronize(c->strip_ev[8 + nc - 1]), "downloading the CRCs");
@@ -773,10 +773,10 @@ static wc_status device_code_split(cuda_ctx *c, const wc_chain *ch, const wcg_bc
     uint32_t *done = (uint32_t *)c->done;
     WC_FORWARD_IF_ERROR(ensure_payload_events(c, 16, err));
     c->payload_by_comp = 1;
-    size_t first[4], count[4], region[4];
+    size_t first[4], count[4], region[4]; /* each component's blocks, and its first slot */
     for (uint32_t k = 0; k < nc; k++) {
-        first[k] = lay->first_block[k];
-        count[k] = (k + 1 < nc ? lay->first_block[k + 1] : nb) - first[k];
+        first[k] = job->first[k];
+        count[k] = job->count[k];
         region[k] = count[k] ? hb[first[k]].slot : 0;
     }
     /* The flag, the CRC words and the counts cleared before c->tail
@@ -811,11 +811,8 @@ static wc_status device_code_split(cuda_ctx *c, const wc_chain *ch, const wcg_bc
     }
     uint8_t *h = (uint8_t *)c->h_payload;
     out->data_borrowed = 1;
-    for (uint32_t k = 0; k < nc; k++) {
+    for (uint32_t k = 0; k < nc; k++) { /* data_size: code_split_host's */
         out->data[k] = h + c->payload_base[k];
-        out->data_size[k] = 0;
-        for (size_t i = first[k]; i < first[k] + count[k]; i++)
-            out->data_size[k] += out->block_size[i];
         out->data_crc[k] = out->data_size[k] ? ~((const uint32_t *)c->h_sizes)[nb + 1 + k] : 0;
     }
     out->data_wait = payload_wait;
