@@ -398,7 +398,8 @@ void gather_item(void *arg, size_t i, int worker)
 /* Piece k's chunks (the chunks that hold its bytes; a chunk shared with
  * piece k + 1 goes up with k) staged on all threads and sent on c->side,
  * or one copy where no staging is wanted; then an event on c->side that
- * c->stream waits for, then ready's fn. */
+ * c->stream waits for, then ready's fn. Where ready is not by_piece, the
+ * staged chunks of every piece go up in one loop instead. */
 wc_status upload_gather(cuda_ctx *c, uint8_t *dst, const uint8_t *const *src, const size_t *size,
                         int n, int threads, const gather_side *side, const gather_ready *ready,
                         wc_err *err)
@@ -430,6 +431,23 @@ wc_status upload_gather(cuda_ctx *c, uint8_t *dst, const uint8_t *const *src, co
     CUDA_TRY(err, cudaStreamWaitEvent(c->side, c->strip_ev[16], 0), "uploading the payload");
     size_t next = 0; /* the first chunk not yet sent */
     wc_status s = WC_OK;
+    if (stage && !ready->by_piece) { /* every piece in one loop */
+        g.side = side && side->n ? side : NULL;
+        g.first = 0;
+        wc_parallel_for(threads, (g.side ? g.side->n : 0) + (g.total + g.chunk - 1) / g.chunk,
+                        gather_item, &g);
+        if (g.failed != cudaSuccess) s = cuda_fail(err, g.failed, "uploading the payload");
+        for (int k = 0; k < g.n && s == WC_OK; k++) {
+            if (k + 1 == g.n) {
+                cudaError_t e = cudaEventRecord(c->strip_ev[k], c->side);
+                if (e == cudaSuccess) e = cudaStreamWaitEvent(c->stream, c->strip_ev[k], 0);
+                if (e != cudaSuccess) s = cuda_fail(err, e, "uploading the payload");
+            }
+            if (s == WC_OK) s = ready->fn(ready->arg, k, err);
+        }
+        if (s != WC_OK) cudaStreamSynchronize(c->side); /* nothing left reading the stage */
+        return s;
+    }
     for (int k = 0; k < g.n && s == WC_OK; k++) {
         const gather_side *first_side = k == 0 && side && side->n ? side : NULL;
         if (!stage) {

@@ -1405,7 +1405,6 @@ static wc_status dec_piece_ready(void *arg, int k, wc_err *err)
             "uploading block descriptors");
         CUDA_TRY(err, cudaMemsetAsync(c->sizes, 0, job->nblocks * 16, c->stream),
                  "clearing block status");
-        pipe->split = job->tiled && !job->order && last > 0 && pipe->total >= pipe_min();
         c->host_t[3] = now_s();
         CUDA_TRY(err, mark(c, 1), "timing");
     }
@@ -1537,7 +1536,10 @@ wc_status decode_on_device(cuda_ctx *c, const wc_stage_plan *p, wc_chain *ch, co
     const size_t ntables = arith_of(ch) ? 0u : (size_t)h->components * WC_NCLASS;
     const gather_side side = {dec_host_item, &w, 1 + ntables};
     dec_pipe pipe = {c, ch, h, &w, &job, ntab, tab, fast16, desc, total, 0};
-    const gather_ready ready = {dec_piece_ready, &pipe};
+    pipe.split = job.tiled && !job.order && h->components > 1 && total >= pipe_min();
+    /* WC_CUDA_GATHER_LOOPS=1: a loop a piece even so (comparisons). */
+    const bool by_piece = pipe.split || dec_switch("WC_CUDA_GATHER_LOOPS", 0, 0, 1) == 1;
+    const gather_ready ready = {dec_piece_ready, &pipe, by_piece};
     WC_FORWARD_IF_ERROR(upload_gather(c, (uint8_t *)c->payload, in->data, in->data_size,
                                       (int)h->components, p->threads, &side, &ready, err));
     CUDA_TRY(

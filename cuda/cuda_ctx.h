@@ -192,6 +192,13 @@ struct gather_side {
 struct gather_ready {
     wc_status (*fn)(void *arg, int k, wc_err *err);
     void *arg;
+    /* false: fn starts nothing on the device that reads the payload before
+     * its last call. Staged pieces then go up in one parallel loop (one
+     * wake of the pool, not one a piece: 0.1-0.2 ms each, PERF_NOTES p1),
+     * fn runs for every piece after it, and c->stream waits for the whole
+     * payload before fn's last call. true: a loop a piece, so that piece
+     * k's work on the device starts while k + 1 crosses. */
+    bool by_piece;
 };
 /* The n host pieces end to end into dst (device), one after the other on
  * c->side, side's items beside piece 0's copies, ready's fn after each
