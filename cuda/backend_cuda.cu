@@ -27,6 +27,7 @@
  */
 extern "C" {
 #include "parallel.h"
+#include "stream_copy.h"
 }
 
 #include "blk8_cuda.h"
@@ -303,6 +304,13 @@ void copy_row(void *arg, size_t i, int worker)
     memcpy(j->dst + (j->y0 + i) * j->dstride, j->src + (j->y0 + i) * j->sstride, j->row);
 }
 
+void stage_row(void *arg, size_t i, int worker)
+{
+    (void)worker;
+    const row_copy *j = (const row_copy *)arg;
+    wc_stream_copy(j->dst + (j->y0 + i) * j->dstride, j->src + (j->y0 + i) * j->sstride, j->row);
+}
+
 wc_status ensure_stage(cuda_ctx *c, size_t bytes, wc_err *err)
 {
     /* Nothing may still be copying out of the buffer it replaces. */
@@ -340,7 +348,7 @@ wc_status upload_samples(cuda_ctx *c, const wc_stage_plan *p, const wc_image *in
     for (size_t y = 0; y < p->height; y += per) {
         const size_t n = p->height - y < per ? p->height - y : per;
         j.y0 = y;
-        wc_parallel_for(p->threads, n, copy_row, &j);
+        wc_parallel_for(p->threads, n, stage_row, &j);
         CUDA_TRY(err,
                  cudaMemcpy2DAsync((uint8_t *)c->px + y * dpitch, dpitch,
                                    (uint8_t *)c->stage + y * row, row, row, n,
@@ -386,7 +394,7 @@ void gather_item(void *arg, size_t i, int worker)
     for (int k = 0; k < g->n; k++) { /* the parts of [a, b) in piece k */
         const size_t s = g->base[k] > a ? g->base[k] : a;
         const size_t e = g->base[k] + g->size[k] < b ? g->base[k] + g->size[k] : b;
-        if (s < e) memcpy(g->stage + s, g->src[k] + (s - g->base[k]), e - s);
+        if (s < e) wc_stream_copy(g->stage + s, g->src[k] + (s - g->base[k]), e - s);
     }
     /* A new thread's current device is device 0. */
     cudaError_t e = cudaSetDevice(g->c->device);

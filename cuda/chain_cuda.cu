@@ -923,7 +923,7 @@ static wc_status encode_graph(cuda_ctx *c, const wc_stage_plan *p, const wc_imag
         const size_t row = host_row_bytes(p), stride = in->stride ? in->stride : row;
         WC_FORWARD_IF_ERROR(ensure_stage(c, row * p->height, err));
         row_copy j = {(const uint8_t *)in->pixels, (uint8_t *)c->stage, stride, row, row, 0};
-        wc_parallel_for(p->threads, p->height, copy_row, &j);
+        wc_parallel_for(p->threads, p->height, stage_row, &j);
     } else {
         WC_FORWARD_IF_ERROR(upload_samples(c, p, in, err));
     }

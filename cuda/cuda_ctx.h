@@ -157,7 +157,13 @@ struct row_copy {
     size_t sstride, dstride, row;
     size_t y0;
 };
+/* Out of the stage into the caller's rows: memcpy (a freshly allocated
+ * image faults its pages in zeroed and cached, where streaming stores
+ * measured slower: PERF_NOTES c1). */
 void copy_row(void *arg, size_t i, int worker);
+/* Into the pinned stage, which only the device reads: streaming stores
+ * (wc_stream_copy). */
+void stage_row(void *arg, size_t i, int worker);
 /* Whether samples of this plan go up through the pinned stage. */
 bool staged_upload(const wc_stage_plan *p, const void *pixels);
 size_t host_row_bytes(const wc_stage_plan *p);

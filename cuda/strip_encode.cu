@@ -422,7 +422,7 @@ wc_status upload_strip(strip_state *st, uint32_t s, wc_err *err)
     if (st->staged) {
         CUDA_TRY(err, cudaEventSynchronize(st->uploaded[b]), "uploading a strip");
         row_copy j = {src, (uint8_t *)st->stage[b], stride, row, row, 0};
-        wc_parallel_for(p->threads, hi - lo, copy_row, &j);
+        wc_parallel_for(p->threads, hi - lo, stage_row, &j);
         src = (const uint8_t *)st->stage[b];
     }
     CUDA_TRY(err,
