@@ -3,6 +3,7 @@
  */
 #include "stream_copy.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,16 +18,30 @@
 /* Below this, the fence and the alignment cost more than they save. */
 #define STREAM_MIN 4096
 
+/* WC_STREAM_COPY, read once: the stage is filled a row at a time (4,320
+ * calls for an 8K image), too often for a walk of the environment each.
+ * Threads racing on the first call store the same value. */
 static int stream_wanted(void)
 {
-    const char *e = getenv("WC_STREAM_COPY");
-    return !(e && e[0] == '0');
+    static atomic_int wanted = -1;
+    int w = atomic_load_explicit(&wanted, memory_order_relaxed);
+    if (w < 0) {
+        const char *e = getenv("WC_STREAM_COPY");
+        w = !(e && e[0] == '0');
+        atomic_store_explicit(&wanted, w, memory_order_relaxed);
+    }
+    return w;
 }
 
 void wc_stream_copy(void *dst, const void *src, size_t n)
 {
+    wc_stream_copy_as(dst, src, n, n >= STREAM_MIN && stream_wanted());
+}
+
+void wc_stream_copy_as(void *dst, const void *src, size_t n, int streaming)
+{
 #if WC_HAVE_STREAM
-    if (n >= STREAM_MIN && stream_wanted()) {
+    if (streaming && n >= 64) {
         uint8_t *d = dst;
         const uint8_t *s = src;
         /* The head up to a 16-byte boundary of dst, then 64 bytes (a line)
@@ -52,6 +67,8 @@ void wc_stream_copy(void *dst, const void *src, size_t n)
         _mm_sfence();
         return;
     }
+#else
+    (void)streaming;
 #endif
     memcpy(dst, src, n);
 }

@@ -14,8 +14,13 @@
  * lines without first reading them into the cache: a third less memory
  * traffic than memcpy's below glibc's non-temporal threshold (tens of MB,
  * while the codec's loops copy a few MB a thread), and nothing evicted.
- * The stores are fenced before it returns. Elsewhere, or under
- * WC_STREAM_COPY=0 (comparisons), it is memcpy. */
+ * The stores are fenced before it returns. Elsewhere, or with
+ * WC_STREAM_COPY=0 in the environment (comparisons; read once, at the
+ * first call), it is memcpy. */
 void wc_stream_copy(void *dst, const void *src, size_t n);
+
+/* The same with the choice made by the caller: streaming stores where
+ * `streaming` and the CPU has them, else memcpy (tests). */
+void wc_stream_copy_as(void *dst, const void *src, size_t n, int streaming);
 
 #endif /* WC_STREAM_COPY_H */

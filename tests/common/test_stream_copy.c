@@ -1,7 +1,8 @@
 /*
  * test_stream_copy.c -- wc_stream_copy against memcpy: every alignment of
  * source and destination, lengths around the line, the vector and the
- * streaming threshold, and nothing written outside the destination.
+ * streaming threshold, and nothing written outside the destination; by
+ * the streaming path, by memcpy's and by the codec's entry point.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,7 +18,7 @@
 static const size_t lengths[] = {0,  1,    15,   16,   17,        63,        64,
                                  65, 4095, 4096, 4097, 4096 + 77, 65536 + 5, (1u << 20) + 13};
 
-static void check_all(void)
+static void check_all(int streaming)
 {
     const size_t most = (1u << 20) + 13, pad = 64;
     uint8_t *src = malloc(most + 2 * pad), *dst = malloc(most + 2 * pad);
@@ -31,7 +32,10 @@ static void check_all(void)
             for (size_t d0 = 0; d0 < offsets; d0++) {
                 memset(dst, 0xA5, n + 2 * pad);
                 uint8_t *const d = dst + pad + d0;
-                wc_stream_copy(d, src + so, n);
+                if (streaming < 0)
+                    wc_stream_copy(d, src + so, n);
+                else
+                    wc_stream_copy_as(d, src + so, n, streaming);
                 if (n) assert_int_equal(memcmp(d, src + so, n), 0);
                 for (size_t i = 0; i < pad + d0; i++) assert_int_equal(dst[i], 0xA5);
                 for (size_t i = 0; i < pad - d0; i++) assert_int_equal(d[n + i], 0xA5);
@@ -44,16 +48,20 @@ static void check_all(void)
 static void test_streamed(void **state)
 {
     (void)state;
-    unsetenv("WC_STREAM_COPY");
-    check_all();
+    check_all(1);
 }
 
 static void test_plain(void **state)
 {
     (void)state;
-    setenv("WC_STREAM_COPY", "0", 1);
-    check_all();
-    unsetenv("WC_STREAM_COPY");
+    check_all(0);
+}
+
+/* The entry point the codec calls: its own choice of the two. */
+static void test_default(void **state)
+{
+    (void)state;
+    check_all(-1);
 }
 
 int main(void)
@@ -61,6 +69,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_streamed),
         cmocka_unit_test(test_plain),
+        cmocka_unit_test(test_default),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
