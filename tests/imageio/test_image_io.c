@@ -670,6 +670,21 @@ static void test_pnm_sample_above_maxval(void **state)
     assert_int_equal(PNM_TRY("P6\n1 1\n1000\n\x00\x01\x03\xe9\x00\x00", &got, &err),
                      WC_ERR_CORRUPT);
     assert_string_equal(err.msg, "PPM: sample 1001 at x=0, y=0, component 1 exceeds maxval 1000");
+    /* Several above maxval: the first in the raster's order is named. */
+    assert_int_equal(PNM_TRY("P5\n3 2\n9\n\x01\x02\x03\x04\x0b\x0a", &got, &err), WC_ERR_CORRUPT);
+    assert_string_equal(err.msg, "PGM: sample 11 at x=1, y=1, component 0 exceeds maxval 9");
+    assert_int_equal(
+        PNM_TRY("P6\n2 1\n300\n\x00\x01\x00\x02\x01\x2e\x01\x2d\x00\x00\x00\x00", &got, &err),
+        WC_ERR_CORRUPT);
+    assert_string_equal(err.msg, "PPM: sample 302 at x=0, y=0, component 2 exceeds maxval 300");
+    /* The full 8- and 16-bit ranges pass, every sample kept. */
+    assert_int_equal(PNM_TRY("P5 2 1 65535\n\xff\xff\x00\x01", &got, &err), WC_OK);
+    assert_int_equal(((uint16_t *)got.pixels)[0], 65535);
+    assert_int_equal(((uint16_t *)got.pixels)[1], 1);
+    wc_free(got.pixels);
+    assert_int_equal(PNM_TRY("P5 2 1 255\n\xff\x00", &got, &err), WC_OK);
+    assert_memory_equal(got.pixels, "\xff\x00", 2);
+    wc_free(got.pixels);
 }
 
 static void test_pnm_truncation(void **state)
