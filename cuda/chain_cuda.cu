@@ -290,20 +290,37 @@ static bool probe_totals() { return dec_switch("WC_CUDA_PROBE_TOTALS", 1, 0, 1) 
 static bool probe_packed() { return dec_switch("WC_CUDA_PROBE_HIST", 1, 0, 1) == 1; }
 static bool probe_desc() { return dec_switch("WC_CUDA_PROBE_DESC", 1, 0, 1) == 1; }
 
+/* The downloaded block sizes hs into out->block_size. */
+static wc_status copy_block_sizes(const uint32_t *hs, size_t nb, es_output *out, wc_err *err)
+{
+    out->block_size = (uint32_t *)wc_malloc_array(nb ? nb : 1, sizeof(uint32_t));
+    WC_RETURN_IF(!out->block_size, err, WC_ERR_NOMEM, "out of memory (block sizes)");
+    memcpy(out->block_size, hs, nb * 4);
+    return WC_OK;
+}
+
+/* Component k's payload bytes, blocks [first, end) of hs, into *size. */
+static wc_status component_bytes(const uint32_t *hs, size_t first, size_t end, uint32_t k,
+                                 size_t *size, wc_err *err)
+{
+    size_t n = 0;
+    for (size_t i = first; i < end; i++) n += hs[i];
+    WC_RETURN_IF(n > WCX_MAX_CHUNK_SIZE, err, WC_ERR_LIMIT,
+                 "component %u: %zu bytes of data exceed one chunk's limit", k, n);
+    *size = n;
+    return WC_OK;
+}
+
 /* The downloaded block sizes hs into out->block_size, each component's
  * payload bytes into size[]. */
 static wc_status take_sizes(const wc_layout *lay, const uint32_t *hs, es_output *out, size_t *size,
                             wc_err *err)
 {
     const size_t nb = lay->nblocks;
-    out->block_size = (uint32_t *)wc_malloc_array(nb ? nb : 1, sizeof(uint32_t));
-    WC_RETURN_IF(!out->block_size, err, WC_ERR_NOMEM, "out of memory (block sizes)");
-    memcpy(out->block_size, hs, nb * 4);
+    WC_FORWARD_IF_ERROR(copy_block_sizes(hs, nb, out, err));
     for (uint32_t k = 0; k < lay->components; k++) {
         const size_t end = k + 1 < lay->components ? lay->first_block[k + 1] : nb;
-        for (size_t i = lay->first_block[k]; i < end; i++) size[k] += hs[i];
-        WC_RETURN_IF(size[k] > WCX_MAX_CHUNK_SIZE, err, WC_ERR_LIMIT,
-                     "component %u: %zu bytes of data exceed one chunk's limit", k, size[k]);
+        WC_FORWARD_IF_ERROR(component_bytes(hs, lay->first_block[k], end, k, &size[k], err));
     }
     return WC_OK;
 }
@@ -446,6 +463,24 @@ wc_status device_emit(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job, ui
     return WC_OK;
 }
 
+/* c->payload's bytes [from, from + n) down into h_payload + to, in pieces
+ * of `piece` bytes, piece q followed by payload_ev[ev + q] on st, so that
+ * the container copies each as it lands (payload_wait). */
+static wc_status download_pieces(cuda_ctx *c, size_t to, size_t from, size_t n, size_t piece,
+                                 int ev, cudaStream_t st, wc_err *err)
+{
+    for (size_t a = 0; a < n; a += piece, ev++) {
+        const size_t len = n - a < piece ? n - a : piece;
+        CUDA_TRY(err,
+                 cudaMemcpyAsync((uint8_t *)c->h_payload + to + a,
+                                 (const uint8_t *)c->payload + from + a, len,
+                                 cudaMemcpyDeviceToHost, st),
+                 "downloading the payload");
+        CUDA_TRY(err, cudaEventRecord(c->payload_ev[ev], st), "downloading the payload");
+    }
+    return WC_OK;
+}
+
 /* Waits for device_emit's sizes, brings the payload back (with each
  * component's CRC-32 from the device, unless the payload is under
  * `host_crcs_below` bytes: the container then computes them) and writes
@@ -478,14 +513,8 @@ wc_status device_finish(cuda_ctx *c, const wc_chain *ch, es_output *out, size_t 
     WC_FORWARD_IF_ERROR(ensure_payload_events(c, pieces, err));
     CUDA_TRY(err, cudaEventRecord(c->payload_ev[0], c->stream), "downloading the CRCs");
     c->payload_piece = total ? (total + pieces - 1) / pieces : 1;
-    for (size_t at = 0, k = 1; !packed_on_host && at < total; at += c->payload_piece, k++) {
-        const size_t n = total - at < c->payload_piece ? total - at : c->payload_piece;
-        CUDA_TRY(err,
-                 cudaMemcpyAsync((uint8_t *)c->h_payload + at, (const uint8_t *)c->payload + at, n,
-                                 cudaMemcpyDeviceToHost, c->stream),
-                 "downloading the payload");
-        CUDA_TRY(err, cudaEventRecord(c->payload_ev[k], c->stream), "downloading the payload");
-    }
+    if (!packed_on_host)
+        WC_FORWARD_IF_ERROR(download_pieces(c, 0, 0, total, c->payload_piece, 1, c->stream, err));
     CUDA_TRY(err, mark(c, 7), "timing");
     /* The code lengths came down before the sizes: the tables are written
      * while the payload comes down. */
@@ -623,22 +652,10 @@ static wc_status component_down(cuda_ctx *c, size_t nb, uint32_t k, size_t regio
                  "downloading the CRCs");
         CUDA_TRY(err, cudaEventRecord(c->strip_ev[8 + k], c->side), "downloading the CRCs");
     }
-    /* In pieces (payload_pieces' share of the component), each behind an
-     * event, so that the container copies the first while the rest come. */
-    const int pieces = (int)((size + c->comp_piece[k] - 1) / c->comp_piece[k]);
-    for (int q = 0; q < (pieces ? pieces : 1); q++) {
-        const size_t a = (size_t)q * c->comp_piece[k];
-        const size_t n = size - a < c->comp_piece[k] ? size - a : c->comp_piece[k];
-        if (n)
-            CUDA_TRY(err,
-                     cudaMemcpyAsync((uint8_t *)c->h_payload + at + a,
-                                     (const uint8_t *)c->payload + region + a, n,
-                                     cudaMemcpyDeviceToHost, c->side),
-                     "downloading the payload");
-        CUDA_TRY(err, cudaEventRecord(c->payload_ev[1 + c->comp_first[k] + q], c->side),
-                 "downloading the payload");
-    }
-    return WC_OK;
+    /* In pieces (payload_pieces' share of the component); an empty
+     * component has none, and payload_wait never waits for it. */
+    return download_pieces(c, at, region, size, c->comp_piece[k], 1 + c->comp_first[k], c->side,
+                           err);
 }
 
 /* Component k's pieces: payload_pieces' count over the components, at
@@ -655,9 +672,8 @@ static void split_pieces(cuda_ctx *c, uint32_t k, uint32_t nc, size_t size)
 /* The host's part: each component's sizes as strip_ev[k] brings them,
  * its payload sent down, the tables written after the first; the block
  * sizes and each component's bytes into out. */
-static wc_status code_split_host(cuda_ctx *c, const wc_chain *ch, es_output *out,
-                                 const size_t *first, const size_t *count, const size_t *region,
-                                 wc_err *err)
+static wc_status code_split_host(cuda_ctx *c, const wc_chain *ch, const wcg_bc_job *job,
+                                 es_output *out, const size_t *region, wc_err *err)
 {
     const wc_layout *lay = ch->layout;
     const size_t nb = lay->nblocks;
@@ -669,9 +685,8 @@ static wc_status code_split_host(cuda_ctx *c, const wc_chain *ch, es_output *out
     for (uint32_t k = 0; k < nc; k++) {
         CUDA_TRY(err, cudaEventSynchronize(c->strip_ev[k]), "coding blocks");
         if (k == 0) c->clk_t[2] = now_s();
-        for (size_t i = first[k]; i < first[k] + count[k]; i++) size[k] += hs[i];
-        WC_RETURN_IF(size[k] > WCX_MAX_CHUNK_SIZE, err, WC_ERR_LIMIT,
-                     "component %u: %zu bytes of data exceed one chunk's limit", k, size[k]);
+        WC_FORWARD_IF_ERROR(
+            component_bytes(hs, job->first[k], job->first[k] + job->count[k], k, &size[k], err));
         if (k == 0 && tight) { /* tests: every later component grows the buffer */
             CUDA_TRY(err, cudaStreamSynchronize(c->side), "downloading the payload");
             cudaFreeHost(c->h_payload);
@@ -706,9 +721,7 @@ static wc_status code_split_host(cuda_ctx *c, const wc_chain *ch, es_output *out
     CUDA_TRY(err, cudaEventSynchronize(c->strip_ev[12]), "coding blocks");
     WC_RETURN_IF(hs[nb] != 0, err, WC_ERR_BACKEND,
                  "CUDA backend: a code block overflowed its slot");
-    out->block_size = (uint32_t *)wc_malloc_array(nb ? nb : 1, sizeof(uint32_t));
-    WC_RETURN_IF(!out->block_size, err, WC_ERR_NOMEM, "out of memory (block sizes)");
-    memcpy(out->block_size, hs, nb * 4);
+    WC_FORWARD_IF_ERROR(copy_block_sizes(hs, nb, out, err));
     for (uint32_t k = 0; k < nc; k++) out->data_size[k] = size[k];
     /* The CRCs, which the container's chunk heads need first (the last
      * one's copy follows the other components' payloads on c->side). */
@@ -719,8 +732,8 @@ static wc_status code_split_host(cuda_ctx *c, const wc_chain *ch, es_output *out
 /* On c->tail, component by component: the wait for its last block, its
  * pack and its sizes down, then strip_ev[k]; the overflow flag down
  * behind the launch on c->stream, then strip_ev[12]. */
-static wc_status queue_packs(cuda_ctx *c, const wcg_bc_job *job, uint32_t nc, const size_t *first,
-                             const size_t *count, const size_t *region, wc_err *err)
+static wc_status queue_packs(cuda_ctx *c, const wcg_bc_job *job, uint32_t nc, const size_t *region,
+                             wc_err *err)
 {
     const size_t nb = job->nblocks;
     uint32_t *ds = (uint32_t *)c->sizes, *done = (uint32_t *)c->done;
@@ -730,11 +743,12 @@ static wc_status queue_packs(cuda_ctx *c, const wcg_bc_job *job, uint32_t nc, co
      * for the whole launch from then on. */
     bool waits = !getenv("WC_CUDA_ENC_NO_WAIT"), behind = false;
     for (uint32_t k = 0; k < nc; k++) {
+        const size_t first = job->first[k], count = job->count[k];
         wcg_bc_job sub = *job;
-        sub.blocks = job->blocks + first[k];
-        sub.nblocks = (uint32_t)count[k];
+        sub.blocks = job->blocks + first;
+        sub.nblocks = (uint32_t)count;
         if (waits)
-            waits = wait_value()((CUstream)c->tail, (CUdeviceptr)(done + k), (cuuint32_t)count[k],
+            waits = wait_value()((CUstream)c->tail, (CUdeviceptr)(done + k), (cuuint32_t)count,
                                  CU_STREAM_WAIT_VALUE_GEQ) == CUDA_SUCCESS;
         if (!waits && !behind) {
             CUDA_TRY(err, cudaEventRecord(c->strip_ev[11], c->stream), "coding blocks");
@@ -742,12 +756,12 @@ static wc_status queue_packs(cuda_ctx *c, const wcg_bc_job *job, uint32_t nc, co
             behind = true;
         }
         CUDA_TRY(err,
-                 wcg_bc_pack(&sub, (const uint8_t *)c->slots, ds + first[k],
-                             (unsigned long long *)c->offsets + first[k],
+                 wcg_bc_pack(&sub, (const uint8_t *)c->slots, ds + first,
+                             (unsigned long long *)c->offsets + first,
                              (uint8_t *)c->payload + region[k], c->tail),
                  "packing the payload");
         CUDA_TRY(err,
-                 cudaMemcpyAsync((uint32_t *)c->h_sizes + first[k], ds + first[k], count[k] * 4,
+                 cudaMemcpyAsync((uint32_t *)c->h_sizes + first, ds + first, count * 4,
                                  cudaMemcpyDeviceToHost, c->tail),
                  "downloading block sizes");
         CUDA_TRY(err, cudaEventRecord(c->strip_ev[k], c->tail), "coding blocks");
@@ -773,12 +787,8 @@ static wc_status device_code_split(cuda_ctx *c, const wc_chain *ch, const wcg_bc
     uint32_t *done = (uint32_t *)c->done;
     WC_FORWARD_IF_ERROR(ensure_payload_events(c, 16, err));
     c->payload_by_comp = 1;
-    size_t first[4], count[4], region[4]; /* each component's blocks, and its first slot */
-    for (uint32_t k = 0; k < nc; k++) {
-        first[k] = job->first[k];
-        count[k] = job->count[k];
-        region[k] = count[k] ? hb[first[k]].slot : 0;
-    }
+    size_t region[4]; /* each component's first slot */
+    for (uint32_t k = 0; k < nc; k++) region[k] = job->count[k] ? hb[job->first[k]].slot : 0;
     /* The flag, the CRC words and the counts cleared before c->tail
      * waits on any count (a count left from the last call would pass). */
     CUDA_TRY(err, cudaMemsetAsync(ds + nb, 0, 20, c->stream), "clearing a flag");
@@ -793,10 +803,10 @@ static wc_status device_code_split(cuda_ctx *c, const wc_chain *ch, const wcg_bc
     CUDA_TRY(err,
              wcg_bc_emit(&counted, (const wcg_huf *)c->tabs, (uint8_t *)c->slots, ds, c->stream),
              "coding blocks");
-    wc_status s = queue_packs(c, job, nc, first, count, region, err);
+    wc_status s = queue_packs(c, job, nc, region, err);
     if (s == WC_OK) {
         c->clk_t[1] = now_s();
-        s = code_split_host(c, ch, out, first, count, region, err);
+        s = code_split_host(c, ch, job, out, region, err);
     }
     /* The next call's work on c->stream after this one's packs and copies
      * (they read the slots and payload it will overwrite). */
